@@ -1,0 +1,63 @@
+"""Test-session setup: a private PulseAudio daemon with virtual speaker/microphone sinks.
+
+It starts before any test imports sounddevice (PortAudio reads the environment once, when it is
+first imported) and stops at the end of the session. Subprocesses inherit the environment, so
+``voicehost`` commands run by tests see the same virtual devices.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_TABLE = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start the virtual table once per session (8 seats' worth of channels)."""
+    global _TABLE
+    from voicehost.audio.pulse import VirtualTable
+
+    folder = Path(tempfile.mkdtemp(prefix="voicehost-pulse-"))
+    _TABLE = VirtualTable(folder, seats=8).start()
+    os.environ.update(_TABLE.env())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the virtual table."""
+    if _TABLE is not None:
+        _TABLE.stop()
+
+
+@pytest.fixture(scope="session")
+def virtual_table():  # type: ignore[no-untyped-def]
+    """The running :class:`~voicehost.audio.pulse.VirtualTable` of this session."""
+    assert _TABLE is not None
+    return _TABLE
+
+
+def run_voicehost(*args: str, timeout: float = 120, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m voicehost ARGS`` as a user would, capturing output."""
+    return subprocess.run(
+        [sys.executable, "-m", "voicehost", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT, input=input,
+    )
+
+
+@pytest.fixture
+def voicehost_cli():  # type: ignore[no-untyped-def]
+    """A function running the voicehost command line in a subprocess."""
+    return run_voicehost
+
+
+@pytest.fixture
+def tmp_out(tmp_path: Path) -> Iterator[Path]:
+    """A temporary folder for output files."""
+    yield tmp_path

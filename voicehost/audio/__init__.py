@@ -1,0 +1,1 @@
+"""Audio buffers, WAV files and sound devices (the sounddevice/soundfile adapters)."""

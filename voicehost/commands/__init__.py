@@ -1,0 +1,1 @@
+"""Subcommands of ``voicehost``; each module here is discovered by :mod:`voicehost.cli`."""

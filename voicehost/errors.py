@@ -1,0 +1,36 @@
+"""Error types shared across voicehost.
+
+Every error the user can cause derives from :class:`VoicehostError`; the CLI prints its message as
+one line and exits with :attr:`VoicehostError.exit_status`. Errors caused by bad input (files,
+arguments, card texts) derive from :class:`InputError` and exit with status 2 (usage).
+"""
+
+from voicehost.status import ExitStatus
+
+
+class VoicehostError(Exception):
+    """Base of all errors voicehost reports to the user in one line."""
+
+    exit_status: ExitStatus = ExitStatus.ERROR
+
+
+class InputError(VoicehostError, ValueError):
+    """The user gave input voicehost cannot use (a bad file, value or text)."""
+
+    exit_status = ExitStatus.USAGE
+
+
+class AudioFormatError(InputError):
+    """An audio file cannot be read or does not have the expected shape."""
+
+
+class AudioDeviceError(VoicehostError, RuntimeError):
+    """A sound device is missing, busy or failed."""
+
+
+class SpeechError(VoicehostError, RuntimeError):
+    """Text-to-speech failed (espeak-ng missing, unknown voice at run time, …)."""
+
+
+class ModelError(VoicehostError, RuntimeError):
+    """A speech model is missing, incomplete or failed to load."""

@@ -1,0 +1,1 @@
+"""Speech models: where they live, the catalog, download, install and verification."""

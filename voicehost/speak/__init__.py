@@ -1,0 +1,1 @@
+"""The host's voice: sentence realisation, text-to-speech and audio output."""

@@ -1,0 +1,12 @@
+"""Exit statuses of the command line (after HTTPie's ``status.py``)."""
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """What the process tells its caller."""
+
+    OK = 0
+    ERROR = 1
+    USAGE = 2
+    INTERRUPTED = 130
