@@ -1,0 +1,146 @@
+"""Typed messages between the listening stages. Times are seconds on the session's audio clock
+(t = 0 is the first sample of the recording or of the live session), never wall-clock time at
+processing time.
+
+Flow: ``AudioBlock`` (sources) → ``AcousticEvent`` (onset, per seat) → ``AcousticEvent`` with one
+owner (crosstalk) → ``Segment`` → ``Recognition`` (recognize) → ``Shout`` (ranking).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol, Sequence, TypeAlias
+
+import numpy as np
+
+SeatName: TypeAlias = str
+"""The player who sits at a seat (one microphone channel per seat)."""
+
+
+class EventKind(Enum):
+    """What an acoustic event sounds like."""
+
+    VOICE = "voice"
+    """Voiced, speech-like: a candidate for recognition."""
+    SLAP = "slap"
+    """Impulsive and broadband: a hand clap or a slap on the table."""
+
+
+@dataclass(frozen=True)
+class AudioFormat:
+    """Shape of the audio a source delivers."""
+
+    rate: int
+    """Samples per second (Hz)."""
+    channels: int
+    """Channels per frame."""
+
+
+@dataclass(frozen=True)
+class AudioBlock:
+    """A block of multichannel audio as captured, with its capture time."""
+
+    samples: np.ndarray
+    """float32, shape (frames, channels), values in [-1, 1]."""
+    start_frame: int
+    """Index of the first frame since the start of the session (sample clock)."""
+    rate: int
+    """Hz."""
+    capture_time: float | None = None
+    """Seconds on the audio clock when the first frame was captured (PortAudio ADC time), if known."""
+
+
+@dataclass(frozen=True)
+class AcousticEvent:
+    """One vocal or impulsive event on one seat's channel."""
+
+    seat: SeatName
+    kind: EventKind
+    onset: float
+    """Seconds: start of the event, refined to the true start, after the seat's latency offset."""
+    end: float
+    """Seconds: end of the event (the last burst's end)."""
+    level_db: float
+    """Peak short-time level, dBFS."""
+    bursts: tuple[tuple[float, float], ...] = ()
+    """(start, end) seconds of each syllable-like burst inside the event (for repetition counting)."""
+    leaked_to: tuple[SeatName, ...] = ()
+    """Seats where this event was also heard as crosstalk (and suppressed)."""
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Audio of one event, ready for recognition."""
+
+    event: AcousticEvent
+    samples: np.ndarray
+    """float32 mono at ``rate``, from a little before onset to a little after end."""
+    rate: int
+    """Hz (the recogniser's rate, normally 16000)."""
+    start: float
+    """Seconds on the session clock of ``samples[0]``."""
+
+
+@dataclass(frozen=True)
+class WordTiming:
+    """One recognised word with its position inside the segment."""
+
+    word: str
+    start: float
+    """Seconds from the segment's first sample."""
+    end: float
+    """Seconds from the segment's first sample."""
+    confidence: float
+    """0..1."""
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """What a recogniser made of a segment."""
+
+    phrase: str | None
+    """A target phrase, normalised (lower case, single spaces), or None when rejected."""
+    confidence: float
+    """0..1; 0 when rejected."""
+    words: tuple[WordTiming, ...] = ()
+    engine: str = ""
+    """'vosk' or 'sphinx' (and model), for reports."""
+    rejected_as: str | None = None
+    """When rejected: why (e.g. 'out_of_grammar', 'low_confidence', 'garbage'), for reports and tuning."""
+
+
+class Recognizer(Protocol):
+    """A speech recogniser restricted to the phrases allowed at that moment."""
+
+    name: str
+
+    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
+        """Return the target phrase said in ``segment`` or a rejection. Deterministic for the same input."""
+
+
+@dataclass(frozen=True)
+class Shout:
+    """A ranked, recognised shout: what the game sees."""
+
+    player: SeatName
+    phrase: str
+    onset: float
+    """Seconds from t = 0, after latency offsets."""
+    end: float
+    """Seconds from t = 0."""
+    confidence: float
+    """0..1."""
+    kind: EventKind = EventKind.VOICE
+    details: dict[str, object] = field(default_factory=dict, compare=False)
+    """Diagnostics (levels, leaks, engine) for reports and plots; not part of the contract."""
+
+    def to_json(self) -> dict[str, object]:
+        """The object printed by ``voicehost rank --json``."""
+        return {
+            "player": self.player,
+            "phrase": self.phrase,
+            "onset": round(self.onset, 4),
+            "end": round(self.end, 4),
+            "confidence": round(self.confidence, 3),
+        }

@@ -1,0 +1,126 @@
+"""What the three rules engines share: the Game interface, events, errors and the RNG protocol.
+
+A game is ``apply(state, action) -> (state, events)`` over frozen dataclasses. The engine assigns
+every event its ``seq`` (0, 1, 2, … kept in the state) and copies ``t`` from the action (seconds on
+the game clock, chosen by the caller), so the event log it produces is complete and replayable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeAlias, TypeVar
+
+from voicehost.errors import InputError
+
+PlayerName: TypeAlias = str
+"""A player's name, unique at the table; seating order is clockwise and 'left' is the next name."""
+
+JsonObject: TypeAlias = dict[str, Any]
+"""One event as written to the JSON Lines log."""
+
+
+class Rng(Protocol):
+    """The randomness a caller passes in (``random.Random(seed)`` satisfies it)."""
+
+    def shuffle(self, x: list[Any]) -> None:
+        """Shuffle ``x`` in place."""
+
+    def random(self) -> float:
+        """A float in [0, 1)."""
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        """An int from range(start, stop, step)."""
+
+
+class IllegalAction(InputError):
+    """An action the rules do not allow now; the state is unchanged. ``reason`` is a short code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class LogError(InputError):
+    """An event log cannot be read or replayed; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every rule event. Subclasses set ``TYPE`` and add typed fields.
+
+    ``to_json`` gives the log object: {"seq", "t", "type", **fields}.
+    """
+
+    TYPE: ClassVar[str] = "event"
+    seq: int
+    """Position in the game's event log, from 0."""
+    t: float
+    """Game-clock seconds (from the caller)."""
+
+    def to_json(self) -> JsonObject:
+        """The JSON object for the log (fields in declaration order after seq, t, type)."""
+        out: JsonObject = {"seq": self.seq, "t": self.t, "type": self.TYPE}
+        for f in fields(self):
+            if f.name not in ("seq", "t"):
+                out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True)
+class Resumed(Event):
+    """A saved game was loaded and continues from here."""
+
+    TYPE: ClassVar[str] = "resumed"
+
+
+@dataclass(frozen=True)
+class GameOver(Event):
+    """Common shape of the end of a game; each game adds its own fields."""
+
+    TYPE: ClassVar[str] = "game_over"
+    reason: str = "quit"
+
+
+def _plain(value: Any) -> Any:
+    """Turn tuples, frozen mappings, enums and dataclasses into JSON-ready values."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "value") and hasattr(value, "name") and not isinstance(value, (str, int, float)):
+        return value.value  # Enum
+    return value
+
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+class Game(Protocol, Generic[S, A]):  # type: ignore[misc]
+    """The one interface the host drives; each game module provides an object satisfying it."""
+
+    name: str
+    """'bimbamm', 'bimbambum' or 'bam'."""
+
+    def apply(self, state: S, action: A) -> tuple[S, list[Event]]:
+        """Apply one action; raise IllegalAction (state unchanged) if the rules forbid it."""
+
+    def is_over(self, state: S) -> bool:
+        """True once the game has ended."""
+
+    def replay(self, log: Sequence[JsonObject]) -> S:
+        """Rebuild the state from a log's events (setup first); raise LogError if inconsistent."""
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Players in clockwise order; 'left' of a player is the next name."""
+
+    players: tuple[PlayerName, ...] = field(default_factory=tuple)
+
+    def left_of(self, player: PlayerName, steps: int = 1) -> PlayerName:
+        """The player ``steps`` seats to the left (negative: to the right)."""
+        i = self.players.index(player)
+        return self.players[(i + steps) % len(self.players)]
