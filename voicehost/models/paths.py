@@ -40,10 +40,16 @@ def looks_like_vosk_model(folder: Path) -> bool:
 
 
 def installed_vosk_models(folder: Path) -> list[Path]:
-    """Model folders directly inside ``folder``."""
+    """Model folders directly inside ``folder``.
+
+    Hidden folders are skipped: voicehost unpacks into ``.partial-*`` folders and renames them into
+    place only when complete, so an interrupted install never counts as an installed model.
+    """
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.is_dir() and looks_like_vosk_model(p))
+    return sorted(
+        p for p in folder.iterdir() if not p.name.startswith(".") and p.is_dir() and looks_like_vosk_model(p)
+    )
 
 
 def pocketsphinx_model_dir() -> Path | None:
