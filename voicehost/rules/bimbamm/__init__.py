@@ -1,0 +1,35 @@
+"""Bim Bamm!: the pure rules engine (state, actions, events, apply, replay) and its simulator.
+
+Start with :func:`new_game`, then feed actions to :func:`apply`; each call returns the new
+:class:`State` and the events to announce and append to the JSON Lines log. :func:`replay`
+rebuilds the state from such a log; :func:`resume` marks the restart. ``sim`` (a driver that may
+use ``random`` and ``time``) is not imported here.
+"""
+
+from voicehost.rules.bimbamm.actions import (
+    Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+)
+from voicehost.rules.bimbamm.engine import (
+    GAME_NAME, SetupError, apply, legal_actions, new_game, restricted_tile, resume,
+)
+from voicehost.rules.bimbamm.events import (
+    ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
+    RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
+)
+from voicehost.rules.bimbamm.replay import BimBamm, replay, state_from_setup
+from voicehost.rules.bimbamm.state import FIVE, WINNING_POINTS, Phase, State
+from voicehost.rules.bimbamm.tiles import (
+    Animal, Side, Special, Tile, TileSetError, default_tiles, parse_tile_spec, parse_tile_toml,
+)
+
+GAME = BimBamm()
+"""The object the host drives through the shared Game interface."""
+
+__all__ = [
+    "Action", "Animal", "BimBamm", "Call", "ExchangeEvent", "FIVE", "Flip", "FlipEvent", "FlipReason",
+    "GAME", "GAME_NAME", "GameOverEvent", "MistakeEvent", "MistakeReason", "Phase", "PointEvent", "Quit",
+    "RaceEvent", "ResolveRace", "Resume", "ScorerFlips", "SetupError", "SetupEvent", "Shout", "ShoutEvent",
+    "Side", "Special", "State", "SwapEvent", "Tile", "TileSetError", "TurnEvent", "UseSpecial",
+    "WINNING_POINTS", "apply", "default_tiles", "legal_actions", "new_game", "parse_tile_spec",
+    "parse_tile_toml", "replay", "restricted_tile", "resume", "state_from_setup",
+]

@@ -1,0 +1,93 @@
+"""What players and the host can do in Bim Bamm!, as the host submits it to :func:`~.engine.apply`.
+
+Every action carries ``t``, the game-clock seconds at which it happened (the caller's clock); the
+engine copies it into the events it produces and refuses actions that go back in time.
+
+The voice host drives a race like this: after a flip it sees phase RACE and the animals in
+``state.race``, keeps the microphones open for its race window, then submits every shout it heard
+in one :class:`ResolveRace`; the engine sorts them by onset and judges each one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from voicehost.rules.base import PlayerName
+from voicehost.rules.bimbamm.tiles import Animal
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A turn: turn over animal tile ``tile`` (0-14)."""
+
+    t: float
+    player: PlayerName
+    tile: int
+
+
+@dataclass(frozen=True)
+class UseSpecial:
+    """A turn: use the special tile. SWAP takes no target; EXCHANGE needs another player's name."""
+
+    t: float
+    player: PlayerName
+    target: PlayerName | None = None
+
+
+@dataclass(frozen=True)
+class Call:
+    """One shout heard during a race window."""
+
+    player: PlayerName
+    animal: Animal
+    onset: float
+    """When the shout began, seconds on the game clock."""
+
+
+@dataclass(frozen=True)
+class ResolveRace:
+    """Close the open race window with every shout heard in it (possibly none)."""
+
+    t: float
+    shouts: tuple[Call, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScorerFlips:
+    """The scorer turns over 2 different tiles showing the animal they scored with."""
+
+    t: float
+    player: PlayerName
+    tiles: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Shout:
+    """A shout while no race window is open (during a turn or the scorer's choice)."""
+
+    t: float
+    player: PlayerName
+    animal: Animal
+    onset: float
+    """When the shout began, seconds on the game clock."""
+
+
+@dataclass(frozen=True)
+class Quit:
+    """End the game now without a winner (a player quits, or the host stops: e.g. a turn limit)."""
+
+    t: float
+    player: PlayerName | None = None
+    reason: str = "quit"
+    """The game_over reason: "quit", or the host's own word such as "turn_limit"."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """A saved game was loaded and play continues (logged as a "resumed" event)."""
+
+    t: float
+
+
+Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Quit | Resume
+"""Every action :func:`~.engine.apply` accepts."""

@@ -1,0 +1,438 @@
+"""The Bim Bamm! rules: ``apply(state, action) -> (state, events)``, pure and deterministic.
+
+Randomness enters only through :func:`new_game` (the caller's seeded RNG shuffles the cards and,
+unless a tile set is given, arranges the tiles); times enter with the actions. A rejected action
+raises :class:`~voicehost.rules.base.IllegalAction` with a short ``reason`` code, and since states
+are frozen the caller's state is untouched. Every choice where the rulebook is silent is listed in
+docs/rules.md ("Bim Bamm!").
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Sequence, TypeVar
+
+from voicehost.errors import InputError
+from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
+from voicehost.rules.bimbamm.actions import (
+    Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+)
+from voicehost.rules.bimbamm.events import (
+    ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
+    RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
+)
+from voicehost.rules.bimbamm.state import (
+    MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Phase, State, evolve,
+)
+from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile, default_tiles
+
+GAME_NAME = "bimbamm"
+
+T = TypeVar("T")
+
+
+class SetupError(InputError):
+    """A game cannot start with these players or options."""
+
+
+class _Events(list[Event]):
+    """The events of one action, numbered on from the state's next seq, all at time ``t``."""
+
+    def __init__(self, first_seq: int, t: float) -> None:
+        super().__init__()
+        self.first_seq = first_seq
+        self.t = t
+
+    @property
+    def seq(self) -> int:
+        """The seq the next appended event must carry."""
+        return self.first_seq + len(self)
+
+
+# -- setup ------------------------------------------------------------------------------------
+
+
+def new_game(
+    players: Sequence[PlayerName],
+    rng: Rng,
+    seed: int,
+    *,
+    first_player: PlayerName | None = None,
+    tiles: Sequence[Tile] | None = None,
+    variant2p: bool | None = None,
+    t: float = 0.0,
+) -> tuple[State, list[Event]]:
+    """Set up a game: tiles white side up, special on SWAP, one card each, the rest the pile.
+
+    ``rng`` (seeded by the caller with ``seed``, which goes into the log) shuffles the cards and
+    arranges the default tiles when ``tiles`` is None. The cat holder starts; when several players
+    hold a cat, the first of them in seating order; when nobody does, ``first_player`` (the host's
+    choice, e.g. the youngest), by default the first seat. ``variant2p`` defaults to on exactly
+    when there are 2 players. Returns the state and the events "setup" and "turn".
+    """
+    names = _check_players(players)
+    table = tuple(Tile(x.white, x.black, Side.WHITE) for x in tiles) if tiles is not None else default_tiles(rng)
+    if len(table) != TILE_COUNT:
+        raise SetupError(f"a tile set has {TILE_COUNT} tiles, not {len(table)}")
+    if variant2p is None:
+        variant2p = len(names) == 2
+    if variant2p and len(names) != 2:
+        raise SetupError("the 2-player variant needs exactly 2 players")
+    if first_player is not None and first_player not in names:
+        raise SetupError(f"first player {first_player!r} is not at the table")
+    cards = [a for a in Animal for _ in range(COPIES)]
+    rng.shuffle(cards)
+    hands = tuple(cards[: len(names)])
+    cat_holders = [p for p, h in zip(names, hands) if h is Animal.CAT]
+    turn = cat_holders[0] if cat_holders else (first_player or names[0])
+    state = State(players=names, tiles=table, special=Special.SWAP, hands=hands,
+                  deck=tuple(cards[len(names):]), points=tuple(() for _ in names), turn=turn,
+                  variant2p=variant2p, seed=seed, last_t=t)
+    out = _Events(0, t)
+    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, _setup_json(state)))
+    out.append(TurnEvent(out.seq, t, turn))
+    return evolve(state, seq=out.seq), list(out)
+
+
+def _check_players(players: Sequence[PlayerName]) -> tuple[PlayerName, ...]:
+    """2 to 8 distinct, non-empty names."""
+    names = tuple(players)
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise SetupError(f"Bim Bamm! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+    if any(not isinstance(n, str) or not n.strip() for n in names):
+        raise SetupError("every player needs a non-empty name")
+    if len(set(names)) != len(names):
+        raise SetupError(f"player names must differ: {', '.join(names)}")
+    return names
+
+
+def _setup_json(state: State) -> dict[str, object]:
+    """The setup event's "state": the fields the issue names, nothing else."""
+    full = state.to_json()
+    return {k: full[k] for k in ("tiles", "special", "hands", "deck", "points", "turn", "variant2p")}
+
+
+# -- dispatch ---------------------------------------------------------------------------------
+
+
+def apply(state: State, action: Action) -> tuple[State, list[Event]]:
+    """Apply one action and return the new state and the events it caused, in log order.
+
+    Raises IllegalAction (state unchanged) when the rules forbid the action now.
+    """
+    if state.over:
+        raise IllegalAction("game_over", "the game is over")
+    _check_time(state, action.t)
+    out = _Events(state.seq, action.t)
+    if isinstance(action, Flip):
+        new = _flip(state, action, out)
+    elif isinstance(action, UseSpecial):
+        new = _special(state, action, out)
+    elif isinstance(action, ResolveRace):
+        new = _resolve(state, action, out)
+    elif isinstance(action, ScorerFlips):
+        new = _scorer_flips(state, action, out)
+    elif isinstance(action, Shout):
+        new = _lone_shout(state, action, out)
+    elif isinstance(action, Quit):
+        new = _quit(state, action, out)
+    elif isinstance(action, Resume):
+        out.append(Resumed(out.seq, out.t))
+        new = state
+    else:
+        raise IllegalAction("unknown_action", f"not a Bim Bamm! action: {action!r}")
+    return evolve(new, seq=out.seq, last_t=action.t), list(out)
+
+
+def resume(state: State, t: float) -> tuple[State, list[Event]]:
+    """Mark a loaded game as continuing at ``t`` (the "resumed" event; seq and t continue)."""
+    return apply(state, Resume(t))
+
+
+def _check_time(state: State, t: float) -> None:
+    """Actions come in game-clock order."""
+    if not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise IllegalAction("bad_time", f"the action time must be a number of seconds, not {t!r}")
+    if t < state.last_t:
+        raise IllegalAction("time_backwards", f"the action at t={t} comes before the last one (t={state.last_t})")
+
+
+def _check_player(state: State, player: PlayerName) -> int:
+    """The seat of a known player."""
+    if player not in state.players:
+        raise IllegalAction("unknown_player", f"{player!r} is not at the table ({', '.join(state.players)})")
+    return state.seat(player)
+
+
+def _expect_turn(state: State, player: PlayerName) -> int:
+    """A turn action needs phase TURN and the turn player."""
+    seat = _check_player(state, player)
+    if state.phase is Phase.RACE:
+        raise IllegalAction("race_open", f"a race for {_names(state.race)} is open: resolve it first")
+    if state.phase is Phase.SCORER:
+        raise IllegalAction("awaiting_scorer", f"{state.scorer} must first turn 2 {state.scored} tiles")
+    if player != state.turn:
+        raise IllegalAction("not_your_turn", f"it is {state.turn}'s turn, not {player}'s")
+    return seat
+
+
+def _names(animals: Sequence[Animal]) -> str:
+    """'cat' or 'cat and dog'."""
+    return " and ".join(a.value for a in animals)
+
+
+# -- turns ------------------------------------------------------------------------------------
+
+
+def _flip(state: State, action: Flip, out: _Events) -> State:
+    """A turn flip; a race opens if any animal now shows five or more times."""
+    _expect_turn(state, action.player)
+    tile = _check_tile(action.tile)
+    if restricted_tile(state, action.player, tile):
+        raise IllegalAction("restricted_tile", f"2-player rule: tile {tile} shows {state.restricted}, "
+                                               f"which {state.restricted_by} just revealed")
+    state = _turn_tile(state, action.player, tile, FlipReason.TURN, out)
+    state = evolve(state, restricted=state.tiles[tile].showing, restricted_by=action.player)
+    return _after_flips(state, action.player, out)
+
+
+def restricted_tile(state: State, player: PlayerName, tile: int) -> bool:
+    """True if the 2-player rule forbids ``player`` to flip ``tile`` now."""
+    return (state.variant2p and state.restricted is not None and state.restricted_by != player
+            and state.tiles[tile].showing is state.restricted)
+
+
+def _check_tile(tile: object) -> int:
+    """A tile index 0-14."""
+    if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < TILE_COUNT:
+        raise IllegalAction("no_such_tile", f"there is no tile {tile!r}: tiles are numbered 0 to {TILE_COUNT - 1}")
+    return tile
+
+
+def _turn_tile(state: State, player: PlayerName, tile: int, reason: FlipReason, out: _Events) -> State:
+    """Turn one tile over and log it with the counts after the flip."""
+    tiles = list(state.tiles)
+    tiles[tile] = tiles[tile].flipped()
+    state = evolve(state, tiles=tuple(tiles))
+    out.append(FlipEvent(out.seq, out.t, player, tile, tiles[tile].showing, state.counts(), reason))
+    return state
+
+
+def _after_flips(state: State, actor: PlayerName, out: _Events) -> State:
+    """Open a race per animal showing five or more times, or pass the turn to the actor's left."""
+    fives = state.fives()
+    if not fives:
+        return _pass_turn(state, actor, out)
+    for animal in fives:
+        out.append(RaceEvent(out.seq, out.t, animal))
+    return evolve(state, phase=Phase.RACE, race=fives, turn=actor, scorer=None, scored=None)
+
+
+def _pass_turn(state: State, after: PlayerName, out: _Events) -> State:
+    """The player to the left of ``after`` takes the next turn."""
+    nxt = state.left_of(after)
+    out.append(TurnEvent(out.seq, out.t, nxt))
+    return evolve(state, phase=Phase.TURN, turn=nxt, race=(), scorer=None, scored=None)
+
+
+def _special(state: State, action: UseSpecial, out: _Events) -> State:
+    """SWAP or EXCHANGE, then the special tile turns over and the turn passes."""
+    seat = _expect_turn(state, action.player)
+    if state.special is Special.SWAP:
+        if action.target is not None:
+            raise IllegalAction("swap_has_no_target", "the special tile shows SWAP, which takes no other player")
+        state = _swap(state, seat, out)
+    else:
+        if action.target is None or action.target == action.player or action.target not in state.players:
+            others = ", ".join(p for p in state.players if p != action.player)
+            raise IllegalAction("bad_target", f"EXCHANGE needs another player's name ({others}), "
+                                              f"not {action.target!r}")
+        state = _exchange(state, seat, state.seat(action.target), out)
+    state = evolve(state, restricted=None, restricted_by=None)
+    return _pass_turn(state, action.player, out)
+
+
+def _swap(state: State, seat: int, out: _Events) -> State:
+    """Put the held card under the pile, draw the top card; the tile turns to EXCHANGE."""
+    held = state.hands[seat]
+    deck = state.deck + ((held,) if held is not None else ())
+    drew = deck[0] if deck else None
+    out.append(SwapEvent(out.seq, out.t, state.players[seat], held, drew))
+    return evolve(state, deck=deck[1:], hands=_set(state.hands, seat, drew), special=Special.EXCHANGE)
+
+
+def _exchange(state: State, seat: int, other: int, out: _Events) -> State:
+    """Swap cards with the named player; the tile turns to SWAP."""
+    gave, got = state.hands[seat], state.hands[other]
+    out.append(ExchangeEvent(out.seq, out.t, state.players[seat], state.players[other], gave, got))
+    hands = _set(_set(state.hands, seat, got), other, gave)
+    return evolve(state, hands=hands, special=Special.SWAP)
+
+
+# -- races and shouts -------------------------------------------------------------------------
+
+
+def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
+    """Judge every shout of the race window in onset order; the earliest valid one scores."""
+    if state.phase is not Phase.RACE:
+        raise IllegalAction("no_race", "no race is open")
+    for call in action.shouts:
+        _check_shout(state, call.player, call.animal, call.onset)
+    held, race = state.hands, state.race
+    scorer: PlayerName | None = None
+    for call in sorted(action.shouts, key=lambda c: c.onset):
+        shout = out.seq
+        out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset))
+        seat = state.seat(call.player)
+        if call.animal not in race:
+            state = _mistake(state, seat, MistakeReason.WRONG_ANIMAL, shout, out)
+        elif held[seat] is not call.animal:
+            state = _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
+        elif scorer is None:
+            scorer = call.player
+            state = _point(state, seat, call.animal, shout, out)
+            if state.over:
+                return state
+    if scorer is None:
+        return _pass_turn(state, state.turn, out)
+    return state
+
+
+def _check_shout(state: State, player: PlayerName, animal: object, onset: object) -> None:
+    """A shout names a player at the table, an animal and a finite onset."""
+    _check_player(state, player)
+    if not isinstance(animal, Animal):
+        raise IllegalAction("not_an_animal", f"{animal!r} is not an animal")
+    if isinstance(onset, bool) or not isinstance(onset, (int, float)) or not math.isfinite(onset):
+        raise IllegalAction("bad_onset", f"a shout's onset must be seconds on the game clock, not {onset!r}")
+
+
+def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) -> State:
+    """The card becomes a point, the player draws, then turns 2 tiles — or wins at 3 points."""
+    player = state.players[seat]
+    won = state.points[seat] + (animal,)
+    drew = state.deck[0] if state.deck else None
+    out.append(PointEvent(out.seq, out.t, player, animal, drew, len(won), shout))
+    state = evolve(state, points=_set(state.points, seat, won), hands=_set(state.hands, seat, drew),
+                    deck=state.deck[1:], turn=player)
+    if len(won) >= WINNING_POINTS:
+        return _end(state, player, "three_points", None, out)
+    return evolve(state, phase=Phase.SCORER, scorer=player, scored=animal, race=())
+
+
+def _mistake(state: State, seat: int, reason: MistakeReason, shout: int, out: _Events) -> State:
+    """The player's last won card goes under the pile; with none, nothing happens."""
+    won = state.points[seat]
+    returned = won[-1] if won else None
+    out.append(MistakeEvent(out.seq, out.t, state.players[seat], reason, returned, shout))
+    if returned is None:
+        return state
+    return evolve(state, points=_set(state.points, seat, won[:-1]), deck=state.deck + (returned,))
+
+
+def _lone_shout(state: State, action: Shout, out: _Events) -> State:
+    """A shout outside a race window, judged against the table; it can never score."""
+    if state.phase is Phase.RACE:
+        raise IllegalAction("race_open", "a race is open: submit its shouts with ResolveRace")
+    _check_shout(state, action.player, action.animal, action.onset)
+    shout = out.seq
+    out.append(ShoutEvent(shout, out.t, action.player, action.animal, action.onset))
+    seat = state.seat(action.player)
+    fives = state.fives()
+    if not fives:
+        return _mistake(state, seat, MistakeReason.NO_FIVE, shout, out)
+    if action.animal not in fives:
+        return _mistake(state, seat, MistakeReason.WRONG_ANIMAL, shout, out)
+    if state.hands[seat] is not action.animal:
+        return _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
+    return state
+
+
+def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:
+    """The scorer turns 2 tiles of their animal; the second flip may open a new race."""
+    _check_player(state, action.player)
+    if state.phase is not Phase.SCORER:
+        raise IllegalAction("not_scorer", "nobody is choosing tiles to turn now")
+    if action.player != state.scorer:
+        raise IllegalAction("not_scorer", f"{state.scorer} scored and chooses the tiles, not {action.player}")
+    first, second = _check_score_tiles(state, action.tiles)
+    state = _turn_tile(state, action.player, first, FlipReason.SCORE, out)
+    state = _turn_tile(state, action.player, second, FlipReason.SCORE, out)
+    return _after_flips(state, action.player, out)
+
+
+def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
+    """Two different tiles, both showing the scored animal."""
+    if not isinstance(tiles, tuple) or len(tiles) != 2:
+        raise IllegalAction("bad_score_tiles", f"choose exactly 2 tiles, not {tiles!r}")
+    first, second = _check_tile(tiles[0]), _check_tile(tiles[1])
+    if first == second:
+        raise IllegalAction("bad_score_tiles", f"choose 2 different tiles, not tile {first} twice")
+    for tile in (first, second):
+        if state.tiles[tile].showing is not state.scored:
+            raise IllegalAction("bad_score_tiles", f"tile {tile} shows {state.tiles[tile].showing}, "
+                                                   f"not {state.scored}")
+    return first, second
+
+
+# -- the end ----------------------------------------------------------------------------------
+
+
+def _quit(state: State, action: Quit, out: _Events) -> State:
+    """The game ends now without a winner."""
+    if action.player is not None:
+        _check_player(state, action.player)
+    if not isinstance(action.reason, str) or not action.reason or action.reason == "three_points":
+        raise IllegalAction("bad_reason", f"not a reason to end the game: {action.reason!r}")
+    return _end(state, None, action.reason, action.player, out)
+
+
+def _end(state: State, winner: PlayerName | None, reason: str, quitter: PlayerName | None,
+         out: _Events) -> State:
+    """Log game_over and freeze the state."""
+    out.append(GameOverEvent(out.seq, out.t, reason, winner, state.points_by_name(), quitter))
+    return evolve(state, phase=Phase.OVER, winner=winner, race=(), scorer=None, scored=None)
+
+
+# -- helpers for the host and the simulator ---------------------------------------------------
+
+
+def legal_actions(state: State, t: float) -> list[Action]:
+    """The actions of whoever must act now, at time ``t``.
+
+    Phase TURN: every allowed Flip and the special tile (SWAP, or EXCHANGE with each other player);
+    phase SCORER: every pair of tiles showing the scored animal; phase RACE: closing the window
+    (``ResolveRace(t)``; the host adds the shouts it heard); over: nothing. Shouts and Quit are
+    always possible while the game runs and are not listed.
+    """
+    if state.phase is Phase.TURN:
+        return _turn_actions(state, t)
+    if state.phase is Phase.RACE:
+        return [ResolveRace(t)]
+    if state.phase is Phase.SCORER and state.scorer is not None:
+        mine = [i for i, tile in enumerate(state.tiles) if tile.showing is state.scored]
+        return [ScorerFlips(t, state.scorer, pair) for pair in combinations(mine, 2)]
+    return []
+
+
+def _turn_actions(state: State, t: float) -> list[Action]:
+    """Allowed flips, then the special tile's uses."""
+    player = state.turn
+    actions: list[Action] = [Flip(t, player, i) for i in range(TILE_COUNT)
+                             if not restricted_tile(state, player, i)]
+    if state.special is Special.SWAP:
+        actions.append(UseSpecial(t, player))
+    else:
+        actions.extend(UseSpecial(t, player, other) for other in state.players if other != player)
+    return actions
+
+
+def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """A copy of ``values`` with one item replaced."""
+    return values[:index] + (value,) + values[index + 1:]
+
+
+__all__ = [
+    "Call", "GAME_NAME", "SetupError", "apply", "legal_actions", "new_game", "restricted_tile", "resume",
+]

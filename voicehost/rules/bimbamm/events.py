@@ -1,0 +1,173 @@
+"""The events of Bim Bamm!: what happened, in the log's exact shape (see issue 3 and docs/rules.md).
+
+Each class's fields are the log fields after "seq", "t" and "type", in order. Animals are
+:class:`~voicehost.rules.bimbamm.tiles.Animal` (a ``str``), so they serialise as plain words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Mapping
+
+from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resumed
+from voicehost.rules.bimbamm.tiles import Animal
+
+__all__ = [
+    "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
+    "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
+]
+
+
+class FlipReason(StrEnum):
+    """Why a tile was turned: a player's turn, or a scorer turning two tiles of their animal."""
+
+    TURN = "turn"
+    SCORE = "score"
+
+
+class MistakeReason(StrEnum):
+    """The three mistakes of the rulebook."""
+
+    WRONG_ANIMAL = "wrong_animal"
+    """The shouted animal is not the one showing five (or more) times."""
+    NO_CARD = "no_card"
+    """The right animal, but the shouter does not hold its card."""
+    NO_FIVE = "no_five"
+    """No animal shows on five tiles at all."""
+
+
+@dataclass(frozen=True)
+class SetupEvent(Event):
+    """The game's start: seating and the complete starting state (tiles, cards, first player)."""
+
+    TYPE: ClassVar[str] = "setup"
+    game: str
+    """Always "bimbamm"."""
+    players: tuple[PlayerName, ...]
+    """Seating order, clockwise: 'left' of a player is the next name."""
+    seed: int
+    """The seed the caller gave the RNG that shuffled the cards (and arranged default tiles)."""
+    state: JsonObject
+    """The starting state: tiles, special, hands, deck (top first), points, turn, variant2p."""
+
+
+@dataclass(frozen=True)
+class TurnEvent(Event):
+    """A player's turn begins: they flip a tile or use the special tile."""
+
+    TYPE: ClassVar[str] = "turn"
+    player: PlayerName
+
+
+@dataclass(frozen=True)
+class FlipEvent(Event):
+    """A tile was turned over."""
+
+    TYPE: ClassVar[str] = "flip"
+    player: PlayerName
+    tile: int
+    """Tile index, 0-14 in table order."""
+    showing: Animal
+    """The animal the tile shows now."""
+    counts: Mapping[Animal, int]
+    """How many tiles show each animal after the flip (all five animals, zeros included)."""
+    reason: FlipReason
+
+
+@dataclass(frozen=True)
+class RaceEvent(Event):
+    """Five or more tiles show this animal: holders of its card may shout it."""
+
+    TYPE: ClassVar[str] = "race"
+    animal: Animal
+
+
+@dataclass(frozen=True)
+class ShoutEvent(Event):
+    """A player shouted an animal's name."""
+
+    TYPE: ClassVar[str] = "shout"
+    player: PlayerName
+    animal: Animal
+    onset: float
+    """When the shout began: seconds on the same game clock as "t"."""
+
+
+@dataclass(frozen=True)
+class PointEvent(Event):
+    """A player scored: their card became a point and they drew a new one."""
+
+    TYPE: ClassVar[str] = "point"
+    player: PlayerName
+    animal: Animal
+    """The card won (the animal shouted)."""
+    drew: Animal | None
+    """The new card from the pile; null when the pile was empty."""
+    points: int
+    """The player's points after this one."""
+    shout: int
+    """Extra: the seq of the shout that scored."""
+
+
+@dataclass(frozen=True)
+class MistakeEvent(Event):
+    """A shout was a mistake; the player's last won card (if any) went to the bottom of the pile."""
+
+    TYPE: ClassVar[str] = "mistake"
+    player: PlayerName
+    reason: MistakeReason
+    returned: Animal | None
+    """The won card put back under the pile; null when the player had none."""
+    shout: int
+    """The seq of the shout this judges."""
+
+
+@dataclass(frozen=True)
+class SwapEvent(Event):
+    """SWAP: the player put their card under the pile and drew the top card."""
+
+    TYPE: ClassVar[str] = "swap"
+    player: PlayerName
+    returned: Animal | None
+    """The card put under the pile; null if the player held none."""
+    drew: Animal | None
+    """The card drawn; null if the pile was empty."""
+
+
+@dataclass(frozen=True)
+class ExchangeEvent(Event):
+    """EXCHANGE: the player swapped cards with a named player."""
+
+    TYPE: ClassVar[str] = "exchange"
+    player: PlayerName
+    with_: PlayerName
+    """The named player (logged as "with", a Python keyword)."""
+    gave: Animal | None
+    """The card the player gave away (null if they held none)."""
+    got: Animal | None
+    """The card the player received (null if the other held none)."""
+
+    def to_json(self) -> JsonObject:
+        """As the base, with the field ``with_`` written as "with"."""
+        return {("with" if k == "with_" else k): v for k, v in super().to_json().items()}
+
+
+@dataclass(frozen=True)
+class GameOverEvent(GameOver):
+    """The game ended: someone reached 3 points, or the host stopped it (quit, a turn limit …)."""
+
+    winner: PlayerName | None = None
+    points: Mapping[PlayerName, int] | None = None
+    """Points of every player, in seating order."""
+    player: PlayerName | None = None
+    """Extra: who quit, when a player ended the game."""
+
+    def to_json(self) -> JsonObject:
+        """Put "winner" and "points" first, then "reason", as in the issue's example."""
+        out: dict[str, Any] = super().to_json()
+        reason = out.pop("reason")
+        player = out.pop("player")
+        out["reason"] = reason
+        out["player"] = player
+        return out
