@@ -108,12 +108,12 @@ def _combine(loaded: Sequence[_Loaded]) -> Deck:
         if deck.language != first.language:
             problems.append(f"{deck.source}: language '{deck.language}' differs from '{first.language}' "
                             f"of {first.source}: decks in different languages cannot be combined")
-        for card in (*deck.red, *deck.grey):
-            if card.id in owner:
-                problems.append(f"{item.where(card.id)}: card {card.id}: duplicate id, already used in "
-                                f"{owner[card.id].where(card.id)}")
+        for card_id in [c.id for c in deck.red] + [c.id for c in deck.grey]:
+            if card_id in owner:
+                problems.append(f"{item.where(card_id)}: card {card_id}: duplicate id, already used in "
+                                f"{owner[card_id].where(card_id)}")
             else:
-                owner[card.id] = item
+                owner[card_id] = item
     if problems:
         raise DeckError(problems)
     return Deck(

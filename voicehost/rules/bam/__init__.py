@@ -1,20 +1,48 @@
-"""BAM!: the judge game of red sentence cards and grey word cards (pure rules; see ``engine``)."""
+"""BAM!: the judge game of red sentence cards and grey word cards (pure rules).
 
-from voicehost.rules.bam.engine import (
-    Action,
-    BadSetup,
-    BamGame,
+Start a game with :meth:`BamGame.start` (given a seeded RNG and already-loaded cards, e.g. from
+:func:`voicehost.decks.load_decks`), then feed actions (:class:`Submit`, :class:`Judge`,
+:class:`Quit`) to :meth:`BamGame.apply`; each call returns the new :class:`BamState` and the events
+to announce and append to the JSON Lines log. :func:`replay` rebuilds the state from such a log;
+:meth:`BamGame.resume` marks the restart. ``sim`` (a driver that may use ``random`` and ``time``)
+is not imported here.
+"""
+
+from voicehost.rules.bam.actions import Action, Judge, Quit, Submit
+from voicehost.rules.bam.checks import Illegal, judge_problem, submit_problem
+from voicehost.rules.bam.engine import BadSetup, BamGame
+from voicehost.rules.bam.events import (
+    BamGameOver,
+    BestChosen,
+    Discarded,
+    Drew,
+    GameSetup,
+    Inconsistent,
+    ReadingOrder,
+    Reshuffled,
+    RoundStarted,
+    Submitted,
+    WorstChosen,
+    event_from_json,
+)
+from voicehost.rules.bam.replay import evolve, replay
+from voicehost.rules.bam.state import (
+    GAME,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     BamState,
     CardFace,
+    CardId,
     EndReason,
-    Illegal,
-    Judge,
     Phase,
-    Quit,
+    Result,
     Submission,
-    Submit,
-    replay,
 )
 
-__all__ = ["Action", "BadSetup", "BamGame", "BamState", "CardFace", "EndReason", "Illegal", "Judge", "Phase",
-           "Quit", "Submission", "Submit", "replay"]
+__all__ = [
+    "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "Discarded",
+    "Drew", "EndReason", "GAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
+    "MIN_PLAYERS", "Phase", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted", "Submission", "Submit",
+    "Submitted", "WorstChosen", "evolve", "event_from_json", "judge_problem", "replay", "submit_problem",
+]

@@ -1,0 +1,44 @@
+"""What players and the host can do in BAM!: submit cards, judge, quit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from voicehost.rules.bam.state import CardId
+from voicehost.rules.base import PlayerName
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A player lays down grey cards for the current red card, in blank order."""
+
+    player: PlayerName
+    cards: tuple[CardId, ...]
+    t: float = 0.0
+    """Game-clock seconds."""
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The master names the best and the worst submission by their reading numbers (from 1)."""
+
+    player: PlayerName
+    best: int
+    worst: int
+    keep: int = 1
+    """For a double-BAM! card: which of the winner's two cards becomes the victory point (1 = the
+    card that filled the first blank, 2 = the second). The host's rule is 1 unless it asks the winner."""
+    t: float = 0.0
+    """Game-clock seconds."""
+
+
+@dataclass(frozen=True)
+class Quit:
+    """The table stops the game; scores are counted as they stand."""
+
+    t: float = 0.0
+    """Game-clock seconds."""
+
+
+Action: TypeAlias = Submit | Judge | Quit

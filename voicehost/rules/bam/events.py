@@ -1,0 +1,166 @@
+"""The events of a BAM! game, as logged (JSON Lines), and their parsing back from the log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Mapping
+
+from voicehost.rules.bam.state import GAME, HAND_SIZE, CardFace, CardId
+from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resumed
+
+
+class Inconsistent(ValueError):
+    """An event does not fit the state it is applied to (a corrupt or foreign log)."""
+
+
+@dataclass(frozen=True)
+class SetupState:
+    """The dealt table at the start, as logged in the setup event."""
+
+    red_deck: tuple[CardId, ...]
+    """Top first."""
+    grey_deck: tuple[CardId, ...]
+    """Top first, after the deal."""
+    hands: Mapping[PlayerName, tuple[CardId, ...]]
+    master: PlayerName
+
+    def to_json(self) -> JsonObject:
+        return {"red_deck": list(self.red_deck), "grey_deck": list(self.grey_deck),
+                "hands": {p: list(h) for p, h in self.hands.items()}, "master": self.master}
+
+
+@dataclass(frozen=True)
+class GameSetup(Event):
+    """The game starts: seating, options, the shuffled decks, the hands and every card's text."""
+
+    TYPE: ClassVar[str] = "setup"
+    game: str
+    players: tuple[PlayerName, ...]
+    seed: int
+    rounds_per_player: int
+    hand_size: int
+    state: SetupState
+    cards: Mapping[CardId, CardFace]
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    """The master reveals the top red card."""
+
+    TYPE: ClassVar[str] = "round"
+    master: PlayerName
+    red: CardId
+    blanks: int
+    number: int
+    """Round number from 1."""
+    players: tuple[PlayerName, ...]
+    """Who must submit this round, clockwise from the master's left."""
+
+
+@dataclass(frozen=True)
+class Submitted(Event):
+    """A player laid down grey cards (in blank order)."""
+
+    TYPE: ClassVar[str] = "submit"
+    player: PlayerName
+    cards: tuple[CardId, ...]
+
+
+@dataclass(frozen=True)
+class ReadingOrder(Event):
+    """All submissions are in; the master will hear them in this order (first name: submission 1)."""
+
+    TYPE: ClassVar[str] = "reading"
+    order: tuple[PlayerName, ...]
+
+
+@dataclass(frozen=True)
+class BestChosen(Event):
+    """The best submission's player keeps ``card`` as a victory point."""
+
+    TYPE: ClassVar[str] = "best"
+    player: PlayerName
+    card: CardId
+    submission: int
+    """Its reading number."""
+
+
+@dataclass(frozen=True)
+class WorstChosen(Event):
+    """The worst submission's player takes the red ``card`` as a minus point."""
+
+    TYPE: ClassVar[str] = "worst"
+    player: PlayerName
+    card: CardId
+    submission: int
+    """Its reading number."""
+
+
+@dataclass(frozen=True)
+class Discarded(Event):
+    """The other grey cards played this round go to the discard pile."""
+
+    TYPE: ClassVar[str] = "discard"
+    cards: tuple[CardId, ...]
+
+
+@dataclass(frozen=True)
+class Drew(Event):
+    """A player drew from the top of the grey draw pile."""
+
+    TYPE: ClassVar[str] = "draw"
+    player: PlayerName
+    cards: tuple[CardId, ...]
+
+
+@dataclass(frozen=True)
+class Reshuffled(Event):
+    """The draw pile ran out: the discard pile, shuffled, is the new draw pile."""
+
+    TYPE: ClassVar[str] = "reshuffle"
+    cards: int
+    deck: tuple[CardId, ...]
+    """Top first."""
+
+
+@dataclass(frozen=True)
+class BamGameOver(GameOver):
+    """The game ended; scores are victory points minus minus points."""
+
+    scores: Mapping[PlayerName, int] = field(default_factory=dict)
+    grey_won: Mapping[PlayerName, int] = field(default_factory=dict)
+    winners: tuple[PlayerName, ...] = ()
+    """Everyone sharing the best score and, among those, the most grey cards won."""
+
+
+def event_from_json(obj: JsonObject) -> Event:
+    """The typed event for one log object."""
+    kind = obj["type"]
+    seq, t = int(obj["seq"]), float(obj["t"])
+    if kind == "setup":
+        if obj["game"] != GAME:
+            raise Inconsistent(f"this is a log of '{obj['game']}', not of BAM!")
+        s = obj["state"]
+        return GameSetup(
+            seq=seq, t=t, game=GAME, players=tuple(obj["players"]), seed=int(obj["seed"]),
+            rounds_per_player=int(obj["rounds_per_player"]), hand_size=int(obj.get("hand_size", HAND_SIZE)),
+            state=SetupState(tuple(s["red_deck"]), tuple(s["grey_deck"]),
+                             {p: tuple(h) for p, h in s["hands"].items()}, s["master"]),
+            cards={c: CardFace(c, f["text"], f["color"], int(f.get("blanks", 0))) for c, f in obj["cards"].items()},
+        )
+    if kind == "game_over":
+        return BamGameOver(seq=seq, t=t, reason=obj["reason"], scores=dict(obj["scores"]),
+                           grey_won=dict(obj["grey_won"]), winners=tuple(obj["winners"]))
+    if kind == "resumed":
+        return Resumed(seq=seq, t=t)
+    cls = _BY_TYPE.get(kind)
+    if cls is None:
+        raise Inconsistent(f"unknown event type '{kind}'")
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k not in ("seq", "t", "type")}
+    return cls(seq=seq, t=t, **fields)
+
+
+_BY_TYPE: dict[str, Callable[..., Event]] = {
+    cls.TYPE: cls for cls in (RoundStarted, Submitted, ReadingOrder, BestChosen, WorstChosen, Discarded, Drew,
+                              Reshuffled)
+}

@@ -1,0 +1,169 @@
+"""The projector and the log replay: the only code that changes a BAM! state.
+
+:func:`evolve` applies one event, checking that it can happen in that state (the same legality
+checks the engine uses for actions, plus card bookkeeping: draws come from the top of the pile,
+discards are what is left on the table, a reshuffle holds exactly the discard pile). The live
+engine builds its states with it too, so a replayed log reproduces the live state exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from voicehost.rules.bam.checks import submit_problem
+from voicehost.rules.bam.events import (
+    BamGameOver,
+    BestChosen,
+    Discarded,
+    Drew,
+    GameSetup,
+    Inconsistent,
+    ReadingOrder,
+    Reshuffled,
+    RoundStarted,
+    Submitted,
+    WorstChosen,
+    event_from_json,
+)
+from voicehost.rules.bam.state import BamState, Phase, final_result, with_changes
+from voicehost.rules.base import Event, JsonObject, LogError, Resumed
+
+Changes = dict[str, Any]
+
+
+def evolve(state: BamState | None, event: Event) -> BamState:
+    """The state after ``event``; raise :class:`Inconsistent` if the event cannot happen here."""
+    if isinstance(event, GameSetup):
+        if state is not None:
+            raise Inconsistent("a second setup event")
+        return _setup_state(event)
+    if state is None:
+        raise Inconsistent(f"'{event.TYPE}' before the setup event")
+    if event.seq != state.seq:
+        raise Inconsistent(f"expected seq {state.seq}, found {event.seq}")
+    handler = _HANDLERS.get(type(event))
+    if handler is None:
+        raise Inconsistent(f"unknown event type '{event.TYPE}'")
+    if state.phase is Phase.OVER and not isinstance(event, Resumed):
+        raise Inconsistent(f"'{event.TYPE}' after the game ended")
+    return with_changes(state, seq=state.seq + 1, **handler(state, event))
+
+
+def replay(log: Sequence[JsonObject]) -> BamState:
+    """Rebuild a game's state from its logged events (setup first); raise LogError if inconsistent."""
+    state: BamState | None = None
+    for obj in log:
+        try:
+            state = evolve(state, event_from_json(obj))
+        except (Inconsistent, KeyError, TypeError, ValueError, AttributeError) as error:
+            where = f"event {obj.get('seq', '?')} ({obj.get('type', '?')})"
+            detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+            raise LogError(f"cannot replay BAM! log: {where}: {detail}") from error
+    if state is None:
+        raise LogError("cannot replay BAM! log: it has no events")
+    return state
+
+
+def _setup_state(event: GameSetup) -> BamState:
+    setup = event.state
+    players = event.players
+    dealt = [c for hand in setup.hands.values() for c in hand]
+    red_ids = sorted(c for c, face in event.cards.items() if face.color == "red")
+    grey_ids = sorted(c for c, face in event.cards.items() if face.color == "grey")
+    if event.seq != 0:
+        raise Inconsistent("the setup event must be the first (seq 0)")
+    if set(setup.hands) != set(players) or setup.master not in players:
+        raise Inconsistent("the setup's hands or master do not match its players")
+    if sorted(setup.red_deck) != red_ids or sorted([*dealt, *setup.grey_deck]) != grey_ids:
+        raise Inconsistent("the setup's decks and hands do not hold each card exactly once")
+    return BamState(
+        players=players, seed=event.seed, rounds_per_player=event.rounds_per_player, hand_size=event.hand_size,
+        cards=event.cards, red_deck=setup.red_deck, grey_deck=setup.grey_deck, discard=(),
+        hands={p: setup.hands[p] for p in players}, won_grey={p: () for p in players},
+        won_red={p: () for p in players}, master=setup.master, seq=1,
+    )
+
+
+def _on_round(state: BamState, event: RoundStarted) -> Changes:
+    expected = state.master if state.round == 0 else state.seating.left_of(state.master)
+    if event.master != expected:
+        raise Inconsistent(f"round master {event.master} but {expected} is next")
+    if not state.red_deck or event.red != state.red_deck[0]:
+        raise Inconsistent(f"round reveals {event.red}, which is not the top red card")
+    if event.number != state.round + 1 or event.blanks != state.cards[event.red].blanks:
+        raise Inconsistent("round number or blanks do not match")
+    if not set(event.players) <= set(state.players) - {event.master}:
+        raise Inconsistent("round players must be seated and not the master")
+    return dict(master=event.master, red=event.red, red_deck=state.red_deck[1:], round=event.number,
+                round_players=event.players, submitted={}, table=(), reading=(), phase=Phase.SUBMITTING)
+
+
+def _on_submit(state: BamState, event: Submitted) -> Changes:
+    problem = submit_problem(state, event.player, event.cards)
+    if problem is not None:
+        raise Inconsistent(str(problem))
+    hand = tuple(c for c in state.hands[event.player] if c not in event.cards)
+    return dict(hands={**state.hands, event.player: hand},
+                submitted={**state.submitted, event.player: event.cards}, table=state.table + event.cards)
+
+
+def _on_reading(state: BamState, event: ReadingOrder) -> Changes:
+    if state.phase is not Phase.SUBMITTING or state.waiting_for:
+        raise Inconsistent("reading order before all submissions are in")
+    if sorted(event.order) != sorted(state.submitted):
+        raise Inconsistent("the reading order does not list exactly the players who submitted")
+    return dict(reading=event.order, phase=Phase.JUDGING)
+
+
+def _on_best(state: BamState, event: BestChosen) -> Changes:
+    if state.phase is not Phase.JUDGING or event.card not in state.submitted.get(event.player, ()):
+        raise Inconsistent(f"best card {event.card} was not played by {event.player} this round")
+    if event.card not in state.table:
+        raise Inconsistent(f"best card {event.card} is no longer on the table")
+    return dict(table=tuple(c for c in state.table if c != event.card),
+                won_grey={**state.won_grey, event.player: state.won_grey[event.player] + (event.card,)})
+
+
+def _on_worst(state: BamState, event: WorstChosen) -> Changes:
+    if state.phase is not Phase.JUDGING or event.player not in state.submitted or event.card != state.red:
+        raise Inconsistent(f"worst: {event.player} cannot take {event.card}")
+    return dict(red=None, won_red={**state.won_red, event.player: state.won_red[event.player] + (event.card,)})
+
+
+def _on_discard(state: BamState, event: Discarded) -> Changes:
+    if sorted(event.cards) != sorted(state.table):
+        raise Inconsistent("discarded cards are not the ones left on the table")
+    return dict(table=(), discard=state.discard + event.cards)
+
+
+def _on_draw(state: BamState, event: Drew) -> Changes:
+    if not event.cards or state.grey_deck[:len(event.cards)] != event.cards:
+        raise Inconsistent(f"{event.player} draws cards that are not on top of the draw pile")
+    if len(state.hands[event.player]) + len(event.cards) > state.hand_size:
+        raise Inconsistent(f"{event.player} draws more than a full hand")
+    return dict(grey_deck=state.grey_deck[len(event.cards):],
+                hands={**state.hands, event.player: state.hands[event.player] + event.cards})
+
+
+def _on_reshuffle(state: BamState, event: Reshuffled) -> Changes:
+    if state.grey_deck or sorted(event.deck) != sorted(state.discard) or event.cards != len(event.deck):
+        raise Inconsistent("reshuffle while cards remain, or of cards not on the discard pile")
+    return dict(grey_deck=event.deck, discard=())
+
+
+def _on_game_over(state: BamState, event: BamGameOver) -> Changes:
+    result = final_result(state, event.reason)
+    if dict(event.scores) != result.scores or tuple(event.winners) != result.winners:
+        raise Inconsistent("game_over scores or winners do not match the cards won")
+    return dict(phase=Phase.OVER, result=result)
+
+
+def _on_resumed(state: BamState, event: Resumed) -> Changes:
+    return {}
+
+
+_HANDLERS: dict[type[Event], Callable[[BamState, Any], Changes]] = {
+    RoundStarted: _on_round, Submitted: _on_submit, ReadingOrder: _on_reading, BestChosen: _on_best,
+    WorstChosen: _on_worst, Discarded: _on_discard, Drew: _on_draw, Reshuffled: _on_reshuffle,
+    BamGameOver: _on_game_over, Resumed: _on_resumed,
+}

@@ -1,0 +1,268 @@
+"""``voicehost simulate bam``: bots play complete games of BAM! at machine speed.
+
+A driver around the pure engine (so it may use ``random`` and ``time``). Every game gets its own
+seed derived from ``--seed`` and its own bot RNG, so the same command always plays the same games.
+Bots submit random legal cards after a random thinking time and the master judges at random; with
+probability ``--mistake-rate`` before each action a bot first tries an illegal action, which the
+engine must reject.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from voicehost.decks.cards import Deck
+from voicehost.errors import InputError, VoicehostError
+from voicehost.eventlog import EventLogWriter
+from voicehost.rules.base import Event, IllegalAction
+from voicehost.rules.bam import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Action,
+    BamGame,
+    BamState,
+    CardFace,
+    Judge,
+    Phase,
+    Submit,
+    replay,
+)
+from voicehost.status import ExitStatus
+
+HELP = "bots play BAM! (random legal submissions, random judgements, some illegal attempts)"
+DESCRIPTION = f"""\
+Bots play complete games of BAM! as fast as the machine allows and a summary is printed: games,
+mean rounds per game, win rate by seat (shared titles count for every winner), how games ended,
+reshuffles, mistakes per game and games per second.
+
+Every player except the master submits random cards from their hand after a random thinking time
+of 3 to 20 seconds of game time; the master then picks a random best and a different random worst
+submission. With probability --mistake-rate a bot first tries an illegal action (a card not in
+its hand, the wrong number of cards, submitting twice or as master, judging too early, best =
+worst, a submission that does not exist); the engine must reject each one. The same --seed always
+plays the same games. --log-dir writes one JSON Lines event log per game (bam-00001.jsonl, ...),
+replayable like a real game's log. {MIN_PLAYERS} to {MAX_PLAYERS} players.
+
+examples:
+  voicehost simulate bam --players 6 --games 10000 --seed 3
+  voicehost simulate bam --players 4 --games 100 --seed 1 --rounds-per-player 3 --log-dir logs/
+  voicehost simulate bam --players 5 --games 500 --seed 2 --deck base --deck my_cards.toml --tag family
+"""
+
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon",
+         "Kim", "Lou", "Max", "Ned", "Oda", "Pam", "Quin", "Rex", "Sue", "Tom")
+"""Bot names, in seating order."""
+
+THINK = (3.0, 20.0)
+"""Seconds of game time a bot takes to choose its cards."""
+
+JUDGE_PER_SUBMISSION = (4.0, 10.0)
+"""Seconds of game time the master spends on each submission before judging."""
+
+
+class SimulationError(VoicehostError, RuntimeError):
+    """The engine accepted an action the rules forbid, or a log did not replay to the same state."""
+
+
+@dataclass
+class GameResult:
+    """One finished game: its final state, every event, and counters for the summary."""
+
+    seed: int
+    state: BamState
+    events: list[Event] = field(default_factory=list)
+    mistakes: int = 0
+    """Illegal actions tried (and rejected)."""
+
+
+@dataclass
+class Summary:
+    """Totals over all games."""
+
+    players: int
+    games: int = 0
+    rounds: int = 0
+    mistakes: int = 0
+    reshuffles: int = 0
+    shared: int = 0
+    """Games whose title was shared."""
+    wins: list[int] = field(default_factory=list)
+    """Wins by seat (index 0 = first seat)."""
+    reasons: Counter[str] = field(default_factory=Counter)
+    seconds: float = 0.0
+    """Wall-clock seconds the simulation took."""
+
+    def add(self, result: GameResult) -> None:
+        state = result.state
+        assert state.result is not None
+        self.games += 1
+        self.rounds += state.round
+        self.mistakes += result.mistakes
+        self.reshuffles += sum(e.TYPE == "reshuffle" for e in result.events)
+        self.reasons[state.result.reason] += 1
+        self.shared += len(state.result.winners) > 1
+        for name in state.result.winners:
+            self.wins[state.players.index(name)] += 1
+
+    def lines(self) -> list[str]:
+        """The printed summary."""
+        games = max(self.games, 1)
+        seats = "  ".join(f"{i + 1}: {100 * w / games:.1f}%" for i, w in enumerate(self.wins))
+        reasons = ", ".join(f"{r} {100 * n / games:.1f}%" for r, n in self.reasons.most_common())
+        return [
+            f"games: {self.games} ({self.players} players)",
+            f"mean rounds per game: {self.rounds / games:.1f}",
+            f"win rate by seat: {seats}",
+            f"shared titles: {100 * self.shared / games:.1f}%",
+            f"ended by: {reasons}",
+            f"reshuffles per game: {self.reshuffles / games:.2f}",
+            f"mistakes per game: {self.mistakes / games:.2f} (all rejected)",
+            f"games per second: {self.games / max(self.seconds, 1e-9):.0f} ({self.seconds:.1f} s)",
+        ]
+
+
+def play_game(players: Sequence[str], deck: Deck | tuple[Sequence[CardFace], Sequence[CardFace]], seed: int,
+              rounds_per_player: int = 1, mistake_rate: float = 0.05) -> GameResult:
+    """Play one complete game with bots; the result holds every event for the log."""
+    bots = random.Random(f"bots:{seed}")
+    game = BamGame(random.Random(seed))
+    red, grey = (deck.red, deck.grey) if isinstance(deck, Deck) else deck
+    state, events = game.start(players, red, grey, seed=seed, rounds_per_player=rounds_per_player,
+                               first_master=bots.choice(list(players)))
+    result = GameResult(seed, state, list(events))
+    t = 0.0
+    while not game.is_over(state):
+        if bots.random() < mistake_rate:
+            _try_mistake(game, state, bots, t)
+            result.mistakes += 1
+        t += _pause(bots, state)
+        state, produced = game.apply(state, _choose(bots, state, t))
+        result.events.extend(produced)
+    result.state = state
+    return result
+
+
+def _pause(bots: random.Random, state: BamState) -> float:
+    """Game-clock seconds before the next action."""
+    if state.phase is Phase.JUDGING:
+        return sum(bots.uniform(*JUDGE_PER_SUBMISSION) for _ in state.reading)
+    return bots.uniform(*THINK)
+
+
+def _choose(bots: random.Random, state: BamState, t: float) -> Action:
+    """A random legal action: the next waiting player submits, or the master judges."""
+    if state.phase is Phase.SUBMITTING:
+        player = bots.choice(state.waiting_for)
+        return Submit(player, tuple(bots.sample(state.hands[player], state.blanks)), t)
+    best, worst = bots.sample(range(1, len(state.reading) + 1), 2)
+    return Judge(state.master, best, worst, keep=bots.randint(1, state.blanks), t=t)
+
+
+def _mistakes(bots: random.Random, state: BamState, t: float) -> list[Action]:
+    """Illegal actions that fit the moment."""
+    n, blanks = len(state.reading), state.blanks
+    others = [p for p in state.players if p != state.master]
+    options: list[Action] = [
+        Submit(state.master, tuple(state.hands[state.master][:blanks]), t),
+        Judge(bots.choice(others), 1, 2, t=t),
+    ]
+    if state.phase is Phase.SUBMITTING:
+        player = bots.choice(state.waiting_for)
+        hand = state.hands[player]
+        foreign = list(state.hands[state.master])
+        options += [
+            Submit(player, (bots.choice(foreign), *hand[:blanks - 1]), t),
+            Submit(player, (*hand[:blanks], hand[0]), t),
+            Judge(state.master, 1, 2, t=t),
+        ]
+        if blanks == 2:
+            options.append(Submit(player, (hand[0], hand[0]), t))
+        done = [p for p in state.submitted]
+        if done:
+            options.append(Submit(bots.choice(done), tuple(state.hands[done[0]][:blanks]), t))
+    else:
+        options += [
+            Judge(state.master, 1, 1, t=t),
+            Judge(state.master, 1, n + 1, t=t),
+            Judge(state.master, 0, 1, t=t),
+            Judge(state.master, 1, 2, keep=blanks + 1, t=t),
+            Submit(state.reading[0], tuple(state.hands[state.reading[0]][:blanks]), t),
+        ]
+    return options
+
+
+def _try_mistake(game: BamGame, state: BamState, bots: random.Random, t: float) -> None:
+    """Try one illegal action; the engine must refuse it."""
+    action = bots.choice(_mistakes(bots, state, t))
+    try:
+        game.apply(state, action)
+    except IllegalAction:
+        return
+    raise SimulationError(f"the engine accepted an illegal action: {action} (seed {state.seed})")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``simulate bam``."""
+    parser.add_argument("--players", type=int, default=4, metavar="N",
+                        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default: 4)")
+    parser.add_argument("--games", type=int, default=100, metavar="G", help="games to play (default: 100)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the first game (default: 1)")
+    parser.add_argument("--rounds-per-player", type=int, default=1, metavar="K",
+                        help="each player is BAM! Master K times (default: 1)")
+    parser.add_argument("--mistake-rate", type=float, default=0.05, metavar="P",
+                        help="chance that a bot first tries an illegal action, 0 to 1 (default: 0.05)")
+    parser.add_argument("--deck", action="append", metavar="DECK",
+                        help="deck to play with: 'base' or a deck file; repeat to combine (default: base)")
+    parser.add_argument("--tag", action="append", metavar="T",
+                        help="only cards with this tag, e.g. family; repeat to allow several")
+    parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write one JSONL event log per game here")
+    parser.add_argument("--check-replay", action="store_true",
+                        help="also replay every game from its events and compare the final state")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the games and print the summary."""
+    from voicehost.decks.load import load_decks
+
+    _check_options(args)
+    deck = load_decks(args.deck or ["base"], args.tag or ())
+    faces = ([CardFace(c.id, c.text, "red", c.blanks) for c in deck.red],
+             [CardFace(c.id, c.text, "grey") for c in deck.grey])
+    players = NAMES[:args.players]
+    summary = Summary(args.players, wins=[0] * args.players)
+    started = time.perf_counter()
+    for i in range(args.games):
+        seed = args.seed * 1_000_003 + i
+        result = play_game(players, faces, seed, args.rounds_per_player, args.mistake_rate)
+        summary.add(result)
+        if args.check_replay and replay([e.to_json() for e in result.events]) != result.state:
+            raise SimulationError(f"game {i + 1} (seed {seed}) does not replay to the same state")
+        if args.log_dir is not None:
+            with EventLogWriter(args.log_dir / f"bam-{i + 1:05d}.jsonl") as log:
+                log.write(result.events)
+        _progress(i + 1, args.games)
+    summary.seconds = time.perf_counter() - started
+    print("\n".join(summary.lines()))
+    return ExitStatus.OK
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if not MIN_PLAYERS <= args.players <= min(MAX_PLAYERS, len(NAMES)):
+        raise InputError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
+    if args.games < 1 or args.rounds_per_player < 1:
+        raise InputError("--games and --rounds-per-player must be at least 1")
+    if not 0.0 <= args.mistake_rate <= 1.0:
+        raise InputError(f"--mistake-rate must be between 0 and 1, not {args.mistake_rate}")
+
+
+def _progress(done: int, total: int) -> None:
+    """A progress line on stderr for long runs (every 10%), only on a terminal."""
+    if total >= 1000 and sys.stderr.isatty() and done % (total // 10) == 0:
+        print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
