@@ -83,7 +83,11 @@ def _link_target(member_path: str, link: str, archive: Path, what: str, relative
 
 
 def _zip_mode(info: zipfile.ZipInfo) -> int:
-    """The Unix mode stored in a zip member (0 when the archive was made elsewhere)."""
+    """The Unix mode stored in a zip member (0 when the archive was made elsewhere).
+
+    Many tools store permission bits without a file type (Python's own ``writestr`` does); a type
+    of 0 means a plain file or folder, judged by the name.
+    """
     return (info.external_attr >> 16) & 0xFFFF if info.create_system == 3 else 0
 
 
@@ -102,7 +106,7 @@ def plan_zip(archive: Path, zf: zipfile.ZipFile) -> list[Member]:
                 raise UnsafeArchive(f"{archive}: link {info.filename!r} is malformed; nothing was written")
             target = zf.read(info).decode("utf-8", "replace")
             links.append((path, _link_target(path, target, archive, "symlink", True)))
-        elif mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        elif stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
             raise UnsafeArchive(f"{archive}: member {info.filename!r} is a device or special file; nothing was written")
         elif info.is_dir():
             if path:

@@ -95,12 +95,16 @@ class ProgressBars:
     downloader, hasher and unpacker report to.
     """
 
-    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        self.stream, self.clock = stream, clock
+    def __init__(self, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
+                 min_total: int = 5_000_000) -> None:
+        self.stream, self.clock, self.min_total = stream, clock, min_total
         self.current: Progress | None = None
 
     def __call__(self, label: str, total: int, already: int = 0) -> Callable[[int, int], None]:
+        """A callback drawing a line for this step (silent for steps under ``min_total`` bytes: they are quick)."""
         self.close()
+        if total < self.min_total:
+            return lambda done, total: None
         self.current = Progress(label, total, self.stream, self.clock).begin(already)
         return self.current.update
 

@@ -8,6 +8,7 @@ with it, and the child's peak memory is the model's own, not the parent's.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -66,13 +67,15 @@ def load_model(folder: Path, timeout: float = LOAD_TIMEOUT) -> LoadReport:
     try:
         result = subprocess.run(
             [sys.executable, "-m", "voicehost.models.probe", str(folder)],
-            capture_output=True, text=True, timeout=timeout,
+            capture_output=True, text=True, errors="replace", timeout=timeout,
         )
     except subprocess.TimeoutExpired:
         raise ModelLoadFailed(f"{folder}: Vosk did not finish loading the model within {timeout:.0f} s") from None
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
-        why = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+        lines = result.stderr.strip().splitlines() or [f"exit status {result.returncode}"]
+        errors = [re.sub(r"^ERROR \(\S+\)\s*", "", line) for line in lines if line.startswith("ERROR")]
+        why = f"{errors[-1]} ({lines[-1]})" if errors else lines[-1]
         raise ModelLoadFailed(f"{folder}: Vosk could not load the model: {why}")
     data = json.loads(lines[-1])
     return LoadReport(folder, float(data["load_seconds"]), int(data["peak_rss"]), int(data["baseline_rss"]))
