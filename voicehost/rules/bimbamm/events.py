@@ -14,9 +14,30 @@ from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resume
 from voicehost.rules.bimbamm.tiles import Animal
 
 __all__ = [
-    "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
+    "BimBammEvent", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
     "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
 ]
+
+
+@dataclass(frozen=True)
+class BimBammEvent(Event):
+    """Base of this game's events: its JSON holds plain strings, not enum members."""
+
+    def to_json(self) -> JsonObject:
+        """As :meth:`Event.to_json`, with every animal and reason as a plain ``str``."""
+        out: JsonObject = _plain_strings(super().to_json())
+        return out
+
+
+def _plain_strings(value: Any) -> Any:
+    """Enum members (which are ``str`` subclasses here) turned into plain ``str``, recursively."""
+    if isinstance(value, dict):
+        return {str(k): _plain_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_strings(v) for v in value]
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
 
 
 class FlipReason(StrEnum):
@@ -38,7 +59,7 @@ class MistakeReason(StrEnum):
 
 
 @dataclass(frozen=True)
-class SetupEvent(Event):
+class SetupEvent(BimBammEvent):
     """The game's start: seating and the complete starting state (tiles, cards, first player)."""
 
     TYPE: ClassVar[str] = "setup"
@@ -53,7 +74,7 @@ class SetupEvent(Event):
 
 
 @dataclass(frozen=True)
-class TurnEvent(Event):
+class TurnEvent(BimBammEvent):
     """A player's turn begins: they flip a tile or use the special tile."""
 
     TYPE: ClassVar[str] = "turn"
@@ -61,7 +82,7 @@ class TurnEvent(Event):
 
 
 @dataclass(frozen=True)
-class FlipEvent(Event):
+class FlipEvent(BimBammEvent):
     """A tile was turned over."""
 
     TYPE: ClassVar[str] = "flip"
@@ -76,7 +97,7 @@ class FlipEvent(Event):
 
 
 @dataclass(frozen=True)
-class RaceEvent(Event):
+class RaceEvent(BimBammEvent):
     """Five or more tiles show this animal: holders of its card may shout it."""
 
     TYPE: ClassVar[str] = "race"
@@ -84,7 +105,7 @@ class RaceEvent(Event):
 
 
 @dataclass(frozen=True)
-class ShoutEvent(Event):
+class ShoutEvent(BimBammEvent):
     """A player shouted an animal's name."""
 
     TYPE: ClassVar[str] = "shout"
@@ -95,7 +116,7 @@ class ShoutEvent(Event):
 
 
 @dataclass(frozen=True)
-class PointEvent(Event):
+class PointEvent(BimBammEvent):
     """A player scored: their card became a point and they drew a new one."""
 
     TYPE: ClassVar[str] = "point"
@@ -111,7 +132,7 @@ class PointEvent(Event):
 
 
 @dataclass(frozen=True)
-class MistakeEvent(Event):
+class MistakeEvent(BimBammEvent):
     """A shout was a mistake; the player's last won card (if any) went to the bottom of the pile."""
 
     TYPE: ClassVar[str] = "mistake"
@@ -124,7 +145,7 @@ class MistakeEvent(Event):
 
 
 @dataclass(frozen=True)
-class SwapEvent(Event):
+class SwapEvent(BimBammEvent):
     """SWAP: the player put their card under the pile and drew the top card."""
 
     TYPE: ClassVar[str] = "swap"
@@ -136,7 +157,7 @@ class SwapEvent(Event):
 
 
 @dataclass(frozen=True)
-class ExchangeEvent(Event):
+class ExchangeEvent(BimBammEvent):
     """EXCHANGE: the player swapped cards with a named player."""
 
     TYPE: ClassVar[str] = "exchange"
@@ -154,7 +175,7 @@ class ExchangeEvent(Event):
 
 
 @dataclass(frozen=True)
-class GameOverEvent(GameOver):
+class GameOverEvent(BimBammEvent, GameOver):
     """The game ended: someone reached 3 points, or the host stopped it (quit, a turn limit …)."""
 
     winner: PlayerName | None = None
