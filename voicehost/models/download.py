@@ -179,7 +179,8 @@ def download_model(entry: CatalogEntry, folder: Path, catalog: Catalog, *, force
     fetched = fetch(entry, part, timeout=timeout, progress=progress)
     digests = check_download(entry, fetched, folder, progress, notify)
     try:
-        return install_archive(part, folder, catalog, name=entry.name, force=force, digests=digests, progress=progress)
+        return install_archive(part, folder, catalog, name=entry.name, force=force, digests=digests,
+                               source=entry.url, progress=progress)
     finally:
         part.unlink(missing_ok=True)
 

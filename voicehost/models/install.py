@@ -185,12 +185,16 @@ def _check_catalog_file(entry: CatalogEntry, folder: Path, sha256: str, md5: str
 
 def install_archive(archive: Path, folder: Path, catalog: Catalog, *, name: str | None = None,
                     lang: str | None = None, force: bool = False, digests: tuple[str, str] | None = None,
+                    source: str | None = None,
                     progress: Callable[[str, int, int], ProgressFn] | None = None) -> InstalledModel:
     """Unpack ``archive`` safely and put the model in place; returns it.
 
-    ``digests`` (SHA-256, MD5) skips re-hashing a file the downloader already checked;
+    ``digests`` (SHA-256, MD5) skips re-hashing a file the downloader already checked, ``source``
+    is where the file came from (the download URL; default: the file itself);
     ``progress(label, total, already)`` makes a callback for the long steps.
     """
+    source = source or str(archive.resolve())
+    shown = source.rsplit("/", 1)[-1]
     if not archive.is_file():
         raise InputError(f"{archive}: no such file")
     size = archive.stat().st_size
@@ -209,8 +213,8 @@ def install_archive(archive: Path, folder: Path, catalog: Catalog, *, name: str 
         scratch = _scratch(folder, PARTIAL_PREFIX, identity.name)
         scratch.mkdir()
         try:
-            checked.extract(scratch, progress(f"unpacking {archive.name}", checked.total, 0) if progress else None)
-            marker = {"source": str(archive.resolve()), "archive_sha256": sha256}
+            checked.extract(scratch, progress(f"unpacking {shown}", checked.total, 0) if progress else None)
+            marker = {"source": source, "archive_sha256": sha256}
             return _finish(scratch, folder, identity, marker, force, origin=str(archive))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -57,7 +57,7 @@ class Progress:
         rate = self.rate()
         parts = [f"{self.label}: {megabytes(self.done)}"]
         if self.total:
-            parts[0] += f" of {megabytes(self.total)} ({100 * self.done / self.total:.0f}%)"
+            parts[0] += f" of {megabytes(self.total)} ({100 * self.done // self.total}%)"
         parts.append(f"{megabytes(rate)}/s")
         if self.total and rate > 0:
             parts.append(f"ETA {duration(max(0, self.total - self.done) / rate)}")
