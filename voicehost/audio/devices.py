@@ -1,4 +1,5 @@
-"""Sound devices through sounddevice/PortAudio: listing and blocking playback.
+"""Sound devices through sounddevice/PortAudio: listing, blocking playback, and interruptible,
+routable playback on a stream kept open (:class:`ChannelPlayer`).
 
 The sounddevice module is imported inside functions: importing it initialises PortAudio, which
 reads the environment (PulseAudio server, ALSA configuration) at that moment.
@@ -6,8 +7,11 @@ reads the environment (PulseAudio server, ALSA configuration) at that moment.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +44,8 @@ def sounddevice_module() -> ModuleType:
             f"PortAudio is not available ({error}); fix: run scripts/setup "
             "(or: sudo apt-get install libportaudio2)"
         ) from error
-    return sounddevice
+    module: ModuleType = sounddevice
+    return module
 
 
 def list_devices() -> list[DeviceInfo]:
@@ -134,3 +139,236 @@ def play(audio: Audio, device: DeviceInfo, channel: int | None = None) -> None:
         sd.play(samples, audio.rate, device=device.index, blocking=True)
     except sd.PortAudioError as error:
         raise AudioDeviceError(f"cannot play on {device.name!r}: {error}") from error
+
+
+DEFAULT_LATENCY = 0.05
+"""Seconds of audio PortAudio keeps queued ahead of the speaker. Measured on PulseAudio (ALSA
+pulse plugin): 'low' (8.5 ms) underruns and gives wrong timestamps; 35–50 ms plays cleanly and
+the reported DAC times match what the sink's monitor records to within 1 ms. It also bounds how
+long an interrupted buffer keeps sounding."""
+
+
+START_TIMEOUT = 3.0
+"""Seconds a fresh output stream may take before audio flows."""
+
+
+class _Job:
+    """One prepared buffer being played; written by the callback, read by other threads."""
+
+    __slots__ = ("samples", "pos", "stop_requested", "first_dac", "end_dac", "interrupted", "done")
+
+    def __init__(self, samples: np.ndarray) -> None:
+        self.samples = samples
+        self.pos = 0
+        self.stop_requested = False
+        self.first_dac: float | None = None
+        self.end_dac: float | None = None
+        self.interrupted = False
+        self.done = threading.Event()
+
+
+class PlaybackHandle:
+    """A buffer handed to a :class:`ChannelPlayer`: wait for it, stop it, read when it sounded.
+
+    Times are on the PortAudio stream clock (seconds, :meth:`ChannelPlayer.time`).
+    """
+
+    def __init__(self, player: "ChannelPlayer", job: _Job) -> None:
+        self._player = player
+        self._job = job
+
+    @property
+    def first_dac(self) -> float | None:
+        """Stream time when the first sample reaches the speaker, once the callback took it."""
+        return self._job.first_dac
+
+    @property
+    def end_dac(self) -> float | None:
+        """Stream time just after the last audible sample (the stop point when interrupted)."""
+        return self._job.end_dac
+
+    @property
+    def interrupted(self) -> bool:
+        """True when :meth:`stop` cut the buffer before its end."""
+        return self._job.interrupted
+
+    @property
+    def handed_over(self) -> bool:
+        """True once the callback has passed the last sample on (or stopped): the buffer is free."""
+        return self._job.done.is_set()
+
+    def started(self, timeout: float) -> bool:
+        """Wait until the first block has been handed to the device (True) or ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while self._job.first_dac is None and not self._job.done.is_set():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.002)
+        return True
+
+    def stop(self) -> None:
+        """Interrupt: the callback outputs silence from its next block on (no waiting here)."""
+        self._job.stop_requested = True
+
+    def wait(self, timeout: float) -> bool:
+        """Wait until the buffer has finished *sounding* (not just been queued); False on timeout."""
+        deadline = time.monotonic() + timeout
+        if not self._job.done.wait(timeout):
+            return False
+        end = self._job.end_dac
+        if end is None:
+            return True
+        remaining = end - self._player.time()
+        if remaining > 0:
+            if remaining > deadline - time.monotonic():
+                return False
+            time.sleep(remaining)
+        return True
+
+
+class ChannelPlayer:
+    """One output stream kept open, playing prepared mono buffers on one channel (or all).
+
+    Opening a PulseAudio stream costs a few milliseconds but its first buffers can start late,
+    so the stream stays open between utterances and the callback outputs silence when idle. The
+    callback only copies from the prepared buffer (no allocation of audio, no I/O, no locks);
+    a stop request takes effect at its next block, and the block's DAC time records exactly when
+    the sound ended.
+
+    ``channel`` None plays on a 1-channel stream (the server spreads it to every speaker); a
+    0-based channel opens the smallest 2/4/6/8-channel stream that contains it (see
+    :func:`stream_channels`) and leaves every other channel silent: one seat's earphone.
+    """
+
+    def __init__(self, device: DeviceInfo, channel: int | None = None, *, rate: int | None = None,
+                 latency: float = DEFAULT_LATENCY) -> None:
+        if channel is not None and not 0 <= channel < device.max_output_channels:
+            raise AudioDeviceError(
+                f"device {device.name!r} has {device.max_output_channels} output channels; "
+                f"channel {channel + 1} does not exist"
+            )
+        self.device = device
+        self.channel = channel
+        self.rate = int(rate or device.default_samplerate)
+        """Stream sample rate, Hz: buffers given to :meth:`play` must have this rate."""
+        self.latency = latency
+        self.underflows = 0
+        """Blocks the device had to play without data (a sign of an overloaded machine)."""
+        self._stream: Any = None
+        self._job: _Job | None = None
+        self._first_callback: float | None = None
+        self._last_callback: float | None = None
+        self._column = 0 if channel is None else channel
+
+    @property
+    def is_open(self) -> bool:
+        """True while the stream runs."""
+        return self._stream is not None
+
+    def open(self, timeout: float = START_TIMEOUT) -> "ChannelPlayer":
+        """Open and start the stream and wait until audio flows (idempotent).
+
+        A fresh PulseAudio stream takes its first few blocks at once and then often waits
+        0.1–0.8 s (measured) before the server starts consuming; DAC times reported during
+        that wait are wrong. Waiting here keeps every reported time true.
+        """
+        if self._stream is not None:
+            return self
+        sd = sounddevice_module()
+        channels = 1 if self.channel is None else stream_channels(self.channel, self.device)
+        try:
+            stream = sd.OutputStream(
+                device=self.device.index, channels=channels, samplerate=self.rate, dtype="float32",
+                latency=self.latency, callback=self._callback,
+            )
+            stream.start()
+        except sd.PortAudioError as error:
+            raise AudioDeviceError(f"cannot open {self.device.name!r} for playback: {error}") from error
+        self._stream = stream
+        deadline = time.monotonic() + timeout
+        while not self._flowing():
+            if time.monotonic() >= deadline:
+                self.close()
+                raise AudioDeviceError(f"{self.device.name!r} did not start playing within {timeout:.0f} s")
+            time.sleep(0.005)
+        return self
+
+    def _flowing(self) -> bool:
+        """True once callbacks come at the pace of playback, past the initial burst."""
+        first, last = self._first_callback, self._last_callback
+        return first is not None and last is not None and last - first >= 2 * self.latency
+
+    def time(self) -> float:
+        """Current time of the stream clock, seconds (the clock DAC times are given on)."""
+        if self._stream is None:
+            raise AudioDeviceError(f"playback on {self.device.name!r} is not open")
+        return float(self._stream.time)
+
+    @property
+    def output_latency(self) -> float:
+        """Seconds between the callback and the speaker, as PortAudio reports it."""
+        return float(self._stream.latency) if self._stream is not None else self.latency
+
+    def play(self, samples: np.ndarray) -> PlaybackHandle:
+        """Start playing mono float32 ``samples`` (at :attr:`rate`) now; returns at once.
+
+        A buffer still playing is cut (its handle reports interrupted).
+        """
+        if samples.ndim != 1:
+            raise AudioDeviceError(f"ChannelPlayer plays mono buffers, not shape {samples.shape}")
+        self.open()
+        job = _Job(np.ascontiguousarray(samples, dtype=np.float32))
+        previous = self._job
+        if previous is not None:
+            previous.stop_requested = True
+        self._job = job
+        return PlaybackHandle(self, job)
+
+    def close(self) -> None:
+        """Stop at once (dropping what is queued in the device) and release the stream."""
+        stream, self._stream = self._stream, None
+        self._first_callback = self._last_callback = None
+        job = self._job
+        if job is not None:
+            job.stop_requested = True
+            job.done.set()
+        if stream is not None:
+            sd = sounddevice_module()
+            try:
+                stream.abort()
+                stream.close()
+            except sd.PortAudioError as error:
+                raise AudioDeviceError(f"cannot close playback on {self.device.name!r}: {error}") from error
+
+    def __enter__(self) -> "ChannelPlayer":
+        return self.open()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _callback(self, out: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
+        out.fill(0)
+        now = time_info.currentTime
+        if self._first_callback is None:
+            self._first_callback = now
+        self._last_callback = now
+        if status.output_underflow:
+            self.underflows += 1
+        job = self._job
+        if job is None or job.done.is_set():
+            return
+        dac = float(time_info.outputBufferDacTime)
+        if job.stop_requested:
+            job.end_dac = dac
+            job.interrupted = True
+            job.done.set()
+            return
+        pos = job.pos
+        n = min(frames, job.samples.shape[0] - pos)
+        if pos == 0:
+            job.first_dac = dac
+        out[:n, self._column] = job.samples[pos : pos + n]
+        job.pos = pos + n
+        if job.pos >= job.samples.shape[0]:
+            job.end_dac = dac + n / self.rate
+            job.done.set()

@@ -4,17 +4,19 @@ Speech is always rendered to a buffer first (never spoken straight to the sound 
 output stage can route it to the table speaker or to one seat's earphone, and cache it.
 
 espeak-ng can be initialised only once per process (pyttsx3's driver keeps it alive); build one
-:class:`EspeakVoice` in ``main()`` and pass it on.
+:class:`EspeakVoice` in ``main()`` and pass it on. Several instances still work (each render
+re-claims the synthesiser), and renders from several threads take turns.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import tempfile
+import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from voicehost.audio.buffer import Audio
 from voicehost.errors import InputError, SpeechError
@@ -26,6 +28,12 @@ MAX_RATE = 450
 DEFAULT_RATE = 175
 """Words per minute: a calm host."""
 DEFAULT_VOICE = "gmw/en-us"
+RATE_STEP = 25
+"""Words per minute added or removed when a player asks the host to go faster or slower."""
+
+_ESPEAK_LOCK = threading.Lock()
+"""espeak-ng is one synthesiser per process (a C library with global state), so every render in
+the process takes turns, whichever :class:`EspeakVoice` or thread asks."""
 
 
 class UnknownVoice(InputError):
@@ -94,25 +102,48 @@ class EspeakVoice:
         """Change the speaking rate in words per minute (validated)."""
         self.rate = check_rate(rate)
 
-    def render(self, text: str) -> Audio:
-        """Synthesise ``text`` into a mono float32 buffer (22050 Hz for espeak-ng)."""
+    def render(self, text: str, *, voice: VoiceInfo | None = None, rate: int | None = None) -> Audio:
+        """Synthesise ``text`` into a mono float32 buffer (22050 Hz for espeak-ng).
+
+        ``voice`` and ``rate`` override this object's settings for one call, so a speech service
+        can change them at run time without touching the shared engine state between calls.
+        """
         import soundfile
 
         if not text.strip():
             raise InputError("nothing to say: the text is empty")
-        engine = self._engine
-        engine.setProperty("voice", self.voice.id)
-        engine.setProperty("rate", self.rate)
-        with tempfile.TemporaryDirectory(prefix="voicehost-tts-") as folder:
-            path = Path(folder) / "speech.wav"
+        chosen = voice or self.voice
+        wpm = check_rate(rate if rate is not None else self.rate)
+        sink = io.BytesIO()
+        with _ESPEAK_LOCK:
+            self._claim_espeak()
+            engine = self._engine
+            engine.setProperty("voice", chosen.id)
+            engine.setProperty("rate", wpm)
             # pyttsx3 prints "Audio saved to ..." on stdout; keep stdout clean for --json users.
             with contextlib.redirect_stdout(io.StringIO()):
-                engine.save_to_file(text, str(path))
+                engine.save_to_file(text, sink)
                 engine.runAndWait()
-            if not path.exists():
-                raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
-            samples, rate = soundfile.read(str(path), dtype="float32")
-        return Audio(samples, int(rate))
+        data = sink.getvalue()
+        if not data:
+            raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
+        samples, sample_rate = soundfile.read(io.BytesIO(data), dtype="float32")
+        if samples.shape[0] == 0:
+            raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
+        return Audio(samples, int(sample_rate))
+
+    def _claim_espeak(self) -> None:
+        """Point espeak-ng's one synthesis callback at this engine's driver.
+
+        espeak-ng is a process-wide singleton with a single callback; every pyttsx3 engine built
+        later steals it, and an engine whose callback was stolen waits for audio that goes
+        elsewhere. Re-pointing it before each synthesis lets several voices coexist (tests,
+        fixture generators).
+        """
+        from pyttsx3.drivers import _espeak
+
+        driver = self._engine.proxy._driver
+        _espeak.SetSynthCallback(driver._onSynth)
 
     def close(self) -> None:
         """Stop any synthesis in progress (espeak-ng itself stays loaded for the process)."""
@@ -144,3 +175,25 @@ def _installed_voices(engine: Any) -> list[VoiceInfo]:
     if not voices:
         raise SpeechError("espeak-ng reports no voices; fix: sudo apt-get install espeak-ng-data")
     return voices
+
+
+def trim_silence(audio: Audio, floor_db: float = -50.0, keep: float = 0.01) -> Audio:
+    """``audio`` without the silence espeak-ng puts before and after the words.
+
+    Keeps ``keep`` seconds on each side of the first and last 5 ms frame louder than
+    ``floor_db`` dBFS. Trimmed speech starts sooner, and its speaking span covers only sound,
+    so the listener ignores the microphones no longer than the host is audible.
+    """
+    samples = audio.samples if audio.samples.ndim == 1 else audio.samples.mean(axis=1)
+    n = max(1, int(0.005 * audio.rate))
+    frames = samples.shape[0] // n
+    if frames == 0:
+        return audio
+    rms = np.sqrt(np.mean(np.square(samples[: frames * n].reshape(frames, n)), axis=1) + 1e-12)
+    loud = np.flatnonzero(20 * np.log10(rms) > floor_db)
+    if loud.size == 0:
+        return Audio(audio.samples[:0], audio.rate)
+    pad = int(keep * audio.rate)
+    start = max(0, int(loud[0]) * n - pad)
+    end = min(audio.samples.shape[0], (int(loud[-1]) + 1) * n + pad)
+    return Audio(np.ascontiguousarray(audio.samples[start:end]), audio.rate)
