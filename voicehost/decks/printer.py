@@ -130,7 +130,7 @@ def _draw_card(canvas: Any, sheet: _Sheet, slot: int, number: int, card: RedCard
     canvas.setFont(bold, 34)
     canvas.drawString(x + 4 * MM, y + CARD_H - band + 4 * MM, str(number))
     canvas.setFont(bold, 11)
-    canvas.drawRightString(x + CARD_W - 4 * MM, y + CARD_H - band + 5.5 * MM, "BAM!" if red else "word")
+    canvas.drawRightString(x + CARD_W - 4 * MM, y + CARD_H - band + 5.5 * MM, _label(card))
     _draw_text(canvas, card, x + 5 * MM, y + 12 * MM, CARD_W - 10 * MM, CARD_H - band - 17 * MM, regular, bold)
     canvas.setFillColorRGB(*colour)
     canvas.setFont(regular, 6.5)
@@ -138,6 +138,13 @@ def _draw_card(canvas: Any, sheet: _Sheet, slot: int, number: int, card: RedCard
     canvas.drawString(x + 5 * MM, y + 5 * MM, f"{card.id}" + (f" · {tags}" if tags else ""))
     canvas.drawRightString(x + CARD_W - 5 * MM, y + 5 * MM, deck_name)
     canvas.restoreState()
+
+
+def _label(card: RedCard | GreyCard) -> str:
+    """The small label in the colour band: a double-BAM! card asks for two grey cards."""
+    if isinstance(card, RedCard):
+        return "2 × BAM!" if card.blanks == 2 else "BAM!"
+    return "word"
 
 
 def _draw_text(canvas: Any, card: RedCard | GreyCard, x: float, y: float, width: float, height: float,

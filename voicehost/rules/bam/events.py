@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Mapping
+from dataclasses import dataclass, field, fields
+from typing import ClassVar, Mapping
 
 from voicehost.rules.bam.state import GAME, HAND_SIZE, CardFace, CardId
 from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resumed
@@ -156,11 +156,16 @@ def event_from_json(obj: JsonObject) -> Event:
     cls = _BY_TYPE.get(kind)
     if cls is None:
         raise Inconsistent(f"unknown event type '{kind}'")
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k not in ("seq", "t", "type")}
-    return cls(seq=seq, t=t, **fields)
+    given = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k not in ("seq", "t", "type")}
+    expected = {f.name for f in fields(cls)} - {"seq", "t"}
+    if expected - given.keys():
+        raise Inconsistent(f"missing field(s) {', '.join(sorted(expected - given.keys()))}")
+    if given.keys() - expected:
+        raise Inconsistent(f"unknown field(s) {', '.join(sorted(given.keys() - expected))}")
+    return cls(seq=seq, t=t, **given)
 
 
-_BY_TYPE: dict[str, Callable[..., Event]] = {
+_BY_TYPE: dict[str, type[Event]] = {
     cls.TYPE: cls for cls in (RoundStarted, Submitted, ReadingOrder, BestChosen, WorstChosen, Discarded, Drew,
                               Reshuffled)
 }
