@@ -6,8 +6,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
 
 from voicehost.status import ExitStatus
+
+if TYPE_CHECKING:
+    from voicehost.models.catalog import Catalog
+    from voicehost.models.progress import ProgressBars
 
 NAME = "models"
 HELP = "speech models: see what is installed, download or install one, check it"
@@ -134,7 +139,7 @@ def _mb(count: int) -> str:
     return f"{count / 1e6:.1f} MB"
 
 
-def _list(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ignore[no-untyped-def]
+def _list(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.download import partial_path
     from voicehost.models.engine import EngineChoice, engine_table, package_model
     from voicehost.models.install import folder_size, installed_models
@@ -167,7 +172,7 @@ def _list(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: igno
     return ExitStatus.OK
 
 
-def _bars():  # type: ignore[no-untyped-def]
+def _bars() -> ProgressBars:
     from voicehost.models.progress import ProgressBars
 
     return ProgressBars(sys.stderr)
@@ -177,7 +182,7 @@ def _note(message: str) -> None:
     print(f"voicehost models: {message}", file=sys.stderr)
 
 
-def _download(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ignore[no-untyped-def]
+def _download(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.download import DEFAULT_TIMEOUT, download_model
 
     entry = catalog.require(args.name)
@@ -192,7 +197,7 @@ def _download(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: 
     return ExitStatus.OK
 
 
-def _install(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ignore[no-untyped-def]
+def _install(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.install import install_path
 
     bars = _bars()
@@ -206,7 +211,7 @@ def _install(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: i
     return ExitStatus.OK
 
 
-def _verify_targets(args: argparse.Namespace, folder: Path, catalog) -> list[tuple[str, Path]]:  # type: ignore[no-untyped-def]
+def _verify_targets(args: argparse.Namespace, folder: Path, catalog: Catalog) -> list[tuple[str, Path]]:
     from voicehost.models.engine import package_model
     from voicehost.models.errors import UnknownModel
     from voicehost.models.install import installed_models
@@ -227,7 +232,7 @@ def _verify_targets(args: argparse.Namespace, folder: Path, catalog) -> list[tup
     raise UnknownModel(f"no installed model or model folder {args.name!r} (installed: {known})")
 
 
-def _verify(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ignore[no-untyped-def]
+def _verify(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.paths import pocketsphinx_model_dir
     from voicehost.models.verify import check_files, load_model
 
@@ -248,7 +253,7 @@ def _verify(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ig
     return ExitStatus.OK
 
 
-def _remove(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ignore[no-untyped-def]
+def _remove(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.install import remove_model
 
     where = remove_model(args.name, folder)
@@ -256,4 +261,4 @@ def _remove(args: argparse.Namespace, folder: Path, catalog) -> int:  # type: ig
     return ExitStatus.OK
 
 
-_ACTIONS = {"list": _list, "download": _download, "install": _install, "verify": _verify, "remove": _remove}
+_ACTIONS: dict[str, Callable[[argparse.Namespace, Path, Catalog], int]] = {"list": _list, "download": _download, "install": _install, "verify": _verify, "remove": _remove}

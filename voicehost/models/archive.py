@@ -115,10 +115,10 @@ def plan_zip(archive: Path, zf: zipfile.ZipFile) -> list[Member]:
             files[path] = info
             members.append(Member(path, Kind.FILE, info.file_size, info))
     for path, target in links:
-        info = files.get(target)
-        if info is None:
+        linked = files.get(target)
+        if linked is None:
             raise UnsafeArchive(f"{archive}: symlink {path!r} does not point at a file in the archive; nothing was written")
-        members.append(Member(path, Kind.FILE, info.file_size, info))
+        members.append(Member(path, Kind.FILE, linked.file_size, linked))
     return members
 
 
@@ -144,10 +144,10 @@ def plan_tar(archive: Path, tf: tarfile.TarFile) -> list[Member]:
         if len(members) + len(links) > MAX_MEMBERS:
             raise UnsafeArchive(f"{archive}: more than {MAX_MEMBERS} members; nothing was written")
     for path, target, what in links:
-        info = files.get(target)
-        if info is None:
+        linked = files.get(target)
+        if linked is None:
             raise UnsafeArchive(f"{archive}: {what} {path!r} does not point at a file in the archive; nothing was written")
-        members.append(Member(path, Kind.FILE, info.size, info))
+        members.append(Member(path, Kind.FILE, linked.size, linked))
     return members
 
 

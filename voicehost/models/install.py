@@ -35,7 +35,8 @@ from voicehost.models.catalog import (
     Engine,
     RecordedChecksums,
 )
-from voicehost.models.errors import ChecksumMismatch, InputError, ModelExists, NotAModel, UnknownModel
+from voicehost.errors import InputError
+from voicehost.models.errors import ChecksumMismatch, ModelExists, NotAModel, UnknownModel
 from voicehost.models.paths import installed_vosk_models
 from voicehost.models.verify import missing_files
 
@@ -109,7 +110,7 @@ def folder_size(folder: Path) -> int:
 
 def sweep_partials(folder: Path) -> list[Path]:
     """Delete leftovers of interrupted installs whose process is gone; returns what was removed."""
-    removed = []
+    removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for path in folder.iterdir():
@@ -158,10 +159,9 @@ def _identify(catalog: Catalog, folder: Path, *, given_name: str | None, given_l
         entry, how = catalog.by_md5(md5), "its MD5 matches the catalog"
     elif tree and catalog.by_tree(tree):
         entry, how = catalog.by_tree(tree), "its files match the catalog"
-    elif catalog.get(given_name or fallback):
-        entry = catalog.get(given_name or fallback)
-        how = "named like a catalog entry"
-        _check_catalog_file(entry, folder, sha256, md5, tree)
+    elif (named := catalog.get(given_name or fallback)) is not None:
+        entry, how = named, "named like a catalog entry"
+        _check_catalog_file(named, folder, sha256, md5, tree)
     name = _check_name(given_name or (entry.name if entry else fallback))
     if given_name and not how:
         how = "named by --name"
