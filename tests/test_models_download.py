@@ -198,3 +198,23 @@ def test_unknown_model_name_lists_the_known_ones(tmp_path: Path) -> None:
     """`download NOPE` is a usage error listing the catalog's names."""
     result = run_voicehost("models", "--models-dir", str(tmp_path), "download", "nope")
     assert result.returncode == 2 and "vosk-model-small-en-us-0.15" in result.stderr
+
+
+def test_progress_line_has_bytes_rate_and_eta() -> None:
+    """The progress line reports bytes done of total, the rate since start (resumed bytes excluded) and the ETA, by the injected clock."""
+    import io
+
+    from voicehost.models.progress import Progress, ProgressBars
+
+    now = [100.0]
+    out = io.StringIO()
+    progress = Progress("downloading x.zip", 50_000_000, out, clock=lambda: now[0]).begin(already=10_000_000)
+    now[0] += 4.0
+    progress.update(30_000_000)
+    assert out.getvalue() == "downloading x.zip: 30.0 MB of 50.0 MB (60%), 5.0 MB/s, ETA 0:04\n"
+    now[0] += 1.0
+    progress.update(31_000_000)
+    assert out.getvalue().count("\n") == 1  # a pipe gets a line per tenth, not per chunk
+    quiet = io.StringIO()
+    ProgressBars(quiet)("checking small.zip", 1_000)(1_000, 1_000)
+    assert quiet.getvalue() == ""
