@@ -81,8 +81,8 @@ def _check(files: list[str]) -> int:
             status = ExitStatus.USAGE
             continue
         double = sum(c.blanks == 2 for c in deck.red)
-        print(f"{deck.source}: ok: deck '{deck.name}' ({deck.language}): {len(deck.red)} red cards "
-              f"({double} with two blanks), {len(deck.grey)} grey cards")
+        print(f"{deck.source}: ok: deck '{deck.name}' ({deck.language}): {_count(len(deck.red), 'red card')} "
+              f"({double} with two blanks), {_count(len(deck.grey), 'grey card')}")
         for colour, cards in (("red", deck.red), ("grey", deck.grey)):
             tags = tags_of(cards)
             if tags:
@@ -95,8 +95,12 @@ def _check(files: list[str]) -> int:
             for problem in error.problems:
                 print(problem, file=sys.stderr)
             return ExitStatus.USAGE
-        print(f"together: ok: {len(combined.red)} red cards, {len(combined.grey)} grey cards")
+        print(f"together: ok: {_count(len(combined.red), 'red card')}, {_count(len(combined.grey), 'grey card')}")
     return status
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _note_base_clash(name: str, deck: Deck) -> None:
