@@ -337,7 +337,7 @@ def _lone_shout(state: State, action: Shout, out: _Events) -> State:
         raise IllegalAction("race_open", "a race is open: submit its shouts with ResolveRace")
     _check_shout(state, action.player, action.animal, action.onset)
     shout = out.seq
-    out.append(ShoutEvent(shout, out.t, action.player, action.animal, action.onset))
+    out.append(ShoutEvent(shout, out.t, action.player, action.animal, action.onset, in_race=False))
     seat = state.seat(action.player)
     fives = state.fives()
     if not fives:

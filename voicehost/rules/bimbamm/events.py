@@ -113,6 +113,9 @@ class ShoutEvent(BimBammEvent):
     animal: Animal
     onset: float
     """When the shout began: seconds on the same game clock as "t"."""
+    in_race: bool = True
+    """Extra: true when heard in a race window (judged with the race), false for a shout while no
+    race window was open (judged against the table, never scoring)."""
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
         return Quit(t, ev.get("player"), _get(ev, "reason", str, i))
     if state.phase is Phase.RACE:
         j = i
-        while j < len(events) and events[j].get("type") in _RACE_EVENTS:
+        while j < len(events) and _in_race(events[j]):
             j += 1
         calls = [_call(e, k) for k, e in enumerate(events[i:j], start=i) if e.get("type") == "shout"]
         return ResolveRace(t, tuple(calls))
@@ -96,6 +96,11 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
     if state.phase is Phase.TURN and kind == "exchange":
         return UseSpecial(t, _get(ev, "player", str, i), _get(ev, "with", str, i))
     raise LogError(f"event {i}: a {kind!r} event cannot come now (phase {state.phase.value})")
+
+
+def _in_race(ev: JsonObject) -> bool:
+    """Whether an event belongs to a race resolution (a lone shout carries "in_race": false)."""
+    return ev.get("type") in _RACE_EVENTS and not (ev.get("type") == "shout" and ev.get("in_race") is False)
 
 
 def _call(ev: JsonObject, i: int) -> Call:
