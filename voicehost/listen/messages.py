@@ -25,6 +25,8 @@ class EventKind(Enum):
     """Voiced, speech-like: a candidate for recognition."""
     SLAP = "slap"
     """Impulsive and broadband: a hand clap or a slap on the table."""
+    NOISE = "noise"
+    """Neither voiced nor impulsive (a cough, a breath, rustling): never reported."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class AudioBlock:
     """Hz."""
     capture_time: float | None = None
     """Seconds on the audio clock when the first frame was captured (PortAudio ADC time), if known."""
+    seats: tuple[SeatName, ...] = ()
+    """Seat of each channel; empty means the listener's seats in order."""
 
 
 @dataclass(frozen=True)

@@ -191,13 +191,14 @@ def _resonate(noise: np.ndarray, rate: int, freq: float, bandwidth: float) -> np
 
 
 def clap(rate: int, rng: np.random.Generator) -> np.ndarray:
-    """A hand clap: a few ms of broadband noise bursts with a fast decay (about 100 ms)."""
+    """A hand clap: a sharp broadband burst (sub-millisecond attack, about 10 ms decay) with a
+    weaker echo a few milliseconds later, as the hands' cavity rings."""
     frames = int(0.12 * rate)
     noise = rng.standard_normal(frames)
-    env = _decay(frames, rate, 0.012)
-    for offset in rng.uniform(0.004, 0.012, size=2):
-        k = int(offset * rate)
-        env[k:] += 0.6 * _decay(frames - k, rate, 0.008)
+    env = _decay(frames, rate, float(rng.uniform(0.006, 0.012)))
+    env *= np.minimum(1.0, np.arange(frames) / (0.0005 * rate))
+    k = int(rng.uniform(0.003, 0.008) * rate)
+    env[k:] += float(rng.uniform(0.2, 0.45)) * _decay(frames - k, rate, 0.008)
     body = _resonate(noise * env, rate, float(rng.uniform(900, 1500)), 600.0)
     return normalise(trim((body + 0.5 * noise * env).astype(np.float32), rate), 0.7)
 

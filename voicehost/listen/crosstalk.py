@@ -1,0 +1,376 @@
+"""Crosstalk: one owner per sound.
+
+Every shout reaches every microphone: loudest and first at its maker's, 8 to 25 dB weaker and a
+few milliseconds later at the others. The onset detector therefore reports events on several seats
+for one shout, and a seat that really shouted a few milliseconds after a neighbour has the
+neighbour's leak at the start of its own event.
+
+:func:`resolve` takes the events of one *cluster* (events of all seats that overlap in time) and
+works through the seats in onset order. The first is a source. For each next seat, the leak of
+every source found so far is predicted with a short FIR filter (a delay, a gain and early
+reflections) fitted only on the frames where that seat's channel is coherent with the source, and
+subtracted. If what remains still rises clearly above the channel's noise and keeps much of the
+channel's energy, the seat made a sound of its own, and its onset is found again on the remainder;
+otherwise its event was a leak and is reported once, as ``leaked_to`` of its source.
+
+A sound heard about equally loud everywhere (the table speaker: the host's own voice) has no
+owner and is dropped. Per-seat latency offsets are applied before anything is compared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping, Protocol, Sequence
+
+import numpy as np
+
+from voicehost.listen.messages import AcousticEvent, EventKind, SeatName
+from voicehost.listen.onset import OnsetConfig, band_energies_db, band_masks, classify, fine_onset, peak_level_db
+
+
+class SeatAudio(Protocol):
+    """Read access to each seat's recent audio (session frames, before latency correction)."""
+
+    def read(self, seat: SeatName, start: int, end: int) -> np.ndarray:
+        """float32 mono samples [start, end) of ``seat``; zeros where nothing is held."""
+
+
+@dataclass(frozen=True)
+class CrosstalkConfig:
+    """Tuning of leak cancellation and ownership."""
+
+    lag_min: float = 0.0002
+    """Seconds: earliest a leak may arrive after its source (a leak is never early: the maker's
+    own microphone is the nearest; latency offsets are applied before)."""
+    lag_max: float = 0.015
+    """Seconds: latest a leak may arrive (5 m of air)."""
+    lag_window: float = 0.025
+    """Seconds of the source's first loud sound used to find the leak's delay."""
+    taps_before: float = 0.0005
+    """Seconds of FIR taps before the leak's main delay."""
+    taps_after: float = 0.004
+    """Seconds of FIR taps after it (early reflections)."""
+    frame: float = 0.005
+    """Seconds per fitting frame (short, so a few ms of leak before a neighbour's own shout count)."""
+    coherence_min: float = 0.8
+    """A frame whose correlation with the delayed source reaches this is taken for leak only …"""
+    ratio_spread_db: float = 6.0
+    """… if its level relative to the source is within this of the lowest such ratio (a frame
+    where the seat's own voice adds to the leak is louder relative to the source)."""
+    source_over_noise_db: float = 10.0
+    """Only frames where the source is this far above its own noise inform the fit."""
+    explained_db: float = -8.0
+    """A frame is explained by the leak when the fit leaves less than this share of its energy."""
+    max_fit_frames: int = 60
+    """At most this many frames (300 ms) inform a fit: enough, and it keeps the cost bounded."""
+    min_frames: int = 3
+    """Fewer usable frames than this: no leak is fitted."""
+    own_margin_db: float = 8.0
+    """A remainder frame is own sound when it is this far above the remainder's noise …"""
+    own_share_db: float = -3.0
+    """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
+    own_frames: int = 3
+    """Consecutive own frames (10 ms hop) needed."""
+    far_field_db: float = -4.0
+    """A sound whose median leak gain to the other seats exceeds this has no owner (table speaker)."""
+    pre: float = 0.35
+    """Seconds of audio before the cluster used for noise statistics."""
+    post: float = 0.2
+    """Seconds of audio after the cluster (the recogniser gets up to ``tail`` of it)."""
+    lead: float = 0.1
+    """Seconds of the owner's audio before the onset given to the recogniser."""
+    tail: float = 0.15
+    """Seconds of the owner's audio after the end given to the recogniser."""
+
+
+@dataclass(frozen=True)
+class OwnedEvent:
+    """An event with its one owner, and the owner's audio with the neighbours' leaks removed."""
+
+    event: AcousticEvent
+    samples: np.ndarray
+    """float32 mono, crosstalk-cancelled, from ``start``."""
+    start: float
+    """Seconds (session time, after the latency offset) of ``samples[0]``."""
+
+
+@dataclass
+class _Leak:
+    taps: np.ndarray
+    first: int
+    """Lag (samples) of ``taps[0]``."""
+
+    @property
+    def gain_db(self) -> float:
+        """Energy gain of the leak path, dB."""
+        return float(10 * np.log10(np.sum(self.taps**2) + 1e-14))
+
+    def apply(self, source: np.ndarray) -> np.ndarray:
+        """The predicted leak: ``source`` filtered and delayed, same length."""
+        full = np.convolve(source, self.taps)
+        out = np.zeros_like(source)
+        if self.first >= 0:
+            n = max(0, len(source) - self.first)
+            out[self.first:] = full[:n]
+        else:
+            out[:] = full[-self.first : -self.first + len(source)]
+        return out
+
+
+def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[SeatName, float],
+            onset_cfg: OnsetConfig, cfg: CrosstalkConfig | None = None) -> list[OwnedEvent]:
+    """The owned events of one cluster (see the module docstring), sorted by onset."""
+    cfg = cfg or CrosstalkConfig()
+    rate = onset_cfg.rate
+    by_seat: dict[SeatName, AcousticEvent] = {}
+    for event in sorted(events, key=lambda e: (e.onset, -e.level_db)):
+        by_seat.setdefault(event.seat, event)
+    t0 = min(e.onset for e in events) - cfg.pre
+    t1 = max(e.end for e in events) + cfg.post
+    signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
+    order = list(by_seat)
+    sources: dict[SeatName, int] = {}
+    leaks: dict[SeatName, dict[SeatName, _Leak]] = {}
+    leaked: dict[SeatName, list[SeatName]] = {}
+    for seat in order:
+        remainder, fitted = _cancel(signals[seat], {s: signals[s] for s in sources}, rate, cfg, onset_cfg)
+        leaks[seat] = fitted
+        if not sources:
+            sources[seat] = int(round((by_seat[seat].onset - t0) * rate))
+            continue
+        onset = _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
+        if onset is not None:
+            sources[seat] = onset
+        else:
+            owner = max(fitted, key=lambda s: fitted[s].gain_db) if fitted else order[0]
+            leaked.setdefault(owner, []).append(seat)
+    owned = []
+    for seat, onset in sources.items():
+        gains = [leaks[other][seat].gain_db if seat in leaks.get(other, {}) else -40.0 for other in offsets if other != seat]
+        if gains and float(np.median(gains)) > cfg.far_field_db:
+            continue
+        others = {s: signals[s] for s in sources if s != seat}
+        remainder, _ = _cancel(signals[seat], others, rate, cfg, onset_cfg)
+        found = _owned_event(by_seat[seat], remainder, onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
+        if found is not None:
+            owned.append(found)
+    return sorted(owned, key=lambda o: o.event.onset)
+
+
+def _read(audio: SeatAudio, seat: SeatName, t0: float, t1: float, offset: float, rate: int) -> np.ndarray:
+    start = int(round((t0 + offset) * rate))
+    end = int(round((t1 + offset) * rate))
+    if start < 0:
+        return np.concatenate([np.zeros(-start, dtype=np.float32), audio.read(seat, 0, end)])
+    return audio.read(seat, start, end)
+
+
+def _band_pass(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
+    """Keep ``low_hz``..``high_hz`` (rumble and the top octave carry no useful timing)."""
+    spectrum = np.fft.rfft(x.astype(np.float64))
+    freqs = np.fft.rfftfreq(len(x), 1 / rate)
+    spectrum[(freqs < cfg.low_hz) | (freqs > cfg.high_hz)] = 0
+    return np.fft.irfft(spectrum, n=len(x))
+
+
+def _cancel(target: np.ndarray, sources: Mapping[SeatName, np.ndarray], rate: int, cfg: CrosstalkConfig,
+            onset_cfg: OnsetConfig) -> tuple[np.ndarray, dict[SeatName, _Leak]]:
+    """``target`` minus the predicted leak of each source (fitted one after the other)."""
+    remainder = target.copy()
+    fitted: dict[SeatName, _Leak] = {}
+    for seat, source in sources.items():
+        leak = fit_leak(source, remainder, rate, cfg, onset_cfg)
+        if leak is not None:
+            remainder = remainder - leak.apply(source)
+            fitted[seat] = leak
+    return remainder, fitted
+
+
+def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
+    count = 1 + (len(x) - n) // hop if len(x) >= n else 0
+    index = np.arange(n)[None, :] + hop * np.arange(count)[:, None]
+    return 10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14)
+
+
+def fit_leak(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> _Leak | None:
+    """The FIR path from ``source`` into ``target``; None when ``target`` shows no leak of it.
+
+    The delay comes from the first 25 ms of the source's sound (where a neighbour's channel is
+    most likely nothing but the leak). The filter is fitted on the frames where ``target`` is
+    coherent with the delayed source, then again on the frames that fit explained well, so the
+    frames where the target seat makes its own sound do not bend it.
+    """
+    n = int(cfg.frame * rate)
+    src_db = _frame_db(source, n, n)
+    loud = src_db >= float(np.percentile(src_db, 10)) + cfg.source_over_noise_db
+    if np.count_nonzero(loud) < cfg.min_frames:
+        return None
+    first_loud = int(np.flatnonzero(loud)[0]) * n
+    lag = _best_lag(source, target, rate, cfg, first_loud, first_loud + int(cfg.lag_window * rate))
+    if lag is None:
+        return None
+    coherent = loud & (_coherence(source, target, lag, n) >= cfg.coherence_min)
+    if np.count_nonzero(coherent) < cfg.min_frames:
+        return None
+    tgt_db = _frame_db(target, n, n)
+    ratio = tgt_db - _frame_db(_delay(source, lag), n, n)
+    coherent &= ratio <= float(np.min(ratio[coherent])) + cfg.ratio_spread_db
+    leak = _wiener(source, target, lag, coherent, n, rate, cfg)
+    if leak is None:
+        return None
+    left_db = _frame_db(target - leak.apply(source), n, n)
+    good = loud & (left_db - tgt_db <= cfg.explained_db)
+    return _wiener(source, target, lag, good, n, rate, cfg) or leak
+
+
+def _coherence(source: np.ndarray, target: np.ndarray, lag: int, n: int, slack: int = 2) -> np.ndarray:
+    """Per frame of ``n`` samples: the best normalised correlation between ``target`` and the
+    source delayed by ``lag`` ± ``slack`` samples (a fractional delay blurs the exact lag)."""
+    frames = len(target) // n
+    a = target[: frames * n].reshape(frames, n)
+    best = np.full(frames, -1.0)
+    for d in range(lag - slack, lag + slack + 1):
+        b = _delay(source, d)[: frames * n].reshape(frames, n)
+        c = np.sum(a * b, axis=1) / (np.sqrt(np.sum(a**2, axis=1) * np.sum(b**2, axis=1)) + 1e-14)
+        best = np.maximum(best, c)
+    return best
+
+
+def _delay(x: np.ndarray, lag: int) -> np.ndarray:
+    out = np.zeros_like(x)
+    if lag >= 0:
+        out[lag:] = x[: len(x) - lag]
+    else:
+        out[:lag] = x[-lag:]
+    return out
+
+
+def _wiener(source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray, n: int, rate: int,
+            cfg: CrosstalkConfig) -> _Leak | None:
+    """Least-squares FIR around ``lag`` fitted on the chosen frames of ``target`` only (an
+    explicit design matrix: masking would break the Toeplitz shortcut for frames this short).
+    Every frame weighs the same, so the quiet first milliseconds of a leak count as much as its
+    loud vowel."""
+    chosen = np.flatnonzero(frames)[: cfg.max_fit_frames]
+    if chosen.size < cfg.min_frames:
+        return None
+    first = lag - int(cfg.taps_before * rate)
+    count = int((cfg.taps_before + cfg.taps_after) * rate) + 1
+    rows = (chosen[:, None] * n + np.arange(n)[None, :]).ravel()
+    pad = count + abs(first) + 1
+    padded = np.concatenate([np.zeros(pad), source, np.zeros(pad)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, count)
+    design = windows[rows - first - count + 1 + pad][:, ::-1]
+    scale = np.repeat(1.0 / (np.sqrt(np.mean(design.reshape(chosen.size, n, count)[:, :, 0] ** 2, axis=1)) + 1e-9), n)
+    design = design * scale[:, None]
+    gram = design.T @ design
+    gram += np.eye(count) * (1e-3 * np.trace(gram) / count + 1e-12)
+    return _Leak(np.linalg.solve(gram, design.T @ (target[rows] * scale)), first)
+
+
+def mask_shift(mask: np.ndarray, lag: int) -> np.ndarray:
+    """The mask moved ``lag`` samples earlier (where the source was when the leak arrived)."""
+    out = np.zeros_like(mask)
+    if lag >= 0:
+        out[: len(mask) - lag] = mask[lag:]
+    else:
+        out[-lag:] = mask[: len(mask) + lag]
+    return out
+
+
+def _correlate(a: np.ndarray, b: np.ndarray, count: int) -> np.ndarray:
+    """sum_t a[t+k] b[t] for k = 0..count-1."""
+    size = 1 << int(np.ceil(np.log2(len(a) + len(b))))
+    full = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+    return full[:count]
+
+
+def _cross(target: np.ndarray, source: np.ndarray, first: int, count: int) -> np.ndarray:
+    """sum_t target[t] source[t - first - k] for k = 0..count-1."""
+    size = 1 << int(np.ceil(np.log2(len(target) + len(source))))
+    full = np.fft.irfft(np.fft.rfft(target, size) * np.conj(np.fft.rfft(source, size)), size)
+    lags = (first + np.arange(count)) % size
+    return full[lags]
+
+
+def _best_lag(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, start: int, end: int) -> int | None:
+    """Delay (samples) at which ``target`` correlates best (normalised, so a loud voice of the
+    target's own does not pull it) with ``source[start:end]``, within the leak range."""
+    lo, hi = int(round(cfg.lag_min * rate)), int(round(cfg.lag_max * rate))
+    piece = source[start:end]
+    window = target[start + lo : min(len(target), end + hi)]
+    if len(piece) == 0 or len(window) < len(piece):
+        return None
+    size = 1 << int(np.ceil(np.log2(len(window) + len(piece))))
+    full = np.fft.irfft(np.fft.rfft(window, size) * np.conj(np.fft.rfft(piece, size)), size)
+    count = len(window) - len(piece) + 1
+    power = np.concatenate(([0.0], np.cumsum(window**2)))
+    energy = power[len(piece) : len(piece) + count] - power[:count]
+    values = full[:count] / (np.sqrt(energy * float(np.sum(piece**2))) + 1e-14)
+    if not np.any(values > 0):
+        return None
+    return lo + int(np.argmax(values))
+
+
+def _noise_stats(fine: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    head = fine[: max(5, count)]
+    median = np.median(head, axis=0)
+    return median, 1.4826 * np.median(np.abs(head - median), axis=0) + 0.5
+
+
+def _own_onset(remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> int | None:
+    """Sample index where ``remainder`` shows a sound of the seat's own, or None."""
+    hop, n = rate // 100, rate // 50
+    rem_db, chan_db = _frame_db(remainder, n, hop), _frame_db(channel, n, hop)
+    noise_frames = max(3, int((cfg.pre - 0.05) * 100))
+    noise = float(np.median(rem_db[:noise_frames]))
+    own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
+    own[:noise_frames] = False
+    run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
+    hits = np.flatnonzero(run >= cfg.own_frames)
+    if hits.size == 0:
+        return None
+    coarse = int(hits[0]) * hop + n // 2
+    return _refine(remainder, coarse, rate, cfg, onset_cfg)
+
+
+def _refine(x: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> int:
+    """Fine onset on the remainder (same method as the detector), noise from before the cluster."""
+    nfft = max(128, onset_cfg.fine_window)
+    masks = band_masks(nfft, rate, onset_cfg.low_hz, onset_cfg.high_hz, onset_cfg.fine_bands)
+    pre = int((cfg.pre - 0.05) * rate)
+    noise = band_energies_db(x[:pre], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
+    lo = max(pre, coarse - int(onset_cfg.search_back * rate))
+    hi = min(len(x), coarse + 2 * onset_cfg.fine_window + n_half(onset_cfg))
+    fine = band_energies_db(x[lo:hi], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
+    if len(noise) < 5 or len(fine) < 5:
+        return coarse
+    index = fine_onset(fine, _noise_stats(noise, len(noise)), onset_cfg)
+    return coarse if index is None else lo + index * onset_cfg.fine_hop + onset_cfg.fine_window // 2
+
+
+def n_half(cfg: OnsetConfig) -> int:
+    """Half a detection frame, samples."""
+    return cfg.window // 2
+
+
+def _owned_event(event: AcousticEvent, remainder: np.ndarray, onset: int, t0: float, rate: int,
+                 onset_cfg: OnsetConfig, cfg: CrosstalkConfig, leaked_to: tuple[SeatName, ...]) -> OwnedEvent | None:
+    """The seat's event, starting at its own onset, classified on its own (cancelled) audio."""
+    start_t = t0 + onset / rate
+    end_t = max(event.end, start_t + 0.03)
+    end = min(len(remainder), int(round((end_t - t0) * rate)))
+    own = remainder[onset:end].astype(np.float32)
+    if own.size == 0:
+        return None
+    bursts = tuple((max(a, start_t), b) for a, b in event.bursts if b > start_t) or ((start_t, end_t),)
+    first = int(round((bursts[0][1] - start_t) * rate))
+    kind = classify(own, onset_cfg, first)
+    lead = int(cfg.lead * rate)
+    samples = remainder[max(0, onset - lead) : end + int(cfg.tail * rate)].astype(np.float32)
+    found = replace(event, kind=kind, onset=start_t, end=end_t, level_db=peak_level_db(own, rate),
+                    bursts=bursts, leaked_to=leaked_to)
+    return OwnedEvent(found, samples, t0 + max(0, onset - lead) / rate)
+
+
+__all__ = ["CrosstalkConfig", "OwnedEvent", "SeatAudio", "resolve", "fit_leak", "EventKind"]
