@@ -54,7 +54,7 @@ def test_a_turn_limit_ends_a_game_without_winner() -> None:
 def test_mistake_rate_zero_gives_no_mistakes_and_one_gives_many() -> None:
     """--mistake-rate is the chance of wrong shouts: 0 gives none, 1 gives several per game."""
     assert simulate(3, 20, seed=2, mistake_rate=0.0).mistakes == 0
-    assert simulate(3, 20, seed=2, mistake_rate=1.0).mistakes > 20 * 5
+    assert simulate(3, 4, seed=2, mistake_rate=1.0).mistakes > 4 * 5
 
 
 def test_simulate_command_prints_the_summary_and_writes_logs(tmp_path: Path) -> None:
