@@ -111,7 +111,7 @@ def _note_base_clash(name: str, deck: Deck) -> None:
         return
     base = load_deck("base")
     ids = {c.id for c in base.red} | {c.id for c in base.grey}
-    clash = [c.id for c in (*deck.red, *deck.grey) if c.id in ids]
+    clash = [i for i in [c.id for c in deck.red] + [c.id for c in deck.grey] if i in ids]
     if clash:
         shown = ", ".join(clash[:5]) + (", ..." if len(clash) > 5 else "")
         print(f"  note: {len(clash)} id(s) also used by the base deck ({shown}): rename them (e.g. \"my-r1\") "
