@@ -63,6 +63,11 @@ class CrosstalkConfig:
     """A frame is explained by the leak when the fit leaves less than this share of its energy."""
     max_fit_frames: int = 60
     """At most this many frames (300 ms) inform a fit: enough, and it keeps the cost bounded."""
+    max_gain_db: float = 6.0
+    """A fitted leak louder than its source by more than this is no leak: it is the target's own
+    voice predicted from its own echo in the source channel (a pitch period later)."""
+    first_window: float = 0.02
+    """Seconds: of the events starting this close to the earliest, the loudest is taken first."""
     min_frames: int = 3
     """Fewer usable frames than this: no leak is fitted."""
     own_margin_db: float = 8.0
@@ -128,12 +133,16 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     t0 = min(e.onset for e in events) - cfg.pre
     t1 = max(e.end for e in events) + cfg.post
     signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
-    order = list(by_seat)
+    order = _order(list(by_seat.values()), cfg)
     sources: dict[SeatName, int] = {}
+
+    def span(seat: SeatName) -> tuple[int, int]:
+        return sources[seat], int(round((by_seat[seat].end - t0) * rate))
+
     leaks: dict[SeatName, dict[SeatName, _Leak]] = {}
     leaked: dict[SeatName, list[SeatName]] = {}
     for seat in order:
-        remainder, fitted = _cancel(signals[seat], {s: signals[s] for s in sources}, rate, cfg, onset_cfg)
+        remainder, fitted = _cancel(signals[seat], {s: (signals[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
         if not sources:
             sources[seat] = int(round((by_seat[seat].onset - t0) * rate))
@@ -149,12 +158,22 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
         gains = [leaks[other][seat].gain_db if seat in leaks.get(other, {}) else -40.0 for other in offsets if other != seat]
         if gains and float(np.median(gains)) > cfg.far_field_db:
             continue
-        others = {s: signals[s] for s in sources if s != seat}
-        remainder, _ = _cancel(signals[seat], others, rate, cfg, onset_cfg)
+        others = {s: (signals[s], span(s)) for s in sources if s != seat}
+        remainder, _ = _cancel(signals[seat], others, rate, cfg)
         found = _owned_event(by_seat[seat], remainder, onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
         if found is not None:
             owned.append(found)
     return sorted(owned, key=lambda o: o.event.onset)
+
+
+def _order(events: list[AcousticEvent], cfg: CrosstalkConfig) -> list[SeatName]:
+    """Seats in onset order, except that the loudest of the events starting within
+    ``first_window`` of the earliest goes first (a leak's onset can be found a little earlier
+    than its source's own when the source's start is masked by noise)."""
+    events = sorted(events, key=lambda e: e.onset)
+    early = [e for e in events if e.onset <= events[0].onset + cfg.first_window]
+    lead = max(early, key=lambda e: e.level_db)
+    return [lead.seat] + [e.seat for e in events if e is not lead]
 
 
 def _read(audio: SeatAudio, seat: SeatName, t0: float, t1: float, offset: float, rate: int) -> np.ndarray:
@@ -173,13 +192,14 @@ def _band_pass(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
     return np.fft.irfft(spectrum, n=len(x))
 
 
-def _cancel(target: np.ndarray, sources: Mapping[SeatName, np.ndarray], rate: int, cfg: CrosstalkConfig,
-            onset_cfg: OnsetConfig) -> tuple[np.ndarray, dict[SeatName, _Leak]]:
-    """``target`` minus the predicted leak of each source (fitted one after the other)."""
+def _cancel(target: np.ndarray, sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]], rate: int,
+            cfg: CrosstalkConfig) -> tuple[np.ndarray, dict[SeatName, _Leak]]:
+    """``target`` minus the predicted leak of each source (fitted one after the other on the
+    source's own event span)."""
     remainder = target.copy()
     fitted: dict[SeatName, _Leak] = {}
-    for seat, source in sources.items():
-        leak = fit_leak(source, remainder, rate, cfg, onset_cfg)
+    for seat, (source, span) in sources.items():
+        leak = fit_leak(source, remainder, span, rate, cfg)
         if leak is not None:
             remainder = remainder - leak.apply(source)
             fitted[seat] = leak
@@ -192,8 +212,10 @@ def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
     return 10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14)
 
 
-def fit_leak(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> _Leak | None:
+def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate: int, cfg: CrosstalkConfig) -> _Leak | None:
     """The FIR path from ``source`` into ``target``; None when ``target`` shows no leak of it.
+    Only the source's own event (``span``, samples) informs it: room noise common to both
+    channels (babble) must not pass for a leak.
 
     The delay comes from the first 25 ms of the source's sound (where a neighbour's channel is
     most likely nothing but the leak). The filter is fitted on the frames where ``target`` is
@@ -202,7 +224,9 @@ def fit_leak(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkCo
     """
     n = int(cfg.frame * rate)
     src_db = _frame_db(source, n, n)
-    loud = src_db >= float(np.percentile(src_db, 10)) + cfg.source_over_noise_db
+    noise = float(np.median(src_db[: max(1, int((cfg.pre - 0.05) * rate) // n)]))
+    inside = (np.arange(len(src_db)) * n >= span[0] - n) & (np.arange(len(src_db)) * n < span[1])
+    loud = inside & (src_db >= noise + cfg.source_over_noise_db)
     if np.count_nonzero(loud) < cfg.min_frames:
         return None
     first_loud = int(np.flatnonzero(loud)[0]) * n

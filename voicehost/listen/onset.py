@@ -61,6 +61,10 @@ class OnsetConfig:
     """Consecutive loud frames that start a burst."""
     off_frames: int = 3
     """Consecutive quiet frames that end a burst."""
+    dip_db: float = 12.0
+    """A burst also ends when the excess stays this far below the burst's peak …"""
+    dip_frames: int = 4
+    """… for this many frames (a short pause between repeated words in a noisy room)."""
     min_level_dbfs: float = -60.0
     """Frames quieter than this (band RMS) never start a burst: a far microphone's faint leaks."""
     merge_gap: float = 0.350
@@ -200,6 +204,8 @@ class _Burst:
     """Detection frame index where the burst began."""
     end: int = -1
     """Detection frame index one past the burst's last loud frame (-1 while it lasts)."""
+    peak: float = 0.0
+    """Largest mean band excess so far, dB."""
 
 
 @dataclass
@@ -229,6 +235,10 @@ class OnsetDetector:
         self._bg_spread = 1.0
         self._loud_run = 0
         self._quiet_run = 0
+        self._dip_run = 0
+        self._dip_floor = -np.inf
+        """Lowest excess since a burst ended in a dip: the next burst must rise clearly above it
+        (a word's fading tail is not a new word)."""
         self._event: _Event | None = None
         self._last_end = 0
         self._quiet_frames: list[int] = []
@@ -285,6 +295,8 @@ class OnsetDetector:
         quiet = excess < self._bg_median + cfg.off_ratio * margin
         burst = self._event.bursts[-1] if self._event and self._event.bursts[-1].end < 0 else None
         if burst is None:
+            self._dip_floor = min(self._dip_floor, excess)
+            loud = loud and excess >= self._dip_floor + cfg.dip_db / 2
             self._loud_run = self._loud_run + 1 if loud else 0
             if self._loud_run >= cfg.on_frames:
                 self._start_burst(k - cfg.on_frames + 1)
@@ -292,10 +304,18 @@ class OnsetDetector:
             elif not loud:
                 self._learn_background(k, excess)
         else:
+            burst.peak = max(burst.peak, excess)
+            dip = excess < burst.peak - cfg.dip_db
             self._quiet_run = self._quiet_run + 1 if quiet else 0
+            self._dip_run = self._dip_run + 1 if dip else 0
             if self._quiet_run >= cfg.off_frames:
                 burst.end = k - cfg.off_frames + 1
-                self._quiet_run = 0
+                self._dip_floor = -np.inf
+            elif self._dip_run >= cfg.dip_frames:
+                burst.end = k - cfg.dip_frames + 1
+                self._dip_floor = excess
+            if burst.end >= 0:
+                self._quiet_run = self._dip_run = 0
         return self._maybe_close(k)
 
     def _learn_background(self, k: int, excess: float) -> None:

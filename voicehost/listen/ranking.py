@@ -38,14 +38,15 @@ def counted_phrase(recognised: str, event: AcousticEvent, phrases: Sequence[str]
     """The phrase with its repetitions counted from the event's bursts, when that is allowed.
 
     "bam bam" heard as three word-long bursts becomes "bam bam bam" if that phrase is allowed;
-    anything else (mixed words, a count the game does not know) stays as recognised.
+    anything else (mixed words, a count the game does not know, one burst: words run together
+    need no pause) stays as recognised.
     """
     words = recognised.split()
     if not words or any(w != words[0] for w in words) or words[0] not in REPEATABLE:
         return recognised
     bursts = [b for b in event.bursts if b[1] - b[0] >= MIN_WORD_BURST]
     candidate = " ".join([words[0]] * len(bursts))
-    return candidate if bursts and candidate in phrases else recognised
+    return candidate if len(bursts) >= 2 and candidate in phrases else recognised
 
 
 def shout_from(event: AcousticEvent, recognition: Recognition, phrases: Sequence[str], count_bursts: bool = True) -> Shout | None:
