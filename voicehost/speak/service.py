@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Mapping, TextIO
 
 from voicehost.audio.buffer import Audio
 from voicehost.clock import Clock, SimClock
-from voicehost.errors import InputError, VoicehostError
+from voicehost.errors import AudioDeviceError, InputError, VoicehostError
 from voicehost.speak.cache import RenderCache, RenderKey
 from voicehost.speak.earcons import Earcon, render_earcon
 from voicehost.speak.output import TABLE, Playback, Route, Sink, SpeakingSpan
@@ -201,6 +201,20 @@ class SpeechService:
         cut = [lane.cut(now) for lane in lanes]  # stop them all first, then wait for silence
         ends = [lane.silent_at(job, now, timeout) for lane, job in zip(lanes, cut)]
         return max([now, *ends])
+
+    def open(self, timeout: float = 10.0) -> "SpeechService":
+        """Wait until every output is ready to play (devices open in parallel, in the background,
+        as soon as the service is built); raises the first device error.
+
+        Call it before the game starts so the first sentence is not delayed by the device.
+        """
+        for route, lane in self._lanes.items():
+            if isinstance(lane, _LiveLane):
+                if not lane.ready.wait(timeout):
+                    raise AudioDeviceError(f"the output for {route} did not open within {timeout:.0f} s")
+                if lane.error is not None:
+                    raise lane.error
+        return self
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until every output has said everything (a simulated clock just advances)."""
@@ -377,6 +391,8 @@ class _LiveLane:
         self._closed = False
         self.error: VoicehostError | None = None
         """Why this output cannot play, if it cannot (its device failed to open)."""
+        self.ready = threading.Event()
+        """Set once the sink is open (or failed to open)."""
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name=f"voicehost-speech-{route}", daemon=True)
         self._thread.start()
@@ -443,6 +459,8 @@ class _LiveLane:
         except VoicehostError as error:
             self._fail_all(error)
             return
+        finally:
+            self.ready.set()
         while (job := self._next()) is not None:
             try:
                 self._speak(job)

@@ -5,13 +5,16 @@ output stage can route it to the table speaker or to one seat's earphone, and ca
 
 espeak-ng can be initialised only once per process (pyttsx3's driver keeps it alive); build one
 :class:`EspeakVoice` in ``main()`` and pass it on. Several instances still work (each render
-re-claims the synthesiser), and renders from several threads take turns.
+claims espeak-ng's single callback), and renders from several threads take turns.
+
+pyttsx3 chooses the voices and sets voice and rate; the samples are collected straight from
+espeak-ng's synthesis callback through pyttsx3's binding (no temporary files, no prints).
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
+import ctypes
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,10 @@ MAX_RATE = 450
 DEFAULT_RATE = 175
 """Words per minute: a calm host."""
 DEFAULT_VOICE = "gmw/en-us"
+SAMPLE_RATE = 22050
+"""Hz: espeak-ng's output rate."""
+RENDER_TIMEOUT = 10.0
+"""Seconds a synthesis may take (plus 10 ms per character) before it counts as hung."""
 RATE_STEP = 25
 """Words per minute added or removed when a player asks the host to go faster or slower."""
 
@@ -69,7 +76,8 @@ class EspeakVoice:
     """pyttsx3 (espeak-ng driver) rendering text to :class:`Audio`."""
 
     def __init__(self, voice: str | None = None, rate: int = DEFAULT_RATE) -> None:
-        self._engine = _new_engine()
+        with _ESPEAK_LOCK:  # building an engine re-registers pyttsx3's callback
+            self._engine = _new_engine()
         self._voices = _installed_voices(self._engine)
         self.voice = self.resolve(voice or DEFAULT_VOICE)
         self.rate = check_rate(rate)
@@ -103,52 +111,91 @@ class EspeakVoice:
         self.rate = check_rate(rate)
 
     def render(self, text: str, *, voice: VoiceInfo | None = None, rate: int | None = None) -> Audio:
-        """Synthesise ``text`` into a mono float32 buffer (22050 Hz for espeak-ng).
+        """Synthesise ``text`` into a mono float32 buffer at :data:`SAMPLE_RATE` Hz.
 
         ``voice`` and ``rate`` override this object's settings for one call, so a speech service
         can change them at run time without touching the shared engine state between calls.
         """
-        import soundfile
-
         if not text.strip():
             raise InputError("nothing to say: the text is empty")
         chosen = voice or self.voice
         wpm = check_rate(rate if rate is not None else self.rate)
-        sink = io.BytesIO()
-        with _ESPEAK_LOCK:
-            self._claim_espeak()
-            engine = self._engine
-            engine.setProperty("voice", chosen.id)
-            engine.setProperty("rate", wpm)
-            # pyttsx3 prints "Audio saved to ..." on stdout; keep stdout clean for --json users.
-            with contextlib.redirect_stdout(io.StringIO()):
-                engine.save_to_file(text, sink)
-                engine.runAndWait()
-        data = sink.getvalue()
-        if not data:
-            raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
-        samples, sample_rate = soundfile.read(io.BytesIO(data), dtype="float32")
-        if samples.shape[0] == 0:
-            raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
-        return Audio(samples, int(sample_rate))
-
-    def _claim_espeak(self) -> None:
-        """Point espeak-ng's one synthesis callback at this engine's driver.
-
-        espeak-ng is a process-wide singleton with a single callback; every pyttsx3 engine built
-        later steals it, and an engine whose callback was stolen waits for audio that goes
-        elsewhere. Re-pointing it before each synthesis lets several voices coexist (tests,
-        fixture generators).
-        """
-        from pyttsx3.drivers import _espeak
-
+        # The driver applies properties at once; the engine's setProperty would only queue them
+        # for a runAndWait loop that this path does not run.
         driver = self._engine.proxy._driver
-        _espeak.SetSynthCallback(driver._onSynth)
+        with _ESPEAK_LOCK:
+            try:
+                driver.setProperty("voice", chosen.id)
+                driver.setProperty("rate", wpm)
+            except ValueError as error:
+                raise SpeechError(f"espeak-ng cannot use voice {chosen.id!r} at {wpm} wpm: {error}") from error
+            pcm = _synthesise(text, timeout=RENDER_TIMEOUT + len(text) / 100)
+        if not pcm:
+            raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        return Audio(samples, SAMPLE_RATE)
 
     def close(self) -> None:
         """Stop any synthesis in progress (espeak-ng itself stays loaded for the process)."""
         with contextlib.suppress(Exception):
             self._engine.stop()
+
+
+class _Collector:
+    """Gathers one synthesis' 16-bit samples until espeak-ng reports the end of the message."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.done = threading.Event()
+
+
+_current: _Collector | None = None
+"""The synthesis in progress (set and cleared under :data:`_ESPEAK_LOCK`)."""
+_callback: Any = None
+"""Our ctypes callback, created once and never freed: espeak-ng's thread may still hold it."""
+
+
+def _on_synth(wav: Any, numsamples: int, events: Any) -> int:
+    """espeak-ng's synthesis callback; runs on espeak-ng's own thread, only copies bytes.
+
+    pyttsx3 initialises espeak-ng in retrieval mode, which is asynchronous: ``Synth`` returns at
+    once and audio arrives here later. (pyttsx3's own save_to_file path sleeps 10 ms and hopes;
+    under load it returned empty files.)
+    """
+    from pyttsx3.drivers import _espeak
+
+    target = _current
+    if target is None:
+        return 0
+    if numsamples > 0 and wav:
+        target.chunks.append(ctypes.string_at(wav, numsamples * 2))
+    i = 0
+    while events[i].type != _espeak.EVENT_LIST_TERMINATED:
+        if events[i].type == _espeak.EVENT_MSG_TERMINATED:
+            target.done.set()
+        i += 1
+    return 0
+
+
+def _synthesise(text: str, timeout: float) -> bytes:
+    """Run one synthesis on espeak-ng (caller holds :data:`_ESPEAK_LOCK`); 16-bit PCM bytes."""
+    global _current, _callback
+    from pyttsx3.drivers import _espeak
+
+    if _callback is None:
+        _callback = _espeak.t_espeak_callback(_on_synth)
+    collector = _current = _Collector()
+    try:
+        _espeak.cSetSynthCallback(_callback)  # one callback per process; pyttsx3 set its own
+        status = _espeak.Synth(text, flags=_espeak.ENDPAUSE | _espeak.CHARS_UTF8)
+        if status != _espeak.EE_OK:
+            raise SpeechError(f"espeak-ng refused {text[:40]!r} (status {status})")
+        if not collector.done.wait(timeout):
+            _espeak.Cancel()
+            raise SpeechError(f"espeak-ng did not finish {text[:40]!r} within {timeout:.0f} s")
+    finally:
+        _current = None
+    return b"".join(collector.chunks)
 
 
 def _new_engine() -> Any:
