@@ -188,6 +188,9 @@ def _draw_cut_marks(canvas: Any, sheet: _Sheet) -> None:
 
 
 def _footer(canvas: Any, sheet: _Sheet, font: str, text: str) -> None:
+    """A small line under the cards, left out where the margin only has room for the cut marks (letter)."""
+    if sheet.bottom < 12 * MM:
+        return
     canvas.saveState()
     canvas.setFont(font, 7)
     canvas.setFillColorRGB(0.4, 0.4, 0.4)
