@@ -186,21 +186,40 @@ def test_bam_render_prints_the_sentence() -> None:
     assert result.stdout == "Short-statured circus artists have influenced my family planning.\n"
 
 
-def test_bam_render_two_blanks_and_hints() -> None:
-    """Two grey cards fill two blanks in order; --mass and --template work from the command line."""
-    result = run_voicehost("bam", "render", "BAM! makes BAM! taste better.", "Ketchup", "Broccoli",
-                           "--mass", "1", "--mass", "2")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "Ketchup makes broccoli taste better."
-    result = run_voicehost("bam", "render", "BAM! has lost its charm", "Cats",
-                           "--template", "{1} {1:has|have} lost {1:its|their} charm")
-    assert result.stdout.strip() == "Cats have lost their charm."
+def test_bam_render_refuses_a_card_without_blank_in_its_own_process() -> None:
+    """A red card without BAM!: one line naming the problem, exit code 2, no traceback."""
+    result = run_voicehost("bam", "render", "I love cats.", "Dogs")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "voicehost bam: the red card 'I love cats.' has no blank: mark each blank with BAM! "
+        "(in capitals, with the exclamation mark)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["BAM! makes BAM! taste better.", "Ketchup", "Broccoli", "--mass", "1", "--mass", "2"],
+         "Ketchup makes broccoli taste better."),
+        (["BAM! has lost its charm", "Cats", "--template", "{1} {1:has|have} lost {1:its|their} charm"],
+         "Cats have lost their charm."),
+        (["I climbed a BAM!", "Eiffel Tower", "--proper", "1", "--article", "1=the"],
+         "I climbed the Eiffel Tower!"),
+        (["BAM! has eaten my homework.", "Sheep", "--plural", "1"], "Sheep have eaten my homework."),
+        (["BAM! are my favourite.", "Fish and chips", "--singular", "1"], "Fish and chips is my favourite."),
+    ],
+)
+def test_bam_render_options_carry_the_deck_hints(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--plural/--singular/--mass/--proper/--article and --template reach the realizer."""
+    status, out, err = _cli(capsys, "bam", "render", *argv)
+    assert (status, out, err) == (0, expected + "\n", "")
 
 
 @pytest.mark.parametrize(
     "argv, words",
     [
         (["bam", "render", "I love cats.", "Dogs"], "no blank"),
+        (["bam", "render", "I love BAM!", "Dogs", "--article", "1=some"], "--article 1=some"),
         (["bam", "render", "BAM! and BAM!", "Dogs"], "2 blanks but 1 grey card"),
         (["bam", "render", "I love BAM!", "Dogs", "Cats"], "1 blank but 2 grey cards"),
         (["bam", "render", "I love BAM!", "   "], "empty"),
@@ -210,20 +229,32 @@ def test_bam_render_two_blanks_and_hints() -> None:
         (["bam", "juggle"], "invalid choice"),
     ],
 )
-def test_bam_render_bad_input_is_one_line_and_status_2(argv: list[str], words: str) -> None:
+def test_bam_render_bad_input_is_one_line_and_status_2(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Bad cards or options: one clear line on stderr, exit code 2, no traceback."""
-    result = run_voicehost(*argv)
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-    assert words in result.stderr
-    assert "Traceback" not in result.stderr
+    status, out, err = _cli(capsys, *argv)
+    assert status == 2, (out, err)
+    assert len(err.strip().splitlines()) == 1, err
+    assert words in err
+    assert "Traceback" not in err
 
 
-def test_bam_without_subcommand_explains_itself() -> None:
+def test_bam_without_subcommand_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
     """Plain `voicehost bam` lists its subcommands and exits 2."""
-    result = run_voicehost("bam")
-    assert result.returncode == 2
-    assert "render" in result.stdout
+    status, out, err = _cli(capsys, "bam")
+    assert status == 2
+    assert "render" in out
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the command line in this process (the realizer's lexicon loads once per process)."""
+    from voicehost.cli import main
+
+    try:
+        status = main(list(argv))
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
 
 
 def _deck_filler(card: dict[str, Any]) -> Filler:

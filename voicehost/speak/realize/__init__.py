@@ -84,11 +84,19 @@ def count_blanks(red_text: str) -> int:
 class Realizer:
     """Turns red + grey cards into the sentence to read aloud.
 
-    It holds a :class:`Lexicon` (slow to build, read-only afterwards): build one and reuse it.
+    It holds a :class:`Lexicon` (two seconds to build, read-only afterwards), built on first
+    use so that bad input is refused at once: build one realizer and reuse it.
     """
 
     def __init__(self, lexicon: Lexicon | None = None) -> None:
-        self._lexicon = lexicon if lexicon is not None else Lexicon()
+        self._lexicon = lexicon
+
+    @property
+    def lexicon(self) -> Lexicon:
+        """The word knowledge, loaded on first use."""
+        if self._lexicon is None:
+            self._lexicon = Lexicon()
+        return self._lexicon
 
     def realize(
         self, red_text: str, fillers: Sequence[str | Filler], template: str | None = None
@@ -108,11 +116,12 @@ class Realizer:
             if not card.text.strip() or not card.text.strip(" .\t\n"):
                 which = f"grey card {number}" if len(cards) > 1 else "the grey card"
                 raise EmptyCard(f"{which} is empty: give the words printed on it")
-        phrases = [phrase.analyse(card, self._lexicon) for card in cards]
         if template is not None:
             templates.check(template, blanks)
-            return templates.render(template, phrases, self._lexicon)
-        return sentence.fill(red_text, phrases, self._lexicon)
+        phrases = [phrase.analyse(card, self.lexicon) for card in cards]
+        if template is not None:
+            return templates.render(template, phrases, self.lexicon)
+        return sentence.fill(red_text, phrases, self.lexicon)
 
 
 def realize(red_text: str, fillers: Sequence[str | Filler], template: str | None = None) -> str:

@@ -268,9 +268,9 @@ def _verb_after(tokens: list[Token], i: int, lexicon: Lexicon) -> tuple[int, Fin
         word = tokens[k].text
         verb = lexicon.finite_verb(word)
         if verb is not None:
-            following = words[n + 1] if n + 1 < len(words) else None
-            adverb_first = lexicon.is_adverb(word) and following is not None
-            if not (adverb_first and lexicon.finite_verb(tokens[following].text) is not None):
+            following = tokens[words[n + 1]].text if n + 1 < len(words) else ""
+            verb_follows = bool(following) and lexicon.finite_verb(following) is not None
+            if not (lexicon.is_adverb(word) and verb_follows):  # "still has": "has" is the verb
                 return k, verb
         elif not lexicon.is_adverb(word) or word.lower() in PREPOSITIONS | CLAUSE_PREPOSITIONS:
             return None
