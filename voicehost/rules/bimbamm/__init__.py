@@ -6,6 +6,7 @@ rebuilds the state from such a log; :func:`resume` marks the restart. ``sim`` (a
 use ``random`` and ``time``) is not imported here.
 """
 
+from voicehost.rules.base import Game
 from voicehost.rules.bimbamm.actions import (
     Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
@@ -22,7 +23,7 @@ from voicehost.rules.bimbamm.tiles import (
     Animal, Side, Special, Tile, TileSetError, default_tiles, parse_tile_spec, parse_tile_toml,
 )
 
-GAME = BimBamm()
+GAME: Game[State, Action] = BimBamm()
 """The object the host drives through the shared Game interface."""
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
 
-from voicehost.rules.base import IllegalAction, JsonObject, LogError
+from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError
 from voicehost.rules.bimbamm.actions import (
     Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
@@ -183,7 +183,7 @@ class BimBamm:
 
     name = GAME_NAME
 
-    def apply(self, state: State, action: Action) -> tuple[State, list[Any]]:
+    def apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
         """Apply one action (see :func:`~.engine.apply`)."""
         return apply(state, action)
 

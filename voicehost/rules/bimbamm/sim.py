@@ -38,8 +38,8 @@ second; with probability --mistake-rate each player also shouts a wrong animal i
 after a turn with no race one random player shouts by mistake with that probability. The same
 --seed always plays the same games. --log-dir writes one JSON Lines event log per game
 (bimbamm-00001.jsonl, ...), replayable like a real game's log. A game that reaches --max-turns
-turns ends with reason "turn_limit" (this can only happen when all cards are stuck, e.g. with
-8 players and no mistakes).
+turns ends without a winner, reason "turn_limit" (with the default limit this happens when the
+cards are stuck: with 8 players all 15 can end up as points with nobody holding one).
 
 examples:
   voicehost simulate bimbamm --players 4 --games 10000 --seed 1
