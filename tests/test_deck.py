@@ -246,3 +246,23 @@ def test_deck_print_and_check_errors_are_one_line(argv: list[str], words: str) -
     result = run_voicehost(*argv)
     assert result.returncode == 2 and words in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_every_base_card_reads_as_a_sentence(base: Deck) -> None:
+    """The real sentence realizer fills every red card and takes every grey card with its hints, no blank left."""
+    from voicehost.speak.realize import Filler, Realizer
+
+    realizer = Realizer()
+
+    def filler(index: int) -> Filler:
+        card = base.grey[index % len(base.grey)]
+        return Filler(card.text, number=card.number, mass=card.mass, proper=card.proper, article=card.article)
+
+    for i, red in enumerate(base.red):
+        for shift in (0, 101):
+            sentence = realizer.realize(red.text, [filler(i + shift), filler(i + shift + 7)][:red.blanks],
+                                        red.template)
+            assert "BAM" not in sentence and sentence[0].isupper() and sentence[-1] in ".?!", sentence
+    single = next(red for red in base.red if red.blanks == 1)
+    for i in range(len(base.grey)):
+        assert base.grey[i].text.split()[-1].lower() in realizer.realize(single.text, [filler(i)]).lower()

@@ -308,6 +308,8 @@ class _Checker:
             problem("text", f"red card text has no BAM! blank{hint}")
         elif blanks > MAX_BLANKS:
             problem("text", f"red card text has {blanks} BAM! blanks; at most {MAX_BLANKS} are allowed")
+        elif isinstance(template, str) and template.strip():
+            _check_template(template, blanks, problem)
         return RedCard(id=card_id, text=text, blanks=blanks, tags=tags,
                        template=template if isinstance(template, str) else None)
 
@@ -358,10 +360,16 @@ class _Checker:
         return None
 
 
-def card_counts(deck: Deck) -> dict[str, int]:
-    """Counts for ``deck check``: red, double red, grey, and per tag."""
-    counts = {"red": len(deck.red), "double": sum(c.blanks == 2 for c in deck.red), "grey": len(deck.grey)}
-    return counts
+def _check_template(template: str, blanks: int, problem: Any) -> None:
+    """A red card's template must be one the sentence realizer can read ({1}, {1:a}, {1:has|have} ...),
+    checked now so that a bad template never stops a running game."""
+    from voicehost.speak.realize.hints import BadTemplate
+    from voicehost.speak.realize.template import check
+
+    try:
+        check(template, blanks)
+    except BadTemplate as error:
+        problem("template", str(error))
 
 
 def tags_of(cards: Iterable[RedCard | GreyCard]) -> dict[str, int]:
