@@ -8,6 +8,7 @@ the game clock, chosen by the caller), so the event log it produces is complete 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeAlias, TypeVar
 
 from voicehost.errors import InputError
@@ -83,14 +84,14 @@ class GameOver(Event):
 
 def _plain(value: Any) -> Any:
     """Turn tuples, frozen mappings, enums and dataclasses into JSON-ready values."""
+    if isinstance(value, Enum):
+        return value.value
     if hasattr(value, "to_json"):
         return value.to_json()
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
-    if hasattr(value, "value") and hasattr(value, "name") and not isinstance(value, (str, int, float)):
-        return value.value  # Enum
     return value
 
 
