@@ -1,0 +1,97 @@
+"""The espeak-ng adapter: rendering to buffers, settings per call, several voices and threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from voicehost.audio.buffer import Audio
+from voicehost.speak.voice import SAMPLE_RATE, BadRate, EspeakVoice, UnknownVoice, trim_silence
+
+SENTENCE = "Short-statured circus artists have influenced my family planning."
+
+
+@pytest.fixture(scope="module")
+def voice() -> EspeakVoice:
+    """One espeak-ng voice for the module."""
+    return EspeakVoice()
+
+
+def test_render_gives_speech_at_22050_hz(voice: EspeakVoice) -> None:
+    """A sentence renders to a mono float32 buffer of plausible length and level."""
+    audio = voice.render(SENTENCE)
+    assert audio.rate == SAMPLE_RATE and audio.samples.ndim == 1 and audio.samples.dtype == np.float32
+    assert 2.5 < audio.duration < 5.0
+    assert 0.2 < np.abs(audio.samples).max() <= 1.0
+
+
+def test_rate_per_call_changes_duration(voice: EspeakVoice) -> None:
+    """The rate given to render applies to that call (espeak-ng speaks twice as fast at twice the rate)."""
+    slow = voice.render(SENTENCE, rate=120).duration
+    fast = voice.render(SENTENCE, rate=240).duration
+    assert 1.6 < slow / fast < 2.4
+    assert voice.rate == 175  # the object's own setting is untouched
+
+
+def test_voice_per_call_changes_the_sound(voice: EspeakVoice) -> None:
+    """A different voice given to render changes the sound of the same words."""
+    english = voice.render("Bonjour tout le monde")
+    french = voice.render("Bonjour tout le monde", voice=voice.resolve("fr"))
+    assert abs(english.duration - french.duration) > 0.05 or not np.allclose(english.samples[:1000], french.samples[:1000])
+
+
+def test_several_voices_coexist_in_one_process() -> None:
+    """Two EspeakVoice objects both render (espeak-ng has one callback per process)."""
+    a, b = EspeakVoice(), EspeakVoice(rate=250)
+    assert b.render("hello there").duration > 0.3
+    assert a.render("hello there").duration > b.render("hello there").duration
+
+
+def test_renders_from_several_threads_all_succeed(voice: EspeakVoice) -> None:
+    """Concurrent renders take turns and each gets its own complete audio (espeak-ng runs asynchronously)."""
+    results: dict[int, Audio] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(8):
+                results[k * 100 + i] = voice.render(f"Player {k} scored {i} points.")
+        except BaseException as error:  # noqa: BLE001 — collected and asserted below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors and len(results) == 24
+    assert min(a.duration for a in results.values()) > 1.0
+
+
+def test_render_prints_nothing(voice: EspeakVoice, capfd: pytest.CaptureFixture[str]) -> None:
+    """Rendering leaves stdout clean (pyttsx3's save path printed 'Audio saved to …')."""
+    voice.render("Quiet please.")
+    out, _ = capfd.readouterr()
+    assert out == ""
+
+
+def test_bad_voice_and_rate_are_input_errors(voice: EspeakVoice) -> None:
+    """An unknown voice or an out-of-range rate is refused with a message saying what to do."""
+    with pytest.raises(UnknownVoice, match="--list-voices"):
+        voice.resolve("klingon-xx")
+    with pytest.raises(BadRate, match="80 to 450"):
+        voice.render("hi", rate=1000)
+
+
+def test_trim_silence_keeps_the_words_only(voice: EspeakVoice) -> None:
+    """Trimming removes espeak-ng's trailing pause but keeps every audible sample, with 10 ms margins."""
+    raw = voice.render(SENTENCE)
+    trimmed = trim_silence(raw)
+    assert trimmed.duration < raw.duration - 0.15
+    assert np.sum(trimmed.samples**2) > 0.999 * np.sum(raw.samples**2)
+    silent = Audio(np.zeros(22050, np.float32), 22050)
+    assert trim_silence(silent).frames == 0
+    padded = Audio(np.concatenate([np.zeros(2205), raw.samples, np.zeros(2205)]).astype(np.float32), 22050)
+    assert trim_silence(padded).frames == trimmed.frames
