@@ -96,6 +96,14 @@ class Timers:
         self._heap = [t for t in self._heap if t.name != name]
         heapq.heapify(self._heap)
 
+    def running(self, name: str) -> bool:
+        """True if timer ``name`` is set."""
+        return any(t.name == name for t in self._heap)
+
+    def due(self, name: str) -> float | None:
+        """When timer ``name`` fires, or None if it is not set."""
+        return next((t.due for t in self._heap if t.name == name), None)
+
     def next_due(self) -> float | None:
         """When the earliest timer fires, or None."""
         return self._heap[0].due if self._heap else None
