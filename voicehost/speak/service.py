@@ -140,7 +140,13 @@ class _Job:
 
 
 class SpeechService:
-    """Speaks queued utterances on routed outputs; see the module docstring."""
+    """Speaks queued utterances on routed outputs; see the module docstring.
+
+    ``transcript`` is called in the thread that queues the utterance; ``on_span`` is called
+    from the output's worker thread for devices (keep both quick and thread-safe). Build it
+    once in ``main()`` with the one :class:`EspeakVoice`, call :meth:`open` before the game
+    starts, and :meth:`close` at the end.
+    """
 
     def __init__(
         self,
