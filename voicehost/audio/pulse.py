@@ -6,7 +6,9 @@ without sound hardware. It creates, in its own folder, so that several can run s
 - ``table``: a mono sink, the table speaker; its monitor records what the host said;
 - ``mics``: an N-channel sink whose monitor is a virtual N-channel microphone (play a
   recorded session into ``vh_mics_play`` and voicehost hears it on ``vh_mics``);
-- ``phones``: an N-channel sink, one channel per seat's private earphone.
+- ``phones``: an N-channel sink, one channel per seat's private earphone;
+- optionally a *virtual room* (:class:`RoomMic`): mono microphones that hear the table speaker
+  after a chosen delay, each its own device, like USB headsets with different input latencies.
 
 PortAudio (through ALSA's pulse plugin) sees them as the devices named in :data:`ALSA_DEVICES`.
 Remixing is disabled, so channel k of a stream stays channel k of the sink.
@@ -58,6 +60,30 @@ def sink_channels(channels: int) -> int:
     return len(channel_map(channels).split(","))
 
 
+@dataclass(frozen=True)
+class RoomMic:
+    """A virtual microphone in the virtual room: it hears the table speaker after ``delay``.
+
+    Each room microphone is its own recording device ``vh_NAME`` (mono), fed by a PulseAudio
+    loopback from the table speaker's monitor; ``vh_NAME_play`` plays straight into it (a player
+    talking into that microphone). All room microphones are also the channels of one device,
+    ``vh_room``, in the order given: recorded as one stream it shows their true relative delays.
+
+    The loopback adds its own buffering, so the absolute delay is only roughly ``delay``; the
+    *difference* between two room microphones matches the difference of their ``delay`` to
+    within 0.1 ms (measured on PulseAudio 16.1), which is what latency calibration needs.
+    """
+
+    name: str
+    """Short name: letters, digits and '_' (the devices are vh_NAME and vh_NAME_play)."""
+    delay: float
+    """Seconds from the table speaker to this microphone (the loopback's latency)."""
+
+
+MAX_ROOM_MICS = 8
+"""The room sink has one channel per microphone, at most 8 (the ALSA channel maps above)."""
+
+
 @dataclass
 class VirtualTable:
     """A running private PulseAudio daemon; use as a context manager."""
@@ -68,6 +94,8 @@ class VirtualTable:
     """Channels of the 'mics' and 'phones' sinks (rounded up to 1, 2, 4, 6 or 8)."""
     rate: int = 48000
     """Sample rate of the sinks, Hz."""
+    room: tuple[RoomMic, ...] = ()
+    """Microphones of the virtual room (none by default)."""
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
     @property
@@ -128,7 +156,52 @@ class VirtualTable:
         result = subprocess.run(["pactl", "info"], env=env, capture_output=True, timeout=5)
         return result.returncode == 0
 
+    @property
+    def devices(self) -> dict[str, tuple[str, str]]:
+        """ALSA device name → (PulseAudio sink/source, description), room microphones included."""
+        devices = dict(ALSA_DEVICES)
+        if self.room:
+            devices["vh_room"] = ("room.monitor", "every room microphone as one device (record)")
+        for mic in self.room:
+            devices[f"vh_{mic.name}"] = (f"room_{mic.name}", f"room microphone {mic.name} (record)")
+            devices[f"vh_{mic.name}_play"] = (f"room_{mic.name}_in", f"talk into room microphone {mic.name} (play)")
+        return devices
+
+    def _check_room(self) -> None:
+        names = [mic.name for mic in self.room]
+        if len(names) > MAX_ROOM_MICS:
+            raise AudioDeviceError(f"a virtual room has at most {MAX_ROOM_MICS} microphones, not {len(names)}")
+        if len(set(names)) != len(names):
+            raise AudioDeviceError(f"room microphone names must differ: {', '.join(names)}")
+        for mic in self.room:
+            if not mic.name.replace("_", "").isalnum() or not mic.name.isascii():
+                raise AudioDeviceError(f"room microphone name {mic.name!r}: use letters, digits and '_'")
+            if not 0.001 <= mic.delay <= 2.0:
+                raise AudioDeviceError(f"room microphone {mic.name}: delay {mic.delay} s is outside 0.001 to 2 s")
+
+    def _room_modules(self) -> str:
+        """The room sink (one channel per microphone), and per microphone: a mono sink feeding
+        its channel, a loopback from the table's monitor into it, and a mono source reading it."""
+        if not self.room:
+            return ""
+        positions = channel_map(len(self.room)).split(",")
+        lines = [
+            f"load-module module-null-sink sink_name=room rate={self.rate} channels={len(positions)} "
+            f"channel_map={','.join(positions)} sink_properties=device.description=voicehost-room\n"
+        ]
+        for mic, position in zip(self.room, positions):
+            lines.append(
+                f"load-module module-remap-sink sink_name=room_{mic.name}_in master=room channels=1 "
+                f"channel_map=mono master_channel_map={position} remix=no\n"
+                f"load-module module-loopback source=table.monitor sink=room_{mic.name}_in "
+                f"latency_msec={mic.delay * 1000:.0f} source_dont_move=true sink_dont_move=true\n"
+                f"load-module module-remap-source source_name=room_{mic.name} master=room.monitor channels=1 "
+                f"channel_map=mono master_channel_map={position} remix=no\n"
+            )
+        return "".join(lines)
+
     def _write_config(self) -> None:
+        self._check_room()
         for sub in ("config/pulse", "config/alsa", "run"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         n = sink_channels(self.seats)
@@ -138,7 +211,8 @@ class VirtualTable:
             f"load-module module-null-sink sink_name=table rate={self.rate} channels=1 channel_map=mono sink_properties=device.description=voicehost-table\n"
             f"load-module module-null-sink sink_name=mics rate={self.rate} channels={n} channel_map={cmap} sink_properties=device.description=voicehost-mics\n"
             f"load-module module-null-sink sink_name=phones rate={self.rate} channels={n} channel_map={cmap} sink_properties=device.description=voicehost-phones\n"
-            "set-default-sink table\n"
+            + self._room_modules()
+            + "set-default-sink table\n"
             "set-default-source mics.monitor\n"
         )
         (self.root / "config/pulse/daemon.conf").write_text(
@@ -147,5 +221,5 @@ class VirtualTable:
         )
         (self.root / "config/alsa/asoundrc").write_text("".join(
             f'pcm.{name} {{ type pulse; device "{target}"; hint {{ show on; description "voicehost {desc}" }} }}\n'
-            for name, (target, desc) in ALSA_DEVICES.items()
+            for name, (target, desc) in self.devices.items()
         ))
