@@ -60,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     render.add_argument("red", metavar="RED", help="the red card's text, each blank written BAM!")
     render.add_argument("grey", metavar="GREY", nargs="+", help="the grey card(s), one per blank, in order")
     render.add_argument("--template", metavar="TEXT",
-                        help="the red card's explicit rendering, blanks as {1}, {2} (see the docs)")
+                        help="the red card's explicit rendering: {1} is grey card 1, {1:a} its a/an, "
+                             "{1:'s} its possessive, {1:has|have} a word chosen by its number")
     for flag, what in (("plural", "is plural"), ("singular", "is singular"),
                        ("mass", "is a mass noun (never 'a')"), ("proper", "is a proper name")):
         render.add_argument(f"--{flag}", metavar="N", type=int, action="append", default=[],

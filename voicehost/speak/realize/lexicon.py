@@ -145,10 +145,10 @@ class Lexicon:
     def capitalised_only(self, word: str) -> bool:
         """True if the dictionary writes ``word`` (or its singular) only with a capital ("Paris",
         "Englishman", "Mondays"), and no lexicon knows it as a lowercase word."""
-        if self._capitalised_headword(word):
+        if self.is_capitalised_headword(word):
             return True
         singular = self.regular_singular(word)
-        return singular is not None and self._capitalised_headword(singular[:1].upper() + singular[1:])
+        return singular is not None and self.is_capitalised_headword(singular[:1].upper() + singular[1:])
 
     def regular_singular(self, word: str) -> str | None:
         """The singular of a word that looks like a regular plural ("smartphones"), else None."""
@@ -158,11 +158,9 @@ class Lexicon:
         singular = self._inflect.singular_noun(lower)
         return str(singular) if singular and singular != lower else None
 
-    def _capitalised_headword(self, word: str) -> bool:
-        lower = word.lower()
-        if word not in self._headwords or lower in self._headwords:
-            return False
-        return not any(lower in lemmas for lemmas in self.lemmas(lower).values())
+    def is_capitalised_headword(self, word: str) -> bool:
+        """True if the dictionary has ``word`` with its capital and not in lowercase."""
+        return word in self._headwords and word.lower() not in self._headwords
 
     def indefinite_article(self, word: str) -> Literal["a", "an"]:
         """ "a" or "an" before ``word``, by how it sounds ("an hour", "a unicorn", "an MP")."""

@@ -34,6 +34,8 @@ PLURAL_AFTER_A = frozenset({"few", "couple", "dozen", "hundred", "thousand", "mi
 POSSESSIVE_END = re.compile(r"(?:['’]s|s['’])$")
 PUNCTUATION_EDGES = "\"'“”‘’()[]"
 FINAL_MARKS = "!?"
+COMMON_ENDING = re.compile(r"(?:ed|ing|ly|ous|ful|less|able|ible|ive)$")
+"""Suffixes of ordinary adjectives and participles: an unknown word ending so is no name."""
 
 
 @dataclass(frozen=True)
@@ -202,8 +204,8 @@ def _keeps_capital(words: list[str], proper: bool | None, lexicon: Lexicon) -> b
     component = _first_component(first)
     if lexicon.capitalised_only(first) or lexicon.capitalised_only(component):
         return True  # "Paris", "Englishman", "Mondays"
-    if lexicon.knows(component):
-        return False
+    if lexicon.knows(component) or COMMON_ENDING.search(first):
+        return False  # a known word, or an unknown one built like an adjective ("Overexcited")
     return lexicon.regular_singular(first) is None  # unknown: a name, unless it looks plural
 
 
@@ -214,8 +216,9 @@ def _looks_like_name(words: list[str], lexicon: Lexicon) -> bool:
     core = bare(words[0])
     if core == "I" or re.match(r"I['’]", core) or _is_acronym(_first_component(core)):
         return False
-    if lexicon.regular_singular(core) is not None and len(_head_part(words)) == 1:
-        return False
+    plural = lexicon.regular_singular(core) is not None and not lexicon.is_capitalised_headword(core)
+    if plural and len(_head_part(words)) == 1:
+        return False  # "Mondays", but not "Mars" or "Athens"
     if DEMONYM_ENDING.search(_first_component(core)):
         return False
     if "-" in core and not all(part[:1].isupper() for part in core.split("-")):
