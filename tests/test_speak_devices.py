@@ -246,7 +246,7 @@ def test_transcript_gets_live_utterances_including_cut_ones(voice: EspeakVoice, 
         assert service.wait_idle(10)
     assert [line.text for line in lines] == [first.text, second.text, "(sound: race open)"]
     assert second.dropped and second.span is None
-    assert first.span is not None and first.span.interrupted
+    assert first.span is not None and first.span.interrupted, (first.span, first.dropped, first.error)
 
 
 def test_channel_player_routes_and_reports_dac_times(virtual_table: object) -> None:

@@ -258,6 +258,7 @@ class ChannelPlayer:
         self._job: _Job | None = None
         self._first_callback: float | None = None
         self._last_callback: float | None = None
+        self._frames = 0
         self._column = 0 if channel is None else channel
 
     @property
@@ -294,9 +295,17 @@ class ChannelPlayer:
         return self
 
     def _flowing(self) -> bool:
-        """True once callbacks come at the pace of playback, past the initial burst."""
+        """True once the device has consumed audio at the pace of playback for a while.
+
+        The initial burst fills the buffer without the clock moving, then the callbacks may
+        stop for a while. Flowing means: since the last pause longer than 0.1 s, callbacks
+        over at least 0.2 s of stream time, handing over audio at (nearly) real-time pace.
+        """
         first, last = self._first_callback, self._last_callback
-        return first is not None and last is not None and last - first >= 2 * self.latency
+        if first is None or last is None:
+            return False
+        elapsed = last - first
+        return elapsed >= 0.2 and self._frames / self.rate >= 0.9 * elapsed
 
     def time(self) -> float:
         """Current time of the stream clock, seconds (the clock DAC times are given on)."""
@@ -328,6 +337,7 @@ class ChannelPlayer:
         """Stop at once (dropping what is queued in the device) and release the stream."""
         stream, self._stream = self._stream, None
         self._first_callback = self._last_callback = None
+        self._frames = 0
         job = self._job
         if job is not None:
             job.stop_requested = True
@@ -349,9 +359,12 @@ class ChannelPlayer:
     def _callback(self, out: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         out.fill(0)
         now = time_info.currentTime
-        if self._first_callback is None:
+        last = self._last_callback
+        if last is None or now - last > 0.1:  # start, or resuming after a stall
             self._first_callback = now
+            self._frames = 0
         self._last_callback = now
+        self._frames += frames
         if status.output_underflow:
             self.underflows += 1
         job = self._job
