@@ -47,6 +47,8 @@ def _from_setup(setup: JsonObject) -> tuple[State, list[Event]]:
         return start(players, decks, first=position["turn"], piles=piles,
                      box=_cards(position["box"], "state.box"), direction=position["direction"],
                      settings=settings, seed=setup["seed"], t=setup["t"])
+    except LogError:
+        raise
     except KeyError as error:
         raise LogError(f"setup event: missing field {error}") from None
     except (TypeError, ValueError) as error:
