@@ -299,9 +299,10 @@ class SpeechService:
         if barge_in:
             self.interrupt(to)
         spoken = Spoken(next(self._ids), text, to, kind)
+        queued_at = self.clock.now()
+        lane.submit(_Job(spoken, self._settings, audio))  # raises if the output cannot take it
         if self._transcript is not None:
-            self._transcript(TranscriptLine(self.clock.now(), to, text, kind))
-        lane.submit(_Job(spoken, self._settings, audio))
+            self._transcript(TranscriptLine(queued_at, to, text, kind))
         return spoken
 
     def _render(self, text: str, settings: VoiceSettings) -> Audio:
