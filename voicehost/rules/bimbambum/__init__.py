@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from voicehost.rules.base import Event, JsonObject
+from voicehost.rules.base import Event, Game, JsonObject
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import (
     CARDS_PER_PLAYER, DEFAULT_EXTENSION, Card, SetupError, expected_phrase, is_call,
@@ -43,7 +43,8 @@ class BimBamBum:
         return replay(log)
 
 
-RULES = BimBamBum()
+RULES: Game[State, Action] = BimBamBum()
+"""The engine the host drives (mypy checks it against the shared interface)."""
 
 __all__ = [
     "Action", "BimBamBum", "CARDS_PER_PLAYER", "Called", "Card", "CardPlayed", "DEFAULT_EXTENSION",
