@@ -537,6 +537,7 @@ def test_the_window_opens_at_the_turn_events_time() -> None:
     (Play("A", 0, "bim", 0.7, 0.6), "bad_onset"),
     (Play("A", 0, "bim", float("nan"), 0.6), "bad_onset"),
     (Timeout(-1.0), "time_backwards"),
+    (Quit(float("inf")), "time_backwards"),
 ])
 def test_illegal_actions_are_rejected_with_a_reason_and_change_nothing(action: Any, reason: str) -> None:
     """Pile out of range, player not seated, impossible times: rejected with a reason code."""

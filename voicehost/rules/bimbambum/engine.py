@@ -76,7 +76,9 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         step = _Step(state, action.t)
         _end(step, None, EndReason.QUIT)
         return step.done()
-    return _resume(state, action)
+    if isinstance(action, Resume):
+        return _resume(state, action)
+    raise IllegalAction("unknown_action", f"{action!r} is not a Bim Bam Bum! action")
 
 
 _STATE_FIELDS = frozenset(f.name for f in fields(State))
