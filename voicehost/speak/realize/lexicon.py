@@ -231,12 +231,12 @@ class Lexicon:
             return word
         if verb.kind == "aux":
             if verb.negated and verb.lemma in NEGATED_FORMS[person]:
-                return _same_case(word, NEGATED_FORMS[person][verb.lemma])
+                return same_case(word, NEGATED_FORMS[person][verb.lemma])
             form = AUXILIARIES[verb.lemma][person]
-            return _same_case(word, form + (NEGATION if verb.negated else ""))
+            return same_case(word, form + (NEGATION if verb.negated else ""))
         if person == "3s":
-            return _same_case(word, self._get_inflection(verb.lemma, "VBZ")[0])
-        return _same_case(word, verb.lemma)
+            return same_case(word, self._get_inflection(verb.lemma, "VBZ")[0])
+        return same_case(word, verb.lemma)
 
     def is_abbreviation(self, word: str) -> bool:
         """True if a full stop after ``word`` belongs to it ("etc.", "U.S.")."""
@@ -249,7 +249,7 @@ def _positive(negated: str) -> str:
     return {"do": "do", "wo": "will", "ca": "can", "ai": "ain"}.get(stem, stem)
 
 
-def _same_case(model: str, word: str) -> str:
+def same_case(model: str, word: str) -> str:
     """``word`` with ``model``'s capitalisation (first letter, or all capitals)."""
     if model.isupper() and len(model) > 1:
         return word.upper()

@@ -84,6 +84,12 @@ class Phrase:
             first = first[:1].lower() + first[1:]
         return " ".join((first, *self.words[1:]))
 
+    def possessive(self, apostrophe: str = "'") -> str:
+        """The inline text as a possessive: "circus artists'", "Paris's", "children's"."""
+        text = self.inline()
+        plural_s = self.number == "plural" and text.endswith("s")
+        return text + apostrophe if plural_s else text + apostrophe + "s"
+
     def without_determiner(self) -> Phrase:
         """The phrase with its own first word (its determiner) removed."""
         rest = self.words[1:]

@@ -11,7 +11,8 @@ from typing import Sequence
 from voicehost.speak.realize.hints import MARKER, BadTemplate
 from voicehost.speak.realize.lexicon import Lexicon
 from voicehost.speak.realize.phrase import Phrase, bare
-from voicehost.speak.realize.sentence import Token, finish, tokenize
+from voicehost.speak.realize.sentence import finish
+from voicehost.speak.realize.tokens import Token, tokenize
 
 PIECE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 PLACEHOLDER = re.compile(r"(\d+)(?::(.*))?", re.DOTALL)
@@ -76,10 +77,7 @@ def _placeholder(phrase: Phrase, modifier: str | None, lexicon: Lexicon) -> str:
     if modifier == "a":
         return _article(phrase, lexicon)
     if modifier in ("'s", "’s"):
-        text = phrase.inline()
-        apostrophe = modifier[0]
-        plural_s = phrase.number == "plural" and text.endswith("s")
-        return text + apostrophe if plural_s else text + apostrophe + "s"
+        return phrase.possessive(modifier[0])
     forms = modifier.split("|")
     if phrase.person == "3s":
         return forms[0]
