@@ -15,6 +15,13 @@ What the automatic fixer repairs, blank by blank:
   "a unicorn", "an MP", "a one-legged …") and disappears before a plural, a mass noun, a proper
   name or a grey card with its own determiner; "the" + "The Pope" gives one "the"; "the" + "a
   unicorn" gives "the unicorn"; "the" disappears before a proper name (unless "of" follows).
+  Grey cards are printed bare ("Rubber chicken"), so where the red card has no article a
+  singular countable card gets one ("A rubber chicken has ruined …"), except after a
+  determiner or possessive ("my BAM!"), a quantifier ("less BAM!"), a partitive ("a pinch of
+  BAM!") and in a title ("BAM!: the musical"). Without hints every bare singular card counts as
+  countable: mark mass nouns (``mass``) and names (``proper``) in the deck.
+- **Pronouns.** "I" (he, she, we, they) after a verb or preposition becomes "me" ("Cats love
+  me!"); as a subject it takes "am"/"have" ("I am always hungry").
 - **Capitals.** A grey card starting a sentence is capitalised; inside a sentence its first word
   is lowercased unless it is a name or starts one ("Paris", "Angela Merkel", "Englishman"), "I",
   an acronym ("MP") or has inner capitals ("iPhone"). Capitals after the first word are kept.
