@@ -1,0 +1,63 @@
+"""``voicehost play GAME``: host a game by voice (or by typed lines, or from a script)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from voicehost.status import ExitStatus
+
+NAME = "play"
+HELP = "host a game: Bim Bamm!, Bim Bam Bum! or BAM! (by voice, typed lines or a script)"
+DESCRIPTION = """\
+Host a game. The host speaks every announcement, listens to each player and referees.
+
+input modes:
+  --input mic          live microphones, one channel per player (see --config, 'voicehost setup-table')
+  --input text         players type lines like 'Anna: seven' (for deaf or hard-of-hearing players,
+                       and for trying the game out); the host prints what it says
+  --input script:FILE  timed lines like '1.250 Anna: cat' drive the game on a simulated clock
+
+At any time a player can say: repeat, score, help, slower, faster, pause, resume, quit.
+The event log (--log) is written as the game goes; 'voicehost resume LOG' continues a stopped game.
+
+examples:
+  voicehost play bimbamm --players Anna,Ben,Cem --input text
+  voicehost play bimbamm --players Anna,Ben --input script:game.txt --log game.jsonl
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``play``."""
+    parser.add_argument("game", choices=["bimbamm", "bimbambum", "bam"], help="which game")
+    parser.add_argument("--players", required=True, metavar="A,B,C", help="player names in clockwise seating order")
+    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
+    parser.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random; the log records it)")
+    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here (default: logs/GAME-SEED-N.jsonl)")
+    parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
+    parser.add_argument("--race-window", type=float, metavar="S", help="Bim Bamm!: seconds a race stays open after the host stops talking (default 2.5)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the session once, run it, close everything."""
+    import random
+
+    from voicehost.host.build import PlaySettings, build_offline, check_players
+    from voicehost.host.session import Session, log_path_for
+
+    players = check_players(args.players.split(","))
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
+    options: dict[str, object] = {}
+    if args.race_window is not None:
+        options["race_window"] = args.race_window
+    log = args.log or log_path_for(Path("logs"), args.game, seed)
+    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, options)
+    built = build_offline(settings)
+    try:
+        outcome = Session(built.flow, built.input, built.host).run()
+    finally:
+        built.close()
+    print(f"(event log: {log})")
+    if not outcome.finished:
+        print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")
+    return ExitStatus.OK

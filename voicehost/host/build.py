@@ -1,0 +1,139 @@
+"""Building a session from settings: clock, input, speech outputs, log, flow (done once in main)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from voicehost.clock import Clock, SimClock, WallClock
+from voicehost.errors import InputError
+from voicehost.eventlog import EventLogWriter
+from voicehost.host.inputs import Input, ScriptInput, TextInput, read_script
+from voicehost.host.mouth import Mouth
+from voicehost.host.session import Flow, Host
+from voicehost.speak.output import TABLE, NullSink, Route, Sink, WavSink, seat
+from voicehost.speak.service import Kind, SpeechService, TranscriptLine
+
+GAMES = ("bimbamm", "bimbambum", "bam")
+
+
+class SettingsError(InputError):
+    """The options of a session do not fit together."""
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """Everything ``voicehost play`` was asked to do."""
+
+    game: str
+    players: tuple[str, ...]
+    input: str = "mic"
+    """'mic', 'text' or 'script:FILE'."""
+    seed: int = 1
+    log: Path | None = None
+    """Event log to write (appended and flushed as the game goes)."""
+    speech_wav: Path | None = None
+    """Write the table speaker's audio here instead of (or as well as) playing it."""
+    show_private: bool = True
+    """Print private lines on the transcript (text mode: there is only one screen)."""
+    options: dict[str, object] = field(default_factory=dict)
+    """Game options (race window, time window, deck, rounds, ...)."""
+
+    @property
+    def script(self) -> Path | None:
+        """The script file of ``--input script:FILE``."""
+        return Path(self.input.split(":", 1)[1]) if self.input.startswith("script:") else None
+
+
+def check_players(names: list[str]) -> tuple[str, ...]:
+    """Names from '--players Anna,Ben,Cem': non-empty, distinct (ignoring case), no ':'."""
+    cleaned = tuple(n.strip() for n in names if n.strip())
+    if len(cleaned) < 2:
+        raise SettingsError("give at least two players: --players Anna,Ben,Cem")
+    lowered = [n.lower() for n in cleaned]
+    dupes = sorted({n for n in cleaned if lowered.count(n.lower()) > 1})
+    if dupes:
+        raise SettingsError(f"two players have the same name: {', '.join(dupes)}")
+    bad = [n for n in cleaned if ":" in n]
+    if bad:
+        raise SettingsError(f"a name cannot contain ':' ({bad[0]!r})")
+    return cleaned
+
+
+def transcript_printer(players: tuple[str, ...], stream: TextIO, show_private: bool) -> Callable[[TranscriptLine], None]:
+    """Print what the host says: 'host: ...' for the table, 'host → Anna: ...' for private lines."""
+
+    def show(line: TranscriptLine) -> None:
+        if line.kind is Kind.EARCON:
+            return
+        if line.route.private:
+            name = players[line.route.seat - 1] if line.route.seat and line.route.seat <= len(players) else str(line.route)
+            text = line.text if show_private else "(private)"
+            print(f"host → {name}: {text}", file=stream, flush=True)
+        else:
+            print(f"host: {line.text}", file=stream, flush=True)
+
+    return show
+
+
+def timeline_outputs(players: tuple[str, ...], speech_wav: Path | None) -> dict[Route, Sink]:
+    """Outputs for text and script play: no sound devices, every route on a timeline."""
+    outputs: dict[Route, Sink] = {TABLE: WavSink(speech_wav) if speech_wav else NullSink()}
+    for k in range(1, len(players) + 1):
+        outputs[seat(k)] = NullSink()
+    return outputs
+
+
+def build_flow(settings: PlaySettings, host: Host) -> Flow:
+    """The game's flow with its options."""
+    options = dict(settings.options)
+    if settings.game == "bimbamm":
+        from voicehost.host.flows.bimbamm import BimBammFlow, BimBammSettings
+
+        return BimBammFlow(host, settings.seed, BimBammSettings(**options))  # type: ignore[arg-type]
+    raise SettingsError(f"unknown game {settings.game!r}: choose {', '.join(GAMES)}")
+
+
+@dataclass
+class Built:
+    """A ready session's parts (the caller closes them)."""
+
+    flow: Flow
+    input: Input
+    host: Host
+    service: SpeechService
+    log: EventLogWriter | None
+
+    def close(self) -> None:
+        """Close speech (writes the WAV sink) and the log."""
+        self.service.close()
+        if self.log is not None:
+            self.log.close()
+        self.input.close()
+
+
+def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> Built:
+    """A text or script session (no sound devices)."""
+    from voicehost.speak.voice import EspeakVoice
+
+    clock: Clock
+    source: Input
+    if settings.script is not None:
+        clock = SimClock()
+        source = ScriptInput(read_script(settings.script, settings.players), clock)
+    elif settings.input == "text":
+        clock = WallClock()
+        source = TextInput(stdin, settings.players, clock, echo=stdout)
+    else:
+        raise SettingsError(f"unknown input {settings.input!r}: use mic, text or script:FILE")
+    service = SpeechService(
+        EspeakVoice(), timeline_outputs(settings.players, settings.speech_wav), clock,
+        transcript=transcript_printer(settings.players, stdout, settings.show_private),
+    )
+    log = EventLogWriter(settings.log) if settings.log else None
+    host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
+                rng=random.Random(settings.seed), log=log)
+    return Built(build_flow(settings, host), source, host, service, log)

@@ -1,0 +1,340 @@
+"""Bim Bamm! by voice.
+
+The host announces each turn; the player says "flip seven" (or just "seven"), "swap", or
+"exchange with Ben". It says what the tile now shows. When five tiles show one animal, the race
+opens (earcon) once the host has finished speaking, and stays open for the race window; every
+shout heard in it goes to the rules in one ResolveRace, ranked by onset. The host announces the
+scorer and any mistakes, asks the scorer for two tiles to turn, and goes on until 3 points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from voicehost.host.session import Flow, Host
+from voicehost.host.speech_text import count, join
+from voicehost.host.words import Command, Heard, find_player, number_phrase, numbers_in
+from voicehost.rules import bimbamm as bb
+from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.speak.earcons import Earcon
+
+RACE_TIMER = "race"
+REMIND_TIMER = "remind"
+ANIMAL_WORDS = {a.value: a for a in bb.Animal}
+PLURAL = {"cat": "cats", "dog": "dogs", "pig": "pigs", "donkey": "donkeys", "hen": "hens"}
+
+
+@dataclass(frozen=True)
+class BimBammSettings:
+    """How the host runs Bim Bamm!."""
+
+    race_window: float = 2.5
+    """Seconds the race stays open after the host has finished speaking."""
+    remind_after: float = 20.0
+    """Seconds without an answer before the host reminds the player to act."""
+    reminders: int = 3
+    """Reminders for one prompt before the host waits silently."""
+    first_player: str | None = None
+    """Who starts when nobody holds the cat (default: a seeded random choice)."""
+    variant2p: bool | None = None
+
+
+class BimBammFlow(Flow):
+    """The host's side of Bim Bamm!."""
+
+    game = "bimbamm"
+
+    def __init__(self, host: Host, seed: int, settings: BimBammSettings = BimBammSettings()) -> None:
+        super().__init__(host)
+        self.seed = seed
+        self.settings = settings
+        self.state: bb.State | None = None
+        self.race_calls: list[bb.Call] = []
+        self.race_opened_at = 0.0
+        self.first_tile: dict[str, int] = {}
+        """A scorer's first tile while they name the second."""
+        self.reminders = 0
+
+    # ---- life cycle -----------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.state.over
+
+    def start(self) -> None:
+        players = self.host.players
+        first = self.settings.first_player or players[self.host.rng.randrange(len(players))]
+        state, events = bb.new_game(players, self.host.rng, self.seed, first_player=first,
+                                    variant2p=self.settings.variant2p, t=self.now())
+        self.state = state
+        self.host.record(events)
+        self._welcome()
+        self._announce_turn(first_time=True)
+
+    def resume(self, events: Sequence[JsonObject]) -> None:
+        state = bb.replay(events)
+        self.host.events.extend(events)
+        state, new = bb.resume(state, max(self.now(), state.last_t))
+        self.state = state
+        self.host.record(new)
+        self.say(f"Welcome back to Bim Bamm! {self.score_text()}")
+        self.say(self._counts_text())
+        self._after_events([])
+
+    def quit(self, player: str | None) -> None:
+        state = self._state()
+        self._apply(bb.Quit(self.now(), player=player))
+        if state.over:
+            return
+
+    # ---- what players say -----------------------------------------------------------------
+
+    def on_heard(self, heard: Heard) -> None:
+        state = self._state()
+        words = heard.phrase.split()
+        animal = next((ANIMAL_WORDS[w] for w in words if w in ANIMAL_WORDS), None)
+        if state.phase is bb.Phase.RACE:
+            if animal is not None:
+                self.race_calls.append(bb.Call(heard.player, animal, heard.onset))
+            return
+        if animal is not None:
+            self._apply(bb.Shout(self.now(), heard.player, animal, heard.onset))
+            return
+        if state.phase is bb.Phase.SCORER:
+            self._scorer_says(heard)
+        elif state.phase is bb.Phase.TURN:
+            self._turn_says(heard)
+
+    def _turn_says(self, heard: Heard) -> None:
+        state = self._state()
+        if heard.player != state.turn:
+            self.say(f"{heard.player}, it is {state.turn}'s turn.")
+            return
+        words = heard.phrase.split()
+        numbers = [n for n in numbers_in(heard.phrase) if 1 <= n <= 15]
+        others = [p for p in state.players if p != heard.player]
+        if "exchange" in words or "swap" in words or "special" in words:
+            target = find_player(heard.phrase, others) if state.special is bb.Special.EXCHANGE else None
+            if state.special is bb.Special.EXCHANGE and target is None:
+                self.say(f"{heard.player}, the special tile shows exchange: say exchange with {join(others, 'or')}.")
+                return
+            self._apply(bb.UseSpecial(self.now(), heard.player, target))
+        elif numbers:
+            self._apply(bb.Flip(self.now(), heard.player, numbers[0] - 1))
+        else:
+            self.say(f"Sorry {heard.player}. {self.help_text(heard.player)}")
+
+    def _scorer_says(self, heard: Heard) -> None:
+        state = self._state()
+        if heard.player != state.scorer:
+            return
+        numbers = [n - 1 for n in numbers_in(heard.phrase) if 1 <= n <= 15]
+        pending = self.first_tile.pop(heard.player, None)
+        if pending is not None:
+            numbers = [pending, *numbers]
+        if len(numbers) >= 2:
+            self._apply(bb.ScorerFlips(self.now(), heard.player, (numbers[0], numbers[1])))
+        elif len(numbers) == 1:
+            self.first_tile[heard.player] = numbers[0]
+            self.say(f"Tile {number_phrase(numbers[0] + 1)}. And the second?")
+        else:
+            self.say(self._scorer_prompt())
+
+    # ---- timers ---------------------------------------------------------------------------
+
+    def on_timer(self, name: str) -> None:
+        state = self._state()
+        if name == RACE_TIMER and state.phase is bb.Phase.RACE:
+            calls = tuple(sorted(self.race_calls, key=lambda c: c.onset))
+            self.race_calls = []
+            self._apply(bb.ResolveRace(self.now(), calls))
+        elif name == REMIND_TIMER and state.to_act is not None and self.reminders < self.settings.reminders:
+            self.reminders += 1
+            player = state.to_act
+            prompt = self._scorer_prompt() if state.phase is bb.Phase.SCORER else f"{player}, it is your turn: flip a tile, or use the special tile."
+            self.say(prompt)
+            self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
+            self._arm_reminder()
+
+    # ---- applying actions and announcing --------------------------------------------------
+
+    def _apply(self, action: bb.Action) -> None:
+        state = self._state()
+        try:
+            new, events = bb.apply(state, action)
+        except IllegalAction as error:
+            self.say(self._explain(error, action))
+            return
+        self.state = new
+        self._after_events(self.host.record(events))
+
+    def _after_events(self, events: list[JsonObject]) -> None:
+        state = self._state()
+        for ev in events:
+            self._announce(ev)
+        self.host.timers.cancel(REMIND_TIMER)
+        if events:
+            self.reminders = 0
+        if state.over:
+            self.host.timers.cancel(RACE_TIMER)
+            return
+        if state.phase is bb.Phase.RACE:
+            if not self.host.timers.running(RACE_TIMER):
+                self._open_race()
+            return
+        if state.phase is bb.Phase.SCORER:
+            self.say(self._scorer_prompt())
+        elif any(e["type"] == "turn" for e in events) or not events:
+            self._announce_turn()
+        self._arm_reminder()
+
+    def _announce(self, ev: JsonObject) -> None:
+        kind = ev["type"]
+        if kind == "flip":
+            self.say(f"{number_phrase(ev['tile'] + 1).capitalize()}: {ev['showing']}.")
+        elif kind == "point":
+            self._announce_point(ev)
+        elif kind == "mistake":
+            self._announce_mistake(ev)
+        elif kind == "swap":
+            self.say(f"{ev['player']} swaps their card. The special tile now shows exchange.")
+            self._tell_card(ev["player"], ev.get("drew"))
+        elif kind == "exchange":
+            self.say(f"{ev['player']} exchanges cards with {ev['with']}. The special tile now shows swap.")
+            self._tell_card(ev["player"], ev.get("got"))
+            self._tell_card(ev["with"], ev.get("gave"))
+        elif kind == "game_over":
+            self._announce_end(ev)
+
+    def _open_race(self) -> None:
+        """The race opens once the host has finished speaking; the earcon marks it."""
+        self.host.mouth.earcon(Earcon.RACE_OPEN)
+        self.race_opened_at = self.host.mouth.silent_at()
+        self.host.timers.start(RACE_TIMER, self.race_opened_at + self.settings.race_window)
+
+    def _announce_point(self, ev: JsonObject) -> None:
+        player, animal = ev["player"], ev["animal"]
+        self.host.mouth.earcon(Earcon.POINT)
+        self.say(f"{player} scores with the {animal}! {player} has {count(ev['points'], 'point')}.")
+        if ev["points"] < bb.WINNING_POINTS:
+            self._tell_card(player, ev.get("drew"), new=True)
+
+    def _announce_mistake(self, ev: JsonObject) -> None:
+        player = ev["player"]
+        shout = self.host.events[ev["shout"]] if ev.get("shout") is not None and ev["shout"] < len(self.host.events) else {}
+        animal = shout.get("animal", "animal")
+        why = {
+            "wrong_animal": f"the {animal} is not the animal showing five times",
+            "no_card": f"{player} does not hold the {animal}",
+            "no_five": f"there are not five {PLURAL.get(animal, animal)}",
+        }.get(ev["reason"], "that was a mistake")
+        back = f"{player} puts a won {ev['returned']} back under the pile." if ev.get("returned") else f"{player} has no point to give back."
+        self.host.mouth.earcon(Earcon.MISTAKE)
+        self.say(f"Mistake, {player}: {why}. {back}")
+
+    def _announce_end(self, ev: JsonObject) -> None:
+        winner = ev.get("winner")
+        if winner:
+            self.say(f"{winner} wins Bim Bamm with three points! {self.score_text()}")
+        else:
+            self.say(f"The game is over. {self.score_text()}")
+
+    def _announce_turn(self, first_time: bool = False) -> None:
+        state = self._state()
+        if state.phase is not bb.Phase.TURN:
+            return
+        player = state.turn
+        if first_time:
+            self.say(f"{player} begins. {player}, flip a tile: say a number from one to fifteen, or say swap.")
+        else:
+            self.say(f"{player}.")
+        self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
+
+    def _welcome(self) -> None:
+        state = self._state()
+        self.say(
+            f"Welcome to Bim Bamm! Players, clockwise: {join(list(state.players))}. "
+            "Fifteen tiles, numbered one to fifteen, lie white side up. "
+            f"{self._counts_text()} When five tiles show the same animal and you hold that animal's card, "
+            "shout its name! First to three points wins."
+        )
+        for player in state.players:
+            self._tell_card(player, state.hand(player))
+
+    def _tell_card(self, player: str, animal: str | None, *, new: bool = False) -> None:
+        """Tell one player their card, privately; never at the table."""
+        if not self.host.mouth.private_outputs:
+            return
+        if animal is None:
+            self.say(f"{player}, you hold no card for now: the pile is empty.", to=player)
+        else:
+            self.say(f"{player}, your {'new ' if new else ''}card is the {animal}.", to=player)
+
+    def _private_or_none(self, player: str) -> str | None:
+        return player if self.host.mouth.private_outputs else None
+
+    def _arm_reminder(self) -> None:
+        self.host.timers.start(REMIND_TIMER, self.host.mouth.silent_at() + self.settings.remind_after)
+
+    # ---- texts ----------------------------------------------------------------------------
+
+    def _counts_text(self) -> str:
+        counts = self._state().counts()
+        return "Showing: " + join([count(n, a.value, PLURAL[a.value]) for a, n in counts.items() if n]) + "."
+
+    def _scorer_prompt(self) -> str:
+        state = self._state()
+        animal = state.scored.value if state.scored else "animal"
+        tiles = [number_phrase(i + 1) for i, t in enumerate(state.tiles) if t.showing is state.scored]
+        return f"{state.scorer}, turn over two {animal} tiles: say two of {join(tiles, 'or')}."
+
+    def score_text(self) -> str:
+        state = self._state()
+        return "Points: " + join([f"{p} {n}" for p, n in state.points_by_name().items()]) + "."
+
+    def help_text(self, player: str) -> str:
+        state = self._state()
+        if state.phase is bb.Phase.SCORER and player == state.scorer:
+            return self._scorer_prompt()
+        if state.phase is bb.Phase.TURN and player == state.turn:
+            special = "swap" if state.special is bb.Special.SWAP else "exchange with a player's name"
+            return f"Say a tile number from one to fifteen to flip it, or {special}."
+        if state.phase is bb.Phase.RACE:
+            return "Shout the animal if you hold its card."
+        return f"Wait for your turn; shout an animal when five show and you hold its card. You can also say repeat, score, tiles, my card, slower, faster, pause or quit."
+
+    def table_text(self) -> str:
+        state = self._state()
+        tiles = [f"{number_phrase(i + 1)} {t.showing.value}" for i, t in enumerate(state.tiles)]
+        return f"Tiles: {join(tiles)}. The special tile shows {state.special.value}."
+
+    def private_text(self, player: str, what: Command) -> str | None:
+        state = self._state()
+        held = state.hand(player)
+        return f"{player}, your card is the {held.value}." if held else f"{player}, you hold no card."
+
+    def phrases(self) -> list[str]:
+        state = self._state()
+        animals = [a.value for a in bb.Animal]
+        if state.phase is bb.Phase.RACE:
+            return animals
+        numbers = [number_phrase(n) for n in range(1, 16)]
+        return [*animals, *numbers, *(f"flip {n}" for n in numbers), "swap", "exchange",
+                *(f"exchange with {p.lower()}" for p in state.players)]
+
+    def _explain(self, error: IllegalAction, action: object) -> str:
+        state = self._state()
+        reason = getattr(error, "reason", "")
+        player = getattr(action, "player", "")
+        if reason == "restricted_tile":
+            return f"{player}, you may not flip a tile showing the {state.restricted}: it was just revealed."
+        if reason == "no_such_tile":
+            return f"{player}, the tiles are numbered one to fifteen."
+        if reason == "not_your_turn":
+            return f"{player}, it is {state.to_act}'s turn."
+        return f"{player}: {error}"
+
+    def _state(self) -> bb.State:
+        assert self.state is not None, "the game has not started"
+        return self.state

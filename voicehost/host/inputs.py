@@ -1,0 +1,170 @@
+"""Input modes: where the session's :class:`~voicehost.host.words.Heard` items come from.
+
+Every input answers one question, :meth:`Input.next`: "what was heard up to ``deadline``?" — it
+returns the items heard (possibly none) once the clock reaches the deadline or something was
+heard, and None when the input has ended. The session's timers and the input share one clock,
+so live play, typed lines, scripts and replays all go through the same loop.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Protocol, Sequence, TextIO
+
+from voicehost.clock import Clock, SimClock
+from voicehost.errors import InputError
+from voicehost.host.words import Heard, normalise
+
+
+class ScriptError(InputError):
+    """A script file line cannot be understood; the message names the file and line."""
+
+
+class Input(Protocol):
+    """A source of heard items on the session clock."""
+
+    def next(self, deadline: float | None) -> list[Heard] | None:
+        """Items heard up to ``deadline`` (None: wait as long as needed); None when input ended."""
+
+    def close(self) -> None:
+        """Release devices and threads."""
+
+
+def parse_line(line: str, players: Sequence[str], where: str) -> tuple[str, str] | None:
+    """'Anna: flip seven' → ('Anna', 'flip seven'); blank lines and '#' comments → None.
+
+    The name is matched case-insensitively against the seated players; a line without a known
+    name raises ScriptError naming ``where``.
+    """
+    text = line.strip()
+    if not text or text.startswith("#"):
+        return None
+    name, sep, said = text.partition(":")
+    if not sep:
+        raise ScriptError(f"{where}: expected 'NAME: words', got {text!r}")
+    matches = [p for p in players if p.lower() == name.strip().lower()]
+    if not matches:
+        raise ScriptError(f"{where}: {name.strip()!r} is not at the table ({', '.join(players)})")
+    phrase = normalise(said)
+    if not phrase:
+        raise ScriptError(f"{where}: {matches[0]} says nothing")
+    return matches[0], phrase
+
+
+@dataclass(frozen=True)
+class ScriptLine:
+    """One timed line of a script."""
+
+    t: float
+    """Seconds on the session clock when the player started speaking."""
+    player: str
+    phrase: str
+    line: int
+    """Line number in the file, for messages."""
+
+
+def read_script(path: Path, players: Sequence[str]) -> list[ScriptLine]:
+    """Lines '1.250 Anna: cat' (seconds, then NAME: words), times never decreasing."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScriptError(f"{path}: cannot read script ({error})") from error
+    out: list[ScriptLine] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        where = f"{path}:{number}"
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        stamp, _, rest = stripped.partition(" ")
+        try:
+            t = float(stamp)
+        except ValueError:
+            raise ScriptError(f"{where}: a script line starts with seconds, e.g. '1.250 Anna: cat'") from None
+        if out and t < out[-1].t:
+            raise ScriptError(f"{where}: time {t} goes back before {out[-1].t}")
+        parsed = parse_line(rest, players, where)
+        if parsed:
+            out.append(ScriptLine(t, parsed[0], parsed[1], number))
+    return out
+
+
+class ScriptInput:
+    """Timed lines on a simulated clock: runs as fast as the machine allows, same result each time."""
+
+    def __init__(self, lines: Iterable[ScriptLine], clock: SimClock, *, duration: float = 0.6, tail: float = 10.0) -> None:
+        self._lines = list(lines)
+        self._clock = clock
+        self._duration = duration
+        """Assumed length of a spoken line, seconds (its 'end')."""
+        self._end = (self._lines[-1].t if self._lines else 0.0) + duration + tail
+        """After the last line, timers still fire until this time (a race closing, say); then the input ends."""
+
+    def next(self, deadline: float | None) -> list[Heard] | None:
+        """The next line if it starts before ``deadline``; else advance the clock to the deadline."""
+        if not self._lines:
+            if deadline is None or deadline > self._end:
+                return None
+            self._clock.advance_to(deadline)
+            return []
+        first = self._lines[0]
+        if deadline is not None and first.t > deadline:
+            self._clock.advance_to(deadline)
+            return []
+        self._lines.pop(0)
+        self._clock.advance_to(first.t + self._duration)
+        return [Heard(first.player, first.phrase, first.t, first.t + self._duration, 1.0, "script")]
+
+    @property
+    def remaining(self) -> int:
+        """Lines not yet delivered."""
+        return len(self._lines)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class TextInput:
+    """Players type 'Anna: seven' on a terminal; the wall clock stamps each line on arrival."""
+
+    def __init__(self, stream: TextIO, players: Sequence[str], clock: Clock, *, echo: TextIO | None = None) -> None:
+        self._players = list(players)
+        self._clock = clock
+        self._echo = echo
+        self._lines: queue.Queue[tuple[float, str] | None] = queue.Queue()
+        self._ended = False
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True, name="text-input")
+        self._thread.start()
+
+    def _read(self, stream: TextIO) -> None:
+        for line in stream:
+            self._lines.put((self._clock.now(), line))
+        self._lines.put(None)
+
+    def next(self, deadline: float | None) -> list[Heard] | None:
+        """Wait for a typed line until ``deadline``; bad lines are explained and skipped."""
+        if self._ended:
+            return None
+        timeout = None if deadline is None else max(0.0, deadline - self._clock.now())
+        try:
+            item = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return []
+        if item is None:
+            self._ended = True
+            return None
+        t, line = item
+        try:
+            parsed = parse_line(line, self._players, "input")
+        except ScriptError as error:
+            if self._echo is not None:
+                print(f"(not understood: {error}; type NAME: words, e.g. '{self._players[0]}: help')", file=self._echo)
+            return []
+        if parsed is None:
+            return []
+        return [Heard(parsed[0], parsed[1], t, t, 1.0, "text")]
+
+    def close(self) -> None:
+        """The reader thread is a daemon; it ends with the input stream."""

@@ -1,0 +1,236 @@
+"""The game session: one loop over inputs and timers that drives a game flow.
+
+Everything happens on one injected clock. The loop asks the input for what was heard up to the
+next timer's deadline, lets the global voice commands ("repeat", "score", "help", "slower",
+"faster", "pause", "resume", "quit") act, hands everything else to the game's flow, and fires the
+timers that came due. The flow applies rules actions, writes their events to the log (flushed to
+disk as the game goes) and tells the mouth what to say.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from voicehost.clock import Clock, Timers
+from voicehost.eventlog import EventLogWriter
+from voicehost.host.inputs import Input
+from voicehost.host.mouth import Mouth
+from voicehost.host.words import Command, Heard, command
+from voicehost.rules.base import IllegalAction, JsonObject
+
+
+@dataclass
+class Host:
+    """What a game flow may use: the clock, timers, the mouth, the log and a seeded RNG."""
+
+    clock: Clock
+    mouth: Mouth
+    players: tuple[str, ...]
+    rng: random.Random
+    log: EventLogWriter | None = None
+    timers: Timers = field(default_factory=Timers)
+    events: list[JsonObject] = field(default_factory=list)
+    """Every event of this game so far (the log's content), as JSON objects."""
+    on_event: Callable[[JsonObject], None] | None = None
+
+    def record(self, events: Sequence[Any]) -> list[JsonObject]:
+        """Append a rules action's events to the log (one write, flushed) and return them as JSON."""
+        objs = [e.to_json() if hasattr(e, "to_json") else dict(e) for e in events]
+        if self.log is not None and objs:
+            self.log.write(objs)
+        self.events.extend(objs)
+        if self.on_event is not None:
+            for obj in objs:
+                self.on_event(obj)
+        return objs
+
+
+class Flow(ABC):
+    """What the host does in one game: prompts, judging, announcements."""
+
+    game: str = ""
+    help_lines: dict[str, str] = {}
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    @property
+    @abstractmethod
+    def over(self) -> bool:
+        """True once the game has ended."""
+
+    @abstractmethod
+    def start(self) -> None:
+        """Set up the game (setup events) and make the first announcement."""
+
+    @abstractmethod
+    def resume(self, events: Sequence[JsonObject]) -> None:
+        """Continue a saved game from its log's events, announcing where it stands."""
+
+    @abstractmethod
+    def on_heard(self, heard: Heard) -> None:
+        """A player said something that is not a global command."""
+
+    @abstractmethod
+    def on_timer(self, name: str) -> None:
+        """Timer ``name`` came due."""
+
+    @abstractmethod
+    def score_text(self) -> str:
+        """The standings, as one short announcement."""
+
+    @abstractmethod
+    def help_text(self, player: str) -> str:
+        """What ``player`` can say right now."""
+
+    @abstractmethod
+    def quit(self, player: str | None) -> None:
+        """End the game now (logged)."""
+
+    def phrases(self) -> list[str]:
+        """The phrases the microphones should listen for right now (for the recogniser)."""
+        return []
+
+    def private_text(self, player: str, what: Command) -> str | None:
+        """Answer "my card" / "my hand" privately, or None if the game has nothing private."""
+        return None
+
+    def table_text(self) -> str | None:
+        """Answer "tiles" (the table's state), or None if the game has no such thing."""
+        return None
+
+    def say(self, text: str, to: str | None = None, *, barge_in: bool = False) -> None:
+        """Speak at the table or to one player."""
+        self.host.mouth.say(text, to, barge_in=barge_in)
+
+    def now(self) -> float:
+        """Session time, seconds."""
+        return self.host.clock.now()
+
+
+@dataclass
+class Outcome:
+    """How a session ended."""
+
+    finished: bool
+    """True when the game reached its end (a winner, or a quit)."""
+    events: list[JsonObject]
+    reason: str
+    """'over', 'input_ended' or 'interrupted'."""
+
+
+class Session:
+    """Runs one game flow until it ends or the input runs out."""
+
+    def __init__(self, flow: Flow, source: Input, host: Host, *, pause_note: str = "") -> None:
+        self.flow = flow
+        self.input = source
+        self.host = host
+        self.paused = False
+        self._paused_timers: list[tuple[str, float]] = []
+
+    def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
+        """Start (or resume) the game and loop until it is over or the input ends."""
+        if resume_from is not None:
+            self.flow.resume(resume_from)
+        else:
+            self.flow.start()
+        while not self.flow.over:
+            deadline = None if self.paused else self.host.timers.next_due()
+            heard = self.input.next(deadline)
+            if heard is None:
+                return Outcome(False, self.host.events, "input_ended")
+            for item in heard:
+                self.dispatch(item)
+                if self.flow.over:
+                    break
+            if not self.paused and not self.flow.over:
+                for name in self.host.timers.pop_due(self.host.clock.now()):
+                    self.flow.on_timer(name)
+                    if self.flow.over:
+                        break
+        return Outcome(True, self.host.events, "over")
+
+    def dispatch(self, heard: Heard) -> None:
+        """Global commands first, then the game flow (which never sees a paused game's input)."""
+        what = command(heard.phrase)
+        if what is not None and self._command(heard, what):
+            return
+        if self.paused:
+            self.flow.say(f"The game is paused. Say resume to go on.")
+            return
+        try:
+            self.flow.on_heard(heard)
+        except IllegalAction as error:
+            self.flow.say(f"{heard.player}: {error}")
+
+    def _command(self, heard: Heard, what: Command) -> bool:
+        """Carry out a global command; False if the flow should handle the phrase instead."""
+        flow, mouth, player = self.flow, self.host.mouth, heard.player
+        if what is Command.REPEAT:
+            mouth.say(mouth.last_table or "Nothing to repeat yet.")
+        elif what is Command.SCORE:
+            flow.say(flow.score_text())
+        elif what is Command.HELP:
+            flow.say(flow.help_text(player))
+        elif what is Command.SLOWER:
+            mouth.slower()
+            flow.say("I will speak more slowly.")
+        elif what is Command.FASTER:
+            mouth.faster()
+            flow.say("I will speak faster.")
+        elif what is Command.PAUSE:
+            self._pause()
+        elif what is Command.RESUME:
+            self._resume()
+        elif what is Command.QUIT:
+            flow.quit(player)
+        elif what is Command.TILES:
+            text = flow.table_text()
+            if text is None:
+                return False
+            flow.say(text)
+        elif what in (Command.MY_CARD, Command.MY_HAND):
+            text = flow.private_text(player, what)
+            if text is None:
+                return False
+            if mouth.private_outputs:
+                flow.say(text, to=player)
+            else:
+                flow.say(f"{player}, I cannot tell you privately: you hold your own cards at this table.")
+        return True
+
+    def _pause(self) -> None:
+        if self.paused:
+            return
+        now = self.host.clock.now()
+        timers = self.host.timers
+        self._paused_timers = []
+        while (due := timers.next_due()) is not None:
+            for name in timers.pop_due(due):
+                self._paused_timers.append((name, max(0.0, due - now)))
+        self.paused = True
+        self.flow.say("Paused. Say resume when you are ready.")
+
+    def _resume(self) -> None:
+        if not self.paused:
+            return
+        self.paused = False
+        self.flow.say("Let's go on.")
+        start = self.host.mouth.silent_at()
+        for name, remaining in self._paused_timers:
+            self.host.timers.start(name, start + remaining)
+        self._paused_timers = []
+
+
+def log_path_for(folder: Path, game: str, seed: int) -> Path:
+    """A fresh log file name in ``folder``: GAME-SEED-N.jsonl."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while (path := folder / f"{game}-{seed}-{n}.jsonl").exists():
+        n += 1
+    return path
