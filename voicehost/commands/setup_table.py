@@ -1,0 +1,175 @@
+"""``voicehost setup-table``: seat the players by voice and measure the microphones' latencies."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from voicehost.errors import InputError
+from voicehost.status import ExitStatus
+
+if TYPE_CHECKING:
+    from voicehost.host.calibrate import SetupResult
+    from voicehost.host.table import DeviceSpec
+
+NAME = "setup-table"
+HELP = "seat the players by voice: find each player's microphone, measure latencies, write table.toml"
+DESCRIPTION = """\
+Walk the group through setting up the table, by voice. The host asks each player in turn to say
+their name, finds the microphone channel where the name arrived loudest, and confirms aloud
+("Anna, you are on microphone 3"). If it cannot tell, it asks again (three times at most). When
+the players' microphones are on different devices (several USB headsets), it then plays a few
+clicks on the table speaker and measures how late each device hears them, so that nobody is
+judged slower because of their headset. With --phones it says a line into each player's
+earphone. It ends by reading a summary aloud and writing the table config (--out).
+
+Microphones are numbered across the --inputs devices in order: with two 2-channel devices,
+microphones 1-2 are the first device's channels and 3-4 the second's. See docs/table.md for how
+to wire a table and what works with a single microphone.
+
+examples:
+  voicehost setup-table --players Anna,Ben,Cem
+  voicehost setup-table --players Anna,Ben --inputs "USB headset",3 --out games/table.toml
+  voicehost setup-table --players Anna,Ben,Cem --inputs scarlett:4 --speaker 5 --phones 7
+"""
+
+MAX_CHANNELS = 8
+"""Channels listened to per input device unless DEV:N says otherwise (PulseAudio devices claim 32)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``setup-table``."""
+    parser.add_argument("--players", required=True, metavar="NAMES",
+                        help="the players in seat order, separated by commas, e.g. Anna,Ben,Cem")
+    parser.add_argument("--out", type=Path, default=Path("table.toml"), metavar="FILE",
+                        help="where to write the table config (default: table.toml)")
+    parser.add_argument("--speaker", metavar="DEV",
+                        help="the table speaker: device index or (part of) its name (default: the default output)")
+    parser.add_argument("--inputs", metavar="DEV[:N],...",
+                        help=f"microphone devices to listen to, separated by commas; ':N' listens to the first N "
+                             f"channels (default: the default input device, up to {MAX_CHANNELS} channels each)")
+    parser.add_argument("--phones", metavar="DEV",
+                        help="the players' earphones: one output device, channel 1 for the first player, 2 for the second, ...")
+    parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
+
+
+class PlayersError(InputError):
+    """The --players list cannot be used."""
+
+
+def parse_players(spec: str) -> tuple[str, ...]:
+    """'Anna, Ben,Cem' → ('Anna', 'Ben', 'Cem'), refusing empty and repeated names."""
+    names = tuple(part.strip() for part in spec.split(","))
+    if any(not n for n in names):
+        raise PlayersError(f"--players {spec!r} has an empty name: write NAME,NAME,...")
+    seen: set[str] = set()
+    for name in names:
+        if name.lower() in seen:
+            raise PlayersError(f"--players names {name!r} twice: every player needs their own name")
+        if any(c in name for c in ":#"):
+            raise PlayersError(f"--players: {name!r} cannot contain ':' or '#'")
+        seen.add(name.lower())
+    return names
+
+
+def device_spec(text: str) -> DeviceSpec:
+    """A device as the user wrote it: an index when it is a number, else (part of) a name."""
+    text = text.strip()
+    return int(text) if text.isdigit() else text
+
+
+def parse_inputs(spec: str | None) -> list[tuple[DeviceSpec | None, int | None]]:
+    """'mics:4,3' → [('mics', 4), (3, None)]; None → the default device.
+
+    Device names that contain commas cannot be written here: use the index instead.
+    """
+    import re
+
+    if spec is None:
+        return [(None, None)]
+    inputs: list[tuple[DeviceSpec | None, int | None]] = []
+    for part in spec.split(","):
+        match = re.fullmatch(r"(.*?)\s*:\s*(\d+)", part.strip())
+        name, count = (match.group(1), int(match.group(2))) if match else (part.strip(), None)
+        if not name.strip():
+            raise InputError(f"--inputs {spec!r}: a device is missing (write DEV[:N],DEV[:N], see 'voicehost devices')")
+        if count is not None and count < 1:
+            raise InputError(f"--inputs {part.strip()!r}: listen to at least 1 channel")
+        inputs.append((device_spec(name), count))
+    return inputs
+
+
+def resolve_inputs(wanted: list[tuple[DeviceSpec | None, int | None]]) -> list[tuple[DeviceSpec, int]]:
+    """Each input device (as the user named it; the default's name when none) with its channel count."""
+    from voicehost.audio.devices import find_device
+    from voicehost.errors import AudioDeviceError
+
+    resolved: list[tuple[DeviceSpec, int]] = []
+    seen: dict[int, DeviceSpec] = {}
+    for spec, count in wanted:
+        device = find_device(spec, output=False)
+        if device is None:
+            raise AudioDeviceError("no default microphone found: name one with --inputs (see 'voicehost devices')")
+        if count is not None and count > device.max_input_channels:
+            raise AudioDeviceError(f"{device.name!r} has {device.max_input_channels} input channels, not {count}")
+        if device.index in seen:
+            raise InputError(f"--inputs names {device.name!r} twice ({seen[device.index]!r} and {spec!r})")
+        seen[device.index] = spec if spec is not None else device.name
+        resolved.append((seen[device.index], count or min(device.max_input_channels, MAX_CHANNELS)))
+    return resolved
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options, then walk the table through setup and write the config."""
+    from voicehost.audio.buffer import check_writable
+    from voicehost.clock import WallClock
+    from voicehost.host.calibrate import LiveRecorder, SetupFailed, SinkClicks, TableSetup
+    from voicehost.host.table import save_table
+    from voicehost.speak.output import TABLE, DeviceSink, device_outputs
+    from voicehost.speak.service import SpeechService, TextTranscript
+    from voicehost.speak.voice import EspeakVoice
+
+    players = parse_players(args.players)
+    out = check_writable(args.out)
+    inputs = resolve_inputs(parse_inputs(args.inputs))
+    speaker = None if args.speaker is None else device_spec(args.speaker)
+    phones = None if args.phones is None else device_spec(args.phones)
+    voice = EspeakVoice(voice=args.voice)
+    clock = WallClock()
+    outputs = device_outputs(clock, table=speaker, phones=phones, seats=len(players))
+    sink = outputs.get(TABLE)
+    if not isinstance(sink, DeviceSink):
+        raise SetupFailed("no table speaker found: setup talks to the players, so name one with --speaker (see 'voicehost devices')")
+    channels = sum(count for _, count in inputs)
+    print(f"listening on {channels} microphone channel(s): "
+          + ", ".join(f"{spec!r} ({count})" for spec, count in inputs), flush=True)
+    with SpeechService(voice, outputs, clock, transcript=TextTranscript(sys.stdout)) as host, \
+            LiveRecorder(inputs, clock) as recorder:
+        host.open()
+        setup = TableSetup(host, recorder, clock, clicks=SinkClicks(sink), log=lambda line: print(line, flush=True))
+        result = setup.run(players, speaker=speaker, phones=phones)
+    save_table(result.table, out)
+    report(result, out)
+    return ExitStatus.OK
+
+
+def report(result: SetupResult, out: Path) -> None:
+    """The summary on the terminal."""
+    from voicehost.audio.devices import list_devices
+    from voicehost.host.table import check_devices
+
+    print(f"\nwrote {out}:")
+    width = max(len(s.name) for s in result.table.seats)
+    for seat, placement in zip(result.table.seats, result.placements):
+        lead = "" if placement.margin_db == float("inf") else f", {placement.margin_db:.0f} dB over the next"
+        ear = f"; earphone {seat.output}" if seat.output is not None else ""
+        print(f"  {seat.name:<{width}}  microphone {placement.channel + 1} = {seat.input}"
+              f" (latency {seat.latency * 1000:.1f} ms{lead}){ear}")
+    if result.offsets is not None:
+        for device, delay in result.offsets.delays.items():
+            print(f"  {device!r}: click heard {delay * 1000:.1f} ms after it left the speaker "
+                  f"({result.offsets.heard[device]} clicks, spread {result.offsets.spread[device] * 1000:.1f} ms)")
+    for warning in (*result.warnings, *check_devices(result.table, list_devices())):
+        print(f"note: {warning}")
