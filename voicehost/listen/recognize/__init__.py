@@ -1,0 +1,99 @@
+"""Speech recognition on detected segments: Vosk (primary) or PocketSphinx (English, built in).
+
+:func:`build_recognizer` picks the engine once per session and says which (``.description``);
+the recogniser it returns is shared by every seat. Each adapter decodes against the phrases the
+game allows at that moment plus decoy words, and :mod:`.rejection` turns the result into a phrase
+or a rejection. Heavy libraries are imported inside the adapters only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Protocol
+
+from voicehost.errors import InputError, ModelError
+from voicehost.listen.messages import Recognizer
+from voicehost.listen.vocab import load_pack
+
+ENGINES = ("auto", "vosk", "sphinx")
+"""Values of ``--engine``."""
+
+
+class DescribedRecognizer(Recognizer, Protocol):
+    """A recogniser that can say in one line which engine and model it runs."""
+
+    description: str
+
+
+def build_recognizer(
+    lang: str,
+    engine: str = "auto",
+    model: Path | str | os.PathLike[str] | None = None,
+    models_dir: Path | None = None,
+) -> DescribedRecognizer:
+    """The recogniser for ``lang``: ``engine`` is 'auto', 'vosk' or 'sphinx'; ``model`` a Vosk model folder.
+
+    auto: ``model`` if given, else an installed (or package-shipped) Vosk model for the language,
+    else PocketSphinx's bundled model for English; otherwise a ModelError says how to get a model.
+    """
+    if engine not in ENGINES:
+        raise InputError(f"unknown recognition engine '{engine}' (choose one of: {', '.join(ENGINES)})")
+    pack = load_pack(lang)
+    model_path = Path(model).expanduser() if model is not None else None
+    if model_path is not None and engine == "sphinx":
+        raise InputError("--model names a Vosk model folder; it cannot be used with --engine sphinx")
+    if model_path is not None and not model_path.is_dir():
+        raise ModelError(f"model folder {model_path} does not exist")
+    if engine == "sphinx":
+        return _sphinx(pack)
+    if model_path is None:
+        model_path = _vosk_model_for(lang, models_dir)
+    if model_path is not None:
+        from voicehost.listen.recognize.vosk import VoskEngine, VoskRecognizer
+
+        return VoskRecognizer(pack, VoskEngine(model_path))
+    if engine == "vosk":
+        raise ModelError(
+            f"no Vosk model for language '{lang}' is installed: install one ('voicehost models') "
+            "or give its folder with --model DIR"
+        )
+    if lang == "en":
+        return _sphinx(pack)
+    raise ModelError(
+        f"no speech model for language '{lang}': install a Vosk model for it ('voicehost models') "
+        "or give its folder with --model DIR (only English works without a download)"
+    )
+
+
+def _sphinx(pack: object) -> DescribedRecognizer:
+    from voicehost.listen.recognize.sphinx import SphinxRecognizer
+    from voicehost.listen.vocab import VocabPack
+
+    assert isinstance(pack, VocabPack)
+    if pack.lang != "en":
+        raise ModelError(
+            f"PocketSphinx's bundled model speaks US English only, not '{pack.lang}': "
+            "use --engine vosk with a model for that language"
+        )
+    return SphinxRecognizer(pack)
+
+
+def _vosk_model_for(lang: str, models_dir: Path | None) -> Path | None:
+    """The Vosk model that serves ``lang`` here (the models track's resolution), if any."""
+    from voicehost.models.paths import models_dir as default_models_dir
+
+    try:
+        from voicehost.models.engine import resolve_engine
+        from voicehost.models.catalog import Engine
+    except ImportError:  # pragma: no cover - older builds without the models package
+        from voicehost.models.paths import packaged_vosk_models
+
+        return packaged_vosk_models().get(lang)
+    try:
+        choice = resolve_engine(lang, models_dir or default_models_dir())
+    except ModelError:
+        return None
+    except InputError:
+        return None
+    return choice.model_path if choice.engine is Engine.VOSK else None

@@ -1,0 +1,199 @@
+"""Rejection: decide whether a decoded segment is a target phrase, and count repetitions.
+
+Why a separate stage: a grammar-restricted decoder always returns *some* target, so out-of-grammar
+speech would be forced onto the nearest word ("pick" → "pig"). Both engines therefore decode with
+a grammar that offers **competing explanations** — the target phrases *and* decoy words of
+everyday chatter from the language pack (this works for models without an ``[unk]`` word, such as
+the Korean Vosk model) — and this module turns the decoded words into a :class:`Recognition`:
+
+- nothing decoded → rejected as ``garbage`` (noise, a cough);
+- any decoy / unknown word → rejected as ``out_of_grammar``;
+- target words that do not form one allowed phrase → ``out_of_grammar``;
+- a confidence under the phrase's learnt threshold → ``low_confidence``.
+
+Thresholds and per-target decoy exclusions are data learnt from fixtures (``tuning.toml``, written
+by ``bench/bench_recognize.py --learn``), not constants in code.
+
+Repetitions ("bam bam" vs "bam bam bam") are counted from the signal's syllable bursts as well as
+from the recogniser: see :func:`reconcile_repetitions`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from voicehost.listen.messages import Recognition, Segment, WordTiming
+from voicehost.listen.vocab import VocabPack, normalize
+from voicehost.errors import InputError
+
+TUNING_FILE = Path(__file__).with_name("tuning.toml")
+"""Learnt per-engine, per-language thresholds and decoy exclusions."""
+
+MAX_REPEATS = 3
+"""Bim Bam Bum! asks for a word said once, twice or three times."""
+
+MAX_SYLLABLE = 0.45
+"""Seconds: a burst longer than this is several syllables run together, so it cannot be counted."""
+
+
+class TuningError(InputError):
+    """The tuning data file is malformed."""
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Learnt decision data for one engine and language."""
+
+    min_confidence: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id (or 'default') → lowest confidence accepted, 0..1."""
+    precision: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id (or 'default') → share of accepted fixtures that were right, 0..1 (PocketSphinx's
+    confidence, since its grammar search has no calibrated posterior)."""
+    drop_decoys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Phrase id → decoy words left out of the grammar while that phrase is allowed (decoys that
+    stole that phrase's fixtures more often than they caught chatter)."""
+
+    def threshold(self, phrase: str) -> float:
+        """Lowest confidence accepted for ``phrase``."""
+        return float(self.min_confidence.get(phrase, self.min_confidence.get("default", 0.0)))
+
+    def precision_of(self, phrase: str) -> float:
+        """Measured precision of accepting ``phrase`` (default 0.5 when never measured)."""
+        return float(self.precision.get(phrase, self.precision.get("default", 0.5)))
+
+
+def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
+    """The tuning table ``[engine.lang]`` (empty when the file has none)."""
+    if not path.is_file():
+        return Tuning()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TuningError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get(engine, {}).get(lang, {})
+    try:
+        return Tuning(
+            min_confidence={str(k): float(v) for k, v in table.get("min_confidence", {}).items()},
+            precision={str(k): float(v) for k, v in table.get("precision", {}).items()},
+            drop_decoys={str(k): tuple(str(w) for w in v) for k, v in table.get("drop_decoys", {}).items()},
+        )
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise TuningError(f"{path}: [{engine}.{lang}]: {exc}") from None
+
+
+def decoys_for(pack: VocabPack, phrases: Sequence[str], tuning: Tuning, exclude: Iterable[str] = ()) -> list[str]:
+    """Decoy words for a grammar allowing ``phrases``: the pack's decoys minus every word that is
+    part of an allowed phrase, minus the learnt exclusions of those phrases and ``exclude``."""
+    banned = pack.spoken_words(phrases) | set(exclude)
+    for phrase in phrases:
+        banned |= set(tuning.drop_decoys.get(normalize(phrase), ()))
+    return [w for w in pack.decoys if w not in banned]
+
+
+def decide(
+    pack: VocabPack,
+    phrases: Sequence[str],
+    words: Sequence[WordTiming],
+    tuning: Tuning,
+    engine: str,
+    segment: Segment | None = None,
+) -> Recognition:
+    """Turn decoded spoken words into an accepted phrase or a rejection (see the module doc)."""
+    if not words:
+        return Recognition(None, 0.0, (), engine, "garbage")
+    allowed = [normalize(p) for p in phrases]
+    said = " ".join(w.word for w in words)
+    phrase = pack.canonical(said, allowed)
+    if phrase is None:
+        phrase = _repetition_of(pack, allowed, words)
+    if phrase is None:
+        return Recognition(None, 0.0, tuple(words), engine, "out_of_grammar")
+    if segment is not None:
+        phrase = reconcile_repetitions(phrase, allowed, words, segment)
+    confidence = min(w.confidence for w in words)
+    if confidence < tuning.threshold(phrase):
+        return Recognition(None, 0.0, tuple(words), engine, "low_confidence")
+    return Recognition(phrase, confidence, tuple(words), engine, None)
+
+
+def _repetition_of(pack: VocabPack, allowed: Sequence[str], words: Sequence[WordTiming]) -> str | None:
+    """A run of one repeated target word said more often than any allowed phrase ('bam' ×4)
+    is that word's longest allowed repetition; anything else is not a phrase."""
+    spoken = {w.word for w in words}
+    if len(spoken) != 1:
+        return None
+    single = pack.canonical(words[0].word, allowed)
+    if single is None:
+        return None
+    counts = [n for n in range(MAX_REPEATS, 0, -1) if " ".join([single] * n) in allowed]
+    return " ".join([single] * counts[0]) if counts else None
+
+
+def reconcile_repetitions(phrase: str, allowed: Sequence[str], words: Sequence[WordTiming], segment: Segment) -> str:
+    """Count a repeated word ("bam bam bam") from the signal's syllable bursts, not only the recogniser.
+
+    Recognisers merge or split quickly repeated syllables; the energy envelope does not lie about how
+    many loud syllables there were. When the phrase is one word repeated, the number of bursts in the
+    spoken span (the segment's ``event.bursts`` from the onset stage, or bursts measured here when
+    it has none) decides the count, as long as that count is an allowed phrase.
+    """
+    parts = phrase.split()
+    if len(set(parts)) != 1:
+        return phrase
+    word = parts[0]
+    options = {n: " ".join([word] * n) for n in range(1, MAX_REPEATS + 1) if " ".join([word] * n) in allowed}
+    if len(options) < 2:
+        return phrase
+    bursts = segment_bursts(segment)
+    if words:
+        lo = segment.start + words[0].start - 0.12
+        hi = segment.start + words[-1].end + 0.12
+        bursts = [b for b in bursts if b[1] > lo and b[0] < hi]
+    if not bursts or any(b - a > MAX_SYLLABLE for a, b in bursts):
+        return phrase  # merged syllables: the envelope cannot count them, keep the recogniser's count
+    return options.get(len(bursts), phrase)
+
+
+def segment_bursts(segment: Segment) -> list[tuple[float, float]]:
+    """(start, end) session seconds of syllable bursts: the onset stage's, else measured here."""
+    if segment.event.bursts:
+        return list(segment.event.bursts)
+    return [(segment.start + a, segment.start + b) for a, b in syllable_bursts(segment.samples, segment.rate)]
+
+
+def syllable_bursts(
+    samples: np.ndarray,
+    rate: int,
+    frame: float = 0.01,
+    drop_db: float = 10.0,
+    min_burst: float = 0.05,
+    min_gap: float = 0.03,
+) -> list[tuple[float, float]]:
+    """(start, end) seconds of loud syllable-like bursts in mono audio.
+
+    A frame (``frame`` seconds) belongs to a burst when its level is within ``drop_db`` dB of the
+    loudest frame and well above the noise floor (the 10th percentile level + 6 dB); bursts closer
+    than ``min_gap`` seconds merge and bursts shorter than ``min_burst`` seconds are dropped.
+    """
+    hop = max(1, int(rate * frame))
+    n = len(samples) // hop
+    if n == 0:
+        return []
+    frames = samples[: n * hop].astype(np.float64).reshape(n, hop)
+    level = 10 * np.log10(np.mean(frames**2, axis=1) + 1e-12)
+    smooth = np.convolve(level, np.ones(3) / 3, mode="same")
+    floor = float(np.percentile(smooth, 10))
+    threshold = max(float(smooth.max()) - drop_db, floor + 6.0)
+    active = smooth > threshold
+    runs: list[list[int]] = []
+    for i in np.flatnonzero(active):
+        if runs and i - runs[-1][1] <= max(1, int(min_gap / frame)):
+            runs[-1][1] = int(i)
+        else:
+            runs.append([int(i), int(i)])
+    return [(a * frame, (b + 1) * frame) for a, b in runs if (b + 1 - a) * frame >= min_burst]
