@@ -25,7 +25,7 @@ class Mouth:
         """The last table announcement (what "repeat" says again)."""
         self.last_private: dict[str, str] = {}
         """The last private line of each player."""
-        self._pending: list[str] = []
+        self._barge = False
 
     @property
     def private_outputs(self) -> bool:
@@ -44,9 +44,18 @@ class Mouth:
             return
         if to is None:
             self.last_table = text
+            barge_in, self._barge = barge_in or self._barge, False
         else:
             self.last_private[to] = text
         self.service.say(text, self.route(to), barge_in=barge_in)
+
+    def barge_in_next(self) -> None:
+        """The next table announcement first silences what the table speaker still has to say.
+
+        Called when the game moves on (a player acted): stale announcements are dropped rather
+        than delaying the news, and the transcript keeps them.
+        """
+        self._barge = True
 
     def earcon(self, sound: Earcon, to: str | None = None, *, barge_in: bool = False) -> None:
         """Play an earcon at the table or to one player."""
@@ -54,10 +63,7 @@ class Mouth:
 
     def silent_at(self) -> float:
         """Session time when the table speaker will have said everything queued."""
-        spans = self.service.spans(TABLE)
-        now = self.service.clock.now()
-        ends = [s.end for s in spans]
-        return max([now, *ends])
+        return self.service.busy_until(TABLE)
 
     def interrupt(self) -> float:
         """Stop talking at once (a race opens, a player barges in); returns when it fell silent."""

@@ -280,6 +280,25 @@ class SpeechService:
             spans = list(self._spans.values())
         return sorted((s for s in spans if route is None or s.route == route), key=lambda s: s.start)
 
+    def busy_until(self, route: Route = TABLE) -> float:
+        """Session time when ``route`` will have said everything queued so far (now if idle).
+
+        A timeline knows it exactly; a live output adds the durations of what is still queued
+        (rendering it now, into the cache, so playing it later costs nothing more).
+        """
+        lane = self._lane(route)
+        now = self.clock.now()
+        if isinstance(lane, _TimelineLane):
+            return max(now, lane.busy_until())
+        current, queued = lane.snapshot()
+        end = now
+        if current is not None:
+            span = current.spoken.span
+            end = span.end if span is not None else now + self._audio_for(current).duration
+        for job in queued:
+            end += self.gap + self._audio_for(job).duration
+        return max(now, end)
+
     def speaking_at(self, t: float, route: Route | None = None) -> bool:
         """True if the host is audible at session time ``t`` (on ``route``, or anywhere)."""
         return any(s.covers(t) for s in self.spans(route))
@@ -412,6 +431,11 @@ class _LiveLane:
                 raise VoicehostError(f"the speech output for {self.route} is closed")
             self._queue.append(job)
             self._cond.notify_all()
+
+    def snapshot(self) -> tuple[_Job | None, list[_Job]]:
+        """The job sounding now (if any) and the queued ones, in order."""
+        with self._cond:
+            return self._current, list(self._queue)
 
     def cut(self, now: float) -> _Job | None:
         """Drop the queue and ask the device to stop; returns the job that was sounding."""

@@ -167,6 +167,7 @@ class BimBammFlow(Flow):
             self.say(self._explain(error, action))
             return
         self.state = new
+        self.host.mouth.barge_in_next()
         self._after_events(self.host.record(events))
 
     def _after_events(self, events: list[JsonObject]) -> None:

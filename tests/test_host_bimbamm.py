@@ -1,0 +1,137 @@
+"""Hosting Bim Bamm!: the flow judges turns, races and scorer flips, speaks, and logs."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from tests.host_helpers import run_offline
+from voicehost.eventlog import read_events
+from voicehost.rules import bimbamm as bb
+
+
+def bot(rng: random.Random):  # type: ignore[no-untyped-def]
+    """Players who flip random legal tiles, and shout quickly when they hold the raced animal."""
+
+    def decide(flow, now):  # type: ignore[no-untyped-def]
+        state: bb.State = flow.state
+        if state.phase is bb.Phase.TURN:
+            flips = [a for a in bb.legal_actions(state, now) if isinstance(a, bb.Flip)]
+            choice = rng.choice(flips)
+            return [(0.8, state.turn, f"flip {choice.tile + 1}")]
+        if state.phase is bb.Phase.RACE:
+            lines = []
+            for p in state.players:
+                held = state.hand(p)
+                if held is not None and held in state.race:
+                    lines.append((0.2 + rng.random() * 0.5, p, held.value))
+            return lines
+        if state.phase is bb.Phase.SCORER:
+            pairs = [a for a in bb.legal_actions(state, now) if isinstance(a, bb.ScorerFlips)]
+            a, b = rng.choice(pairs).tiles
+            return [(1.0, state.scorer, f"{a + 1} and {b + 1}")]
+        return []
+
+    return decide
+
+
+def test_a_whole_game_is_hosted_to_a_winner_and_its_log_replays(tmp_path: Path) -> None:
+    """Bots play a full game through the flow: someone wins with 3 points and the log replays to the same state."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=5, tmp=tmp_path, bot=bot(random.Random(5)))
+    assert outcome.finished
+    state = flow.state  # type: ignore[attr-defined]
+    assert state.over and state.winner is not None
+    assert f"{state.winner} wins Bim Bamm with three points!" in transcript
+    replayed = bb.replay(read_events(tmp_path / "game.jsonl"))
+    assert replayed == state
+
+
+def test_races_are_ranked_by_onset_not_by_arrival(tmp_path: Path) -> None:
+    """Two holders shout the raced animal; the one with the earlier onset scores even if heard second."""
+    from voicehost.host.words import Heard
+
+    for seed in range(1, 300):
+        rng = random.Random(seed)
+        state, _ = bb.new_game(["Anna", "Ben", "Cem"], rng, seed, first_player="Anna")
+        held = [h for h in state.hands if h is not None]
+        shared = [a for a in set(held) if held.count(a) >= 2]
+        if shared:
+            break
+    animal = shared[0]
+    holders = [p for p in state.players if state.hand(p) is animal]
+    tiles = [i for i, t in enumerate(state.tiles) if t.black is animal][:2]
+    lines = f"1 Anna: flip {tiles[0] + 1}\n3 Ben: flip {tiles[1] + 1}\n"
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=seed, lines=lines, tmp=tmp_path,
+                                            options={"first_player": "Anna", "race_window": 100.0})
+    flow_state = flow.state  # type: ignore[attr-defined]
+    assert flow_state.phase is bb.Phase.RACE and animal in flow_state.race
+    flow.host.log = None  # type: ignore[attr-defined]
+    late, early = holders[0], holders[1]
+    now = flow.host.clock.now()  # type: ignore[attr-defined]
+    flow.on_heard(Heard(late, animal.value, now + 0.50, now + 0.9, 1.0, "mic"))  # type: ignore[attr-defined]
+    flow.on_heard(Heard(early, animal.value, now + 0.45, now + 1.1, 1.0, "mic"))  # type: ignore[attr-defined]
+    flow.host.clock.advance(10)  # type: ignore[attr-defined]
+    flow.on_timer("race")  # type: ignore[attr-defined]
+    points = [e for e in flow.host.events if e["type"] == "point"]  # type: ignore[attr-defined]
+    assert points and points[0]["player"] == early
+    shouts = [e for e in flow.host.events if e["type"] == "shout"]  # type: ignore[attr-defined]
+    assert [s["player"] for s in shouts] == [early, late]
+
+
+def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
+    """'seven', 'flip seven', 'swap' and 'exchange with NAME' become the right actions; a bad tile number is explained."""
+    lines = "\n".join([
+        "1 Anna: flip twenty",       # no such tile: explained, still Anna's turn
+        "3 Anna: swap",              # special tile (SWAP) → it turns to EXCHANGE
+        "6 Ben: exchange",           # no target: host asks for a name
+        "8 Ben: exchange with cem",  # EXCHANGE with Cem
+        "11 Cem: seven",             # a plain number flips
+    ])
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"})
+    events = read_events(tmp_path / "game.jsonl")
+    kinds = [e["type"] for e in events]
+    assert "swap" in kinds and "exchange" in kinds
+    flips = [e for e in events if e["type"] == "flip"]
+    assert flips and flips[0]["tile"] == 6 and flips[0]["player"] == "Cem"
+    assert "numbered one to fifteen" in transcript
+    assert "say exchange with" in transcript
+
+
+def test_out_of_turn_words_are_answered_not_applied(tmp_path: Path) -> None:
+    """A number said by someone whose turn it is not gets a short answer and changes nothing."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: seven\n", tmp=tmp_path, options={"first_player": "Anna"})
+    assert "Ben, it is Anna's turn." in transcript
+    assert not any(e["type"] == "flip" for e in read_events(tmp_path / "game.jsonl"))
+
+
+def test_a_shout_without_five_is_a_mistake(tmp_path: Path) -> None:
+    """Shouting an animal when no five show is judged a mistake (no_five) and announced."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: pig\n", tmp=tmp_path, options={"first_player": "Anna"})
+    mistakes = [e for e in read_events(tmp_path / "game.jsonl") if e["type"] == "mistake"]
+    assert mistakes and mistakes[0]["reason"] == "no_five" and mistakes[0]["player"] == "Ben"
+    assert "Mistake, Ben: there are not five pigs" in transcript
+
+
+def test_voice_commands_answer(tmp_path: Path) -> None:
+    """repeat, score, help, tiles, my card, slower, faster, pause/resume each get their answer."""
+    lines = "\n".join([
+        "1 Ben: score", "2 Ben: tiles", "3 Cem: my card", "4 Anna: help", "5 Ben: repeat",
+        "6 Ben: slower", "7 Ben: faster", "8 Anna: pause", "9 Anna: seven", "10 Anna: resume", "12 Anna: seven",
+    ])
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"})
+    assert "Points: Anna 0, Ben 0 and Cem 0." in transcript
+    assert "Tiles: one " in transcript and "The special tile shows swap." in transcript
+    assert "host → Cem: Cem, your card is the" in transcript
+    assert "Say a tile number from one to fifteen" in transcript
+    assert "I will speak more slowly." in transcript and "I will speak faster." in transcript
+    assert "Paused." in transcript and "The game is paused. Say resume to go on." in transcript
+    flips = [e for e in read_events(tmp_path / "game.jsonl") if e["type"] == "flip"]
+    assert len(flips) == 1 and flips[0]["t"] >= 12  # the flip during the pause was not applied
+
+
+def test_quit_ends_the_game_and_logs_it(tmp_path: Path) -> None:
+    """'quit' ends the game at once with a game_over event."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben", seed=2, lines="1 Ben: quit\n", tmp=tmp_path)
+    events = read_events(tmp_path / "game.jsonl")
+    assert outcome.finished and events[-1]["type"] == "game_over" and events[-1]["reason"] == "quit"
+    assert "The game is over." in transcript
