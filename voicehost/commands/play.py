@@ -20,22 +20,40 @@ input modes:
 
 At any time a player can say: repeat, score, help, slower, faster, pause, resume, quit.
 The event log (--log) is written as the game goes; 'voicehost resume LOG' continues a stopped game.
+Each game has its own options: voicehost play GAME --help.
 
 examples:
   voicehost play bimbamm --players Anna,Ben,Cem --input text
-  voicehost play bimbamm --players Anna,Ben --input script:game.txt --log game.jsonl
+  voicehost play bimbambum --players Anna,Ben,Cem --input script:game.txt --log game.jsonl
 """
 
+GAMES = ("bimbamm", "bimbambum", "bam")
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Declare the options of ``play``."""
-    parser.add_argument("game", choices=["bimbamm", "bimbambum", "bam"], help="which game")
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options every game shares."""
     parser.add_argument("--players", required=True, metavar="A,B,C", help="player names in clockwise seating order")
     parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
     parser.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random; the log records it)")
     parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here (default: logs/GAME-SEED-N.jsonl)")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
-    parser.add_argument("--race-window", type=float, metavar="S", help="Bim Bamm!: seconds a race stays open after the host stops talking (default 2.5)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """One sub-parser per game, with the shared options and the game's own."""
+    from voicehost.host.build import flow_module
+
+    games = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=type(parser))
+    for game in GAMES:
+        try:
+            module = flow_module(game)
+        except ImportError:
+            continue
+        sub = games.add_parser(game, help=module.HELP, description=module.HELP,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+        add_common_arguments(sub)
+        module.add_arguments(sub)
+        sub.set_defaults(_options=module.options_from_args)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,11 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     players = check_players(args.players.split(","))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
-    options: dict[str, object] = {}
-    if args.race_window is not None:
-        options["race_window"] = args.race_window
     log = args.log or log_path_for(Path("logs"), args.game, seed)
-    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, options)
+    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args))
     built = build_offline(settings)
     try:
         outcome = Session(built.flow, built.input, built.host).run()

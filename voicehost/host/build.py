@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Callable, TextIO
 
 from voicehost.clock import Clock, SimClock, WallClock
@@ -87,14 +89,20 @@ def timeline_outputs(players: tuple[str, ...], speech_wav: Path | None) -> dict[
     return outputs
 
 
+def flow_module(game: str) -> ModuleType:
+    """The module of a game's flow: ``voicehost.host.flows.<game>``.
+
+    It defines ``HELP``, ``add_arguments(parser)`` (the game's own ``play`` options),
+    ``options_from_args(args) -> dict`` and ``make_flow(host, seed, options) -> Flow``.
+    """
+    if game not in GAMES:
+        raise SettingsError(f"unknown game {game!r}: choose {', '.join(GAMES)}")
+    return importlib.import_module(f"voicehost.host.flows.{game}")
+
+
 def build_flow(settings: PlaySettings, host: Host) -> Flow:
     """The game's flow with its options."""
-    options = dict(settings.options)
-    if settings.game == "bimbamm":
-        from voicehost.host.flows.bimbamm import BimBammFlow, BimBammSettings
-
-        return BimBammFlow(host, settings.seed, BimBammSettings(**options))  # type: ignore[arg-type]
-    raise SettingsError(f"unknown game {settings.game!r}: choose {', '.join(GAMES)}")
+    return flow_module(settings.game).make_flow(host, settings.seed, dict(settings.options))  # type: ignore[no-any-return]
 
 
 @dataclass

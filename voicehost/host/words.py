@@ -105,3 +105,5 @@ class Heard:
     """0..1 (typed and scripted lines: 1)."""
     source: str = "text"
     """'text', 'script' or 'mic'."""
+    level_db: float | None = None
+    """Peak level of the voice on its own microphone, dBFS (microphones only): "the loudest player"."""

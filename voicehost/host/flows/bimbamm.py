@@ -9,8 +9,9 @@ scorer and any mistakes, asks the scorer for two tiles to turn, and goes on unti
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
@@ -18,6 +19,8 @@ from voicehost.host.words import Command, Heard, find_player, number_phrase, num
 from voicehost.rules import bimbamm as bb
 from voicehost.rules.base import IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
+
+HELP = "Bim Bamm!: flip animal tiles; when five show one animal, its holders race to shout it"
 
 RACE_TIMER = "race"
 REMIND_TIMER = "remind"
@@ -339,3 +342,25 @@ class BimBammFlow(Flow):
     def _state(self) -> bb.State:
         assert self.state is not None, "the game has not started"
         return self.state
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Bim Bamm!'s own ``play`` options."""
+    parser.add_argument("--race-window", type=float, metavar="S",
+                        help="seconds a race stays open after the host stops talking (default 2.5)")
+    parser.add_argument("--first", metavar="NAME", help="who starts when nobody holds the cat (default: random)")
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings those options ask for."""
+    options: dict[str, Any] = {}
+    if args.race_window is not None:
+        options["race_window"] = args.race_window
+    if args.first is not None:
+        options["first_player"] = args.first
+    return options
+
+
+def make_flow(host: Host, seed: int, options: dict[str, Any]) -> BimBammFlow:
+    """The flow for ``voicehost play bimbamm``."""
+    return BimBammFlow(host, seed, BimBammSettings(**options))
