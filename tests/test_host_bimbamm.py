@@ -135,3 +135,28 @@ def test_quit_ends_the_game_and_logs_it(tmp_path: Path) -> None:
     events = read_events(tmp_path / "game.jsonl")
     assert outcome.finished and events[-1]["type"] == "game_over" and events[-1]["reason"] == "quit"
     assert "The game is over." in transcript
+
+
+def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:
+    """`voicehost resume LOG` rebuilds the game from its log and appends: a resumed event, seq and t continue."""
+    from tests.conftest import run_voicehost
+
+    log = tmp_path / "game.jsonl"
+    first = tmp_path / "one.txt"
+    first.write_text("1 Anna: flip 3\n3 Ben: flip 5\n")
+    second = tmp_path / "two.txt"
+    second.write_text("1 Cem: flip 9\n")
+    played = run_voicehost("play", "bimbamm", "--players", "Anna,Ben,Cem", "--input", f"script:{first}", "--seed", "4", "--log", str(log), "--first", "Anna")
+    assert played.returncode == 0, played.stderr
+    assert "voicehost resume" in played.stdout
+    before = read_events(log)
+    resumed = run_voicehost("resume", str(log), "--input", f"script:{second}")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Welcome back to Bim Bamm!" in resumed.stdout
+    after = read_events(log)
+    assert after[: len(before)] == before
+    new = after[len(before):]
+    assert new[0]["type"] == "resumed" and new[0]["seq"] == len(before)
+    assert new[0]["t"] > before[-1]["t"]
+    assert any(e["type"] == "flip" and e["player"] == "Cem" and e["tile"] == 8 for e in new)
+    assert bb.replay(after).turn == "Anna"

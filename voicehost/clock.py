@@ -24,10 +24,11 @@ class Clock(Protocol):
 
 
 class WallClock:
-    """Real time, monotonic, starting at 0 when created."""
+    """Real time, monotonic, starting at ``start`` seconds when created (0 for a new session;
+    a resumed game continues its log's clock)."""
 
-    def __init__(self) -> None:
-        self._origin = time.monotonic()
+    def __init__(self, start: float = 0.0) -> None:
+        self._origin = time.monotonic() - start
 
     def now(self) -> float:
         """Seconds since this clock was created."""

@@ -24,9 +24,11 @@ class EventLogWriter:
 
     def write(self, events: Iterable[Any]) -> None:
         """Append events (objects with ``to_json`` or plain dicts) and flush them to disk."""
-        for event in events:
-            obj = event.to_json() if hasattr(event, "to_json") else event
-            self._file.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        lines = [
+            json.dumps(e.to_json() if hasattr(e, "to_json") else e, ensure_ascii=False, separators=(",", ":")) + "\n"
+            for e in events
+        ]
+        self._file.write("".join(lines))  # one write per action: a crash does not split an action
         self._file.flush()
         os.fsync(self._file.fileno())
 

@@ -60,18 +60,14 @@ def run(args: argparse.Namespace) -> int:
     """Build the session once, run it, close everything."""
     import random
 
-    from voicehost.host.build import PlaySettings, build_offline, check_players
-    from voicehost.host.session import Session, log_path_for
+    from voicehost.host.build import PlaySettings, check_players, run_session
+    from voicehost.host.session import log_path_for
 
     players = check_players(args.players.split(","))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     log = args.log or log_path_for(Path("logs"), args.game, seed)
     settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args))
-    built = build_offline(settings)
-    try:
-        outcome = Session(built.flow, built.input, built.host).run()
-    finally:
-        built.close()
+    outcome = run_session(settings)
     print(f"(event log: {log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")

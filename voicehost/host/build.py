@@ -15,7 +15,8 @@ from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.host.inputs import Input, ScriptInput, TextInput, read_script
 from voicehost.host.mouth import Mouth
-from voicehost.host.session import Flow, Host
+from voicehost.host.session import Flow, Host, Outcome
+from voicehost.rules.base import JsonObject
 from voicehost.speak.output import TABLE, NullSink, Route, Sink, WavSink, seat
 from voicehost.speak.service import Kind, SpeechService, TranscriptLine
 
@@ -43,6 +44,8 @@ class PlaySettings:
     """Print private lines on the transcript (text mode: there is only one screen)."""
     options: dict[str, object] = field(default_factory=dict)
     """Game options (race window, time window, deck, rounds, ...)."""
+    start_time: float = 0.0
+    """Session clock at the start, seconds (a resumed game continues its log's clock)."""
 
     @property
     def script(self) -> Path | None:
@@ -130,10 +133,10 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: 
     clock: Clock
     source: Input
     if settings.script is not None:
-        clock = SimClock()
+        clock = SimClock(settings.start_time)
         source = ScriptInput(read_script(settings.script, settings.players), clock)
     elif settings.input == "text":
-        clock = WallClock()
+        clock = WallClock(settings.start_time)
         source = TextInput(stdin, settings.players, clock, echo=stdout)
     else:
         raise SettingsError(f"unknown input {settings.input!r}: use mic, text or script:FILE")
@@ -145,3 +148,26 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: 
     host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
                 rng=random.Random(settings.seed), log=log)
     return Built(build_flow(settings, host), source, host, service, log)
+
+
+def run_session(settings: PlaySettings, *, resume: list[JsonObject] | None = None,
+                stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> Outcome:
+    """Build, run (or resume) and close a session; the log is appended as the game goes."""
+    from voicehost.host.session import Session
+
+    built = build_offline(settings, stdin=stdin, stdout=stdout)
+    try:
+        return Session(built.flow, built.input, built.host).run(resume_from=resume)
+    finally:
+        built.close()
+
+
+def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings) -> PlaySettings:
+    """Play settings for continuing the game of ``events``: game, players and seed from its setup."""
+    setup = events[0]
+    if setup.get("type") != "setup" or setup.get("game") not in GAMES:
+        raise SettingsError(f"{log}: the first event is not a voicehost game setup")
+    players = tuple(str(p) for p in setup.get("players", []))
+    last_t = max(float(e.get("t", 0.0)) for e in events)
+    return PlaySettings(str(setup["game"]), players, base.input, int(setup.get("seed", 0)), log,
+                        base.speech_wav, base.show_private, dict(base.options), start_time=last_t + 1.0)

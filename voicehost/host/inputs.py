@@ -92,10 +92,15 @@ def read_script(path: Path, players: Sequence[str]) -> list[ScriptLine]:
 
 
 class ScriptInput:
-    """Timed lines on a simulated clock: runs as fast as the machine allows, same result each time."""
+    """Timed lines on a simulated clock: runs as fast as the machine allows, same result each time.
+
+    Line times count from the clock's time when the input is made (0 for a new game; a resumed
+    game's script counts from where its log stopped).
+    """
 
     def __init__(self, lines: Iterable[ScriptLine], clock: SimClock, *, duration: float = 0.6, tail: float = 10.0) -> None:
-        self._lines = list(lines)
+        origin = clock.now()
+        self._lines = [ScriptLine(line.t + origin, line.player, line.phrase, line.line) for line in lines]
         self._clock = clock
         self._duration = duration
         """Assumed length of a spoken line, seconds (its 'end')."""

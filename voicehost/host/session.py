@@ -108,8 +108,8 @@ class Flow(ABC):
         self.host.mouth.say(text, to, barge_in=barge_in)
 
     def now(self) -> float:
-        """Session time, seconds."""
-        return self.host.clock.now()
+        """Session time, seconds (rounded to microseconds, so logs read cleanly)."""
+        return round(self.host.clock.now(), 6)
 
 
 @dataclass

@@ -1,0 +1,44 @@
+"""``voicehost resume LOG``: continue a stopped or crashed game from its event log."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from voicehost.status import ExitStatus
+
+NAME = "resume"
+HELP = "continue a stopped or crashed game from its event log"
+DESCRIPTION = """\
+Continue a game from its event log (the JSON Lines file 'voicehost play' writes as the game goes).
+The host replays the log with the rules to rebuild the game exactly, announces where it stands,
+and goes on; new events are appended to the same log (a 'resumed' event marks the restart).
+
+examples:
+  voicehost resume logs/bimbamm-4711-1.jsonl --input text
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``resume``."""
+    parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the game's event log")
+    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
+    parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the log, rebuild the flow, continue."""
+    from voicehost.eventlog import read_events
+    from voicehost.host.build import PlaySettings, run_session, settings_for_resume
+
+    events = read_events(args.log)
+    if events[-1].get("type") == "game_over":
+        print(f"voicehost resume: the game in {args.log} is already over", flush=True)
+        return ExitStatus.OK
+    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, True, {})
+    settings = settings_for_resume(events, args.log, base)
+    outcome = run_session(settings, resume=events)
+    print(f"(event log: {args.log})")
+    if not outcome.finished:
+        print(f"(the input ended before the game did: continue with 'voicehost resume {args.log}')")
+    return ExitStatus.OK
