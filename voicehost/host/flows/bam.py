@@ -1,0 +1,690 @@
+"""BAM! by voice.
+
+Each round the host reads the BAM! Master's red card; every other player hears their hand on
+their own earphone, numbered, and plays by saying a number ("seven", or "seven then three" for a
+double-BAM! card). When all cards are in, the host reads every combination as a fixed-up sentence
+(the sentence realizer) in the engine's shuffled reading order, numbered and without names; the
+master says "best two, worst four"; the host announces who won the point and who takes the red
+card, passes the master role to the left and, after every player was master K times, crowns
+"The True BAM! Master" (shared when the tie-breaks leave a tie).
+
+Hand numbers stay put: the card drawn after a round takes the number of the card played, so a
+player's "seven" is the same card until they play it. Without private outputs (or with
+``--cards table``) the game runs in table-cards mode: players hold printed cards and play by
+the number printed on them (``voicehost deck print`` with the same ``--deck``/``--tag``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from voicehost.decks import Deck, DeckError, GreyCard, RedCard, load_decks
+from voicehost.host.session import Flow, Host
+from voicehost.host.speech_text import join
+from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, number, number_phrase
+from voicehost.rules import bam
+from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.speak.earcons import Earcon
+from voicehost.speak.realize import Filler, RealizeError, Realizer
+
+HELP = "BAM!: fill the BAM! Master's red card with a card from your hand; the master picks the best and the worst"
+
+REMIND_TIMER = "remind"
+TITLE = "The True BAM! Master"
+CARD_MODES = ("dealt", "table")
+BEST_WORDS = frozenset({"best"})
+WORST_WORDS = frozenset({"worst", "worse"})
+READ_WORDS = frozenset({"read", "repeat", "again", "sentence"})
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+
+
+@dataclass(frozen=True)
+class BamSettings:
+    """How the host runs BAM!."""
+
+    decks: tuple[str, ...] = ()
+    """Deck names or TOML files (none: the base deck)."""
+    tags: tuple[str, ...] = ()
+    """Only cards with one of these tags (none: every card)."""
+    rounds: int = 1
+    """Times each player is the BAM! Master (K)."""
+    cards: str | None = None
+    """'dealt' (hands told privately), 'table' (printed cards) or None: dealt when every player
+    has a private output, else table."""
+    first_master: str | None = None
+    """The first BAM! Master (default: the first seated player)."""
+    remind_after: float = 45.0
+    """Seconds without progress before the host reminds who is still expected to speak."""
+    reminders: int = 2
+    """Reminders per wait before the host waits silently."""
+    realizer: Realizer | None = None
+    """A ready sentence realizer to share (tests); None builds one at game start."""
+
+
+# ---- words → numbers and judgements -------------------------------------------------------
+
+def spoken_numbers(phrase: str) -> list[int]:
+    """Every number in a phrase, compounds joined ("seven then three" → [7, 3];
+    "twenty one" → [21]; "one hundred and five" → [105]; "seven three" → [7, 3])."""
+    out: list[int] = []
+    current: int | None = None
+    last = ""
+    """What the previous word was: 'unit', 'tens', 'hundred', 'and' or '' (a number ended)."""
+    for word in normalise(phrase).split():
+        value = _TENS.get(word)
+        if word.isdigit():
+            current, last = _flush(out, current), ""
+            out.append(int(word))
+        elif value is not None:
+            if current is not None and last in ("hundred", "and"):
+                current += value
+            else:
+                _flush(out, current)
+                current = value
+            last = "tens"
+        elif word == "hundred":
+            if current is not None and last == "unit" and current < 10:
+                current *= 100
+            else:
+                _flush(out, current)
+                current = 100
+            last = "hundred"
+        elif word == "and" and last == "hundred":
+            last = "and"
+        elif (n := number(word)) is not None:
+            if current is not None and ((last == "tens" and 0 < n < 10) or last in ("hundred", "and")):
+                current += n
+                last = ""
+            else:
+                _flush(out, current)
+                current, last = n, "unit"
+        else:
+            current, last = _flush(out, current), ""
+    _flush(out, current)
+    return out
+
+
+def _flush(out: list[int], current: int | None) -> None:
+    if current is not None:
+        out.append(current)
+
+
+def parse_judgement(phrase: str) -> tuple[int | None, int | None]:
+    """(best, worst) named in a phrase, each None if not said.
+
+    Numbers follow their word ("best two, worst four", "best is two and worst is four") or,
+    when the phrase starts with a number, precede it ("two is best and four is worst").
+    """
+    words = normalise(phrase).split()
+    marks = [(i, "best" if w in BEST_WORDS else "worst") for i, w in enumerate(words) if w in BEST_WORDS | WORST_WORDS]
+    if not marks:
+        return None, None
+    before = bool(spoken_numbers(" ".join(words[: marks[0][0]])))
+    found: dict[str, int] = {}
+    for k, (i, kind) in enumerate(marks):
+        if before:
+            start = marks[k - 1][0] + 1 if k else 0
+            numbers = spoken_numbers(" ".join(words[start:i]))[-1:]
+        else:
+            end = marks[k + 1][0] if k + 1 < len(marks) else len(words)
+            numbers = spoken_numbers(" ".join(words[i + 1 : end]))[:1]
+        if numbers:
+            found.setdefault(kind, numbers[0])
+    return found.get("best"), found.get("worst")
+
+
+def has_judgement_words(phrase: str) -> bool:
+    """True when a phrase says best or worst."""
+    return bool(set(normalise(phrase).split()) & (BEST_WORDS | WORST_WORDS))
+
+
+# ---- stable hand numbers --------------------------------------------------------------------
+
+class HandSlots:
+    """Each player's hand as numbered slots: a played card's number goes to the next card drawn.
+
+    Fed with every logged event (live or replayed), so a resumed game numbers hands as before.
+    """
+
+    def __init__(self) -> None:
+        self.slots: dict[str, list[str | None]] = {}
+
+    def on_event(self, ev: JsonObject) -> None:
+        """Follow one event of the log."""
+        kind = ev["type"]
+        if kind == "setup":
+            self.slots = {p: list(hand) for p, hand in ev["state"]["hands"].items()}
+        elif kind == "submit":
+            played = set(ev["cards"])
+            slots = self.slots[ev["player"]]
+            self.slots[ev["player"]] = [None if c in played else c for c in slots]
+        elif kind == "draw":
+            slots = self.slots[ev["player"]]
+            for card in ev["cards"]:
+                if None in slots:
+                    slots[slots.index(None)] = card
+                else:
+                    slots.append(card)
+
+    def numbered(self, player: str) -> list[tuple[int, str]]:
+        """(number, card id) of the cards ``player`` holds, by number."""
+        return [(i, c) for i, c in enumerate(self.slots.get(player, []), start=1) if c is not None]
+
+    def card(self, player: str, n: int) -> str | None:
+        """The card at number ``n`` of ``player``'s hand, or None."""
+        return dict(self.numbered(player)).get(n)
+
+
+# ---- the flow -------------------------------------------------------------------------------
+
+class BamFlow(Flow):
+    """The host's side of BAM!."""
+
+    game = "bam"
+
+    def __init__(self, host: Host, seed: int, settings: BamSettings = BamSettings()) -> None:
+        super().__init__(host)
+        if settings.cards not in (None, *CARD_MODES):
+            raise bam.BadSetup(f"--cards must be dealt or table, not {settings.cards!r}")
+        self.seed = seed
+        self.settings = settings
+        self.state: bam.BamState | None = None
+        self.engine = bam.BamGame(host.rng)
+        self.realizer = settings.realizer
+        self.deck: Deck | None = None
+        self.red_cards: dict[str, RedCard] = {}
+        self.grey_cards: dict[str, GreyCard] = {}
+        self.slots = HandSlots()
+        self.printed: dict[int, str] = {}
+        """Printed card number → grey card id (table-cards mode)."""
+        self.sentences: list[str] = []
+        """This round's sentences in reading order (sentence 1 first)."""
+        self.pending: dict[str, int] = {}
+        """A judgement said in parts: 'best' or 'worst' → number, until both are known."""
+        self.reminders = 0
+
+    # ---- life cycle -----------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.state.phase is bam.Phase.OVER
+
+    @property
+    def mode(self) -> str:
+        """'dealt' (the host tells hands privately) or 'table' (printed cards)."""
+        if self.settings.cards is not None:
+            return self.settings.cards
+        return "dealt" if self.host.mouth.private_outputs else "table"
+
+    def start(self) -> None:
+        deck = self._load_deck(required=True)
+        assert deck is not None
+        self._ready_realizer()
+        state, events = self.engine.start(
+            self.host.players, deck.red, deck.grey, seed=self.seed, rounds_per_player=self.settings.rounds,
+            first_master=self.settings.first_master, t=self.now())
+        self.state = state
+        self._welcome(len(deck.red), len(deck.grey))
+        self._after(self._record(events))
+
+    def resume(self, events: Sequence[JsonObject]) -> None:
+        self._load_deck(required=False)
+        self._ready_realizer()
+        state = bam.replay(events)
+        self.host.events.extend(events)
+        for ev in events:
+            self.slots.on_event(ev)
+        self._number_printed(events[0])
+        state, new = self.engine.resume(state, self.now())
+        self.state = state
+        self._record(new)
+        self.say(f"Welcome back to BAM! Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
+                 f"{self.score_text()}")
+        if state.phase is bam.Phase.JUDGING:
+            self._read_sentences()
+        elif state.phase is bam.Phase.SUBMITTING:
+            self._announce_round(again=True)
+        self._arm_reminder()
+
+    def quit(self, player: str | None) -> None:
+        if not self.over:
+            self._apply(bam.Quit(t=self.now()), player or "")
+
+    # ---- what players say -----------------------------------------------------------------
+
+    def on_heard(self, heard: Heard) -> None:
+        state = self._state()
+        if state.phase is bam.Phase.OVER:
+            return
+        if has_judgement_words(heard.phrase):
+            self._judge_says(heard)
+        elif state.phase is bam.Phase.SUBMITTING:
+            self._submit_says(heard)
+        else:
+            self._judging_says(heard)
+
+    def _submit_says(self, heard: Heard) -> None:
+        state, player = self._state(), heard.player
+        if player == state.master:
+            self.say(f"{player}, you are the BAM! Master this round: wait for the sentences, then choose.")
+            return
+        if player in state.submitted:
+            self.say(f"{player}, your card is already in.")
+            return
+        numbers = spoken_numbers(heard.phrase)
+        if not numbers:
+            self.say(f"Sorry {player}. {self._submit_help(player)}")
+            return
+        if len(numbers) != state.blanks:
+            self.say(self._count_prompt(player))
+            return
+        cards = [self._card_for(player, n) for n in numbers]
+        missing = [n for n, c in zip(numbers, cards) if c is None]
+        if missing:
+            self.say(self._no_such_card(player, missing[0]))
+            return
+        self._apply(bam.Submit(player, tuple(c for c in cards if c is not None), t=self.now()), player)
+
+    def _judge_says(self, heard: Heard) -> None:
+        state, player = self._state(), heard.player
+        if state.phase is bam.Phase.SUBMITTING or player != state.master:
+            # The rules say why (not yet, not the master); the numbers do not matter.
+            self._apply(bam.Judge(player, 1, 2, t=self.now()), player)
+            return
+        best, worst = parse_judgement(heard.phrase)
+        if best is not None:
+            self.pending["best"] = best
+        if worst is not None:
+            self.pending["worst"] = worst
+        if "best" in self.pending and "worst" in self.pending:
+            best, worst = self.pending.pop("best"), self.pending.pop("worst")
+            self._apply(bam.Judge(player, best, worst, t=self.now()), player)
+        elif "best" in self.pending:
+            self.say(f"Best: {number_phrase(self.pending['best'])}. And the worst?")
+        elif "worst" in self.pending:
+            self.say(f"Worst: {number_phrase(self.pending['worst'])}. And the best?")
+        else:
+            self.say(f"{player}, {self._judge_example()}")
+
+    def _judging_says(self, heard: Heard) -> None:
+        state, player = self._state(), heard.player
+        words = set(heard.phrase.split())
+        numbers = spoken_numbers(heard.phrase)
+        if words & READ_WORDS and len(numbers) == 1 and 1 <= numbers[0] <= len(self.sentences):
+            self.say(f"{number_phrase(numbers[0]).capitalize()}: {self.sentences[numbers[0] - 1]}")
+        elif player == state.master:
+            self.say(f"{player}, {self._judge_example()}")
+        else:
+            self.say(f"{player}, all cards are in: {state.master} is choosing.")
+
+    # ---- timers ---------------------------------------------------------------------------
+
+    def on_timer(self, name: str) -> None:
+        state = self._state()
+        if name != REMIND_TIMER or state.phase is bam.Phase.OVER or self.reminders >= self.settings.reminders:
+            return
+        self.reminders += 1
+        if state.phase is bam.Phase.JUDGING:
+            self.say(f"{state.master}, {self._judge_example()}")
+            self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(state.master))
+        else:
+            waiting = list(state.waiting_for)
+            self.say(f"Still waiting for {join(waiting)}: say the number of your card.")
+            for player in waiting:
+                self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
+        self._arm_reminder()
+
+    # ---- applying actions and announcing --------------------------------------------------
+
+    def _apply(self, action: bam.Action, player: str) -> None:
+        try:
+            new, events = self.engine.apply(self._state(), action)
+        except IllegalAction as error:
+            self.pending.clear()
+            self.say(self._explain(error, player))
+            return
+        self.state = new
+        self.host.mouth.barge_in_next()
+        self._after(self._record(events))
+
+    def _record(self, events: Sequence[Any]) -> list[JsonObject]:
+        objs = self.host.record(events)
+        for ev in objs:
+            self.slots.on_event(ev)
+            if ev["type"] == "setup":
+                self._number_printed(ev)
+        return objs
+
+    def _after(self, events: list[JsonObject]) -> None:
+        """Announce what the rules did, then wait for the next speaker."""
+        kinds = {ev["type"]: ev for ev in events}
+        if "submit" in kinds:
+            self._confirm(kinds["submit"])
+        if "best" in kinds and "worst" in kinds:
+            self._award(kinds["best"], kinds["worst"])
+        if "reshuffle" in kinds and self.mode == "table":
+            self.say("The grey draw pile is empty: shuffle the discarded grey cards into a new draw pile.")
+        if "game_over" in kinds:
+            self._announce_end(kinds["game_over"])
+        if "round" in kinds:
+            self._announce_round()
+        if "reading" in kinds:
+            self._read_sentences()
+        if events:
+            self.reminders = 0
+            self.pending.clear()
+        self.host.timers.cancel(REMIND_TIMER)
+        if not self.over:
+            self._arm_reminder()
+
+    def _welcome(self, reds: int, greys: int) -> None:
+        state = self._state()
+        rounds = "once" if state.rounds_per_player == 1 else f"{number_phrase(state.rounds_per_player)} times"
+        how = ("You will hear your cards privately, numbered: play one by saying its number."
+               if self.mode == "dealt" else
+               f"Deal {number_phrase(state.hand_size)} printed grey cards to everyone: play one by saying "
+               "the number printed in its corner.")
+        self.say(f"Welcome to BAM! Players, clockwise: {join(list(state.players))}. Each round the BAM! Master "
+                 f"reads a red card with a blank, and everyone else fills it with a grey card. {how} "
+                 f"The master picks the best and the worst. Everyone is master {rounds}.")
+
+    def _announce_round(self, again: bool = False) -> None:
+        state = self._state()
+        assert state.red is not None
+        red = self._red_text(state.red)
+        double = state.blanks == 2
+        players = list(state.waiting_for)
+        ask = (f"{join(players)}: play two cards, first blank first, for example seven then three."
+               if double else f"{join(players)}: play a card by saying its number.")
+        opening = "" if again else f"Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
+        card = "A double BAM! card" if double else "The red card"
+        self.say(f"{opening}{state.master} is the BAM! Master. {card}: {red} {ask}")
+        if self.mode == "dealt":
+            for player in players:
+                self._tell_hand(player)
+
+    def _confirm(self, ev: JsonObject) -> None:
+        """Tell a player what they played: privately with earphones, else at the table (by number)."""
+        player = ev["player"]
+        if self.mode == "table":
+            numbers = [number_phrase(self._printed_number(c)) for c in ev["cards"]]
+            self.say(f"{player} plays {' then '.join(numbers)}.")
+        elif self.host.mouth.private_outputs:
+            texts = [self._grey_text(c) for c in ev["cards"]]
+            self.say(f"{player}, you played: {' then '.join(texts)}.", to=player)
+
+    def _read_sentences(self) -> None:
+        """Every combination as a sentence, numbered, in reading order, without names."""
+        state = self._state()
+        assert state.red is not None
+        self.sentences = [self._sentence(state.red, s.cards) for s in state.submissions]
+        readings = " ".join(f"{number_phrase(i).capitalize()}: {text}" for i, text in enumerate(self.sentences, 1))
+        self.say(f"All cards are in. {state.master}, here are the sentences. {readings} "
+                 f"{state.master}, which is best and which is worst?")
+
+    def _award(self, best: JsonObject, worst: JsonObject) -> None:
+        self.host.mouth.earcon(Earcon.POINT)
+        self.say(f"Best: {number_phrase(best['submission'])}. {best['player']} wins a point with "
+                 f"\"{self._grey_text(best['card'])}\". Worst: {number_phrase(worst['submission'])}. "
+                 f"{worst['player']} takes the red card.")
+
+    def _announce_end(self, ev: JsonObject) -> None:
+        why = {"rounds_done": "That was the last round.", "red_cards_out": "There are no red cards left.",
+               "grey_cards_out": "There are not enough grey cards left.", "quit": "The game is over."}
+        self.say(f"{why.get(ev['reason'], 'The game is over.')} {self._title_text(ev)} {self.score_text()}")
+
+    def _title_text(self, ev: JsonObject) -> str:
+        """Who is The True BAM! Master, with the tie-breaks spelled out."""
+        scores: dict[str, int] = ev["scores"]
+        grey: dict[str, int] = ev["grey_won"]
+        winners: list[str] = list(ev["winners"])
+        top = scores[winners[0]]
+        if len(winners) > 1:
+            return (f"{join(winners)} share the title {TITLE}: {_points(top)} and "
+                    f"{_count_cards(grey[winners[0]])} won each!")
+        winner = winners[0]
+        tied = [p for p in scores if scores[p] == top]
+        if len(tied) > 1:
+            others = [p for p in tied if p != winner]
+            return (f"{join(tied)} have {_points(top)} each; {winner} won more grey cards "
+                    f"({grey[winner]} to {max(grey[p] for p in others)}), so {winner} is {TITLE}!")
+        return f"{winner} is {TITLE} with {_points(top)}!"
+
+    def _tell_hand(self, player: str) -> None:
+        text = self.private_text(player, Command.MY_HAND)
+        if text and self.host.mouth.private_outputs:
+            self.say(text, to=player)
+
+    def _arm_reminder(self) -> None:
+        self.host.timers.start(REMIND_TIMER, self.host.mouth.silent_at() + self.settings.remind_after)
+
+    def _private_or_none(self, player: str) -> str | None:
+        return player if self.host.mouth.private_outputs else None
+
+    # ---- texts ----------------------------------------------------------------------------
+
+    def score_text(self) -> str:
+        state = self._state()
+        return "Scores: " + join([f"{p} {_signed(n)}" for p, n in state.scores.items()]) + "."
+
+    def help_text(self, player: str) -> str:
+        state = self._state()
+        also = "You can also say repeat, score, my hand, slower, faster, pause or quit."
+        if state.phase is bam.Phase.OVER:
+            return "The game is over. You can say score or repeat."
+        if state.phase is bam.Phase.JUDGING:
+            if player == state.master:
+                return f"{self._judge_example().capitalize()} Say read and a number to hear one sentence again. {also}"
+            return f"{state.master} is choosing the best and the worst. {also}"
+        if player == state.master:
+            return f"You are the BAM! Master: when all cards are in, I read the sentences and you say the best and the worst. {also}"
+        if player in state.submitted:
+            return f"Your card is in. Wait for the sentences. {also}"
+        return f"{self._submit_help(player)} {also}"
+
+    def private_text(self, player: str, what: Command) -> str | None:
+        state = self._state()
+        if self.mode == "table":
+            return f"{player}, you hold printed cards in this game: play one by saying the number printed on it."
+        cards = self.slots.numbered(player)
+        if not cards:
+            return f"{player}, you hold no cards."
+        listed = "; ".join(f"{number_phrase(n)}, {self._grey_text(c)}" for n, c in cards)
+        master = " You are the BAM! Master this round." if player == state.master and state.phase is not bam.Phase.OVER else ""
+        return f"{player}, your cards: {listed}.{master}"
+
+    def phrases(self) -> list[str]:
+        state = self._state()
+        commands = list(COMMAND_PHRASES)
+        if state.phase is bam.Phase.JUDGING:
+            n = [number_phrase(i) for i in range(1, len(state.submissions) + 1)]
+            return [*(f"best {a} worst {b}" for a in n for b in n if a != b), *(f"best {a}" for a in n),
+                    *(f"worst {a}" for a in n), *(f"read {a}" for a in n), *n, "best", "worst", *commands]
+        if state.phase is bam.Phase.OVER:
+            return commands
+        top = max(self.printed) if self.mode == "table" and self.printed else state.hand_size
+        n = [_number_words(i) for i in range(1, top + 1)]
+        pairs = [f"{a} then {b}" for a in n for b in n if a != b] if state.blanks == 2 and len(n) <= 20 else []
+        return [*n, *pairs, "then", "best", "worst", *commands]
+
+    def _submit_help(self, player: str) -> str:
+        state = self._state()
+        what = "the number printed on" if self.mode == "table" else "the number of"
+        if state.blanks == 2:
+            return f"Say {what} two cards, first blank first, for example seven then three."
+        return f"Say {what} the card you play, for example seven."
+
+    def _count_prompt(self, player: str) -> str:
+        if self._state().blanks == 2:
+            return f"{player}, this card has two blanks: say two numbers, first blank first, for example seven then three."
+        return f"{player}, this card has one blank: say one number."
+
+    def _no_such_card(self, player: str, n: int) -> str:
+        if self.mode == "table":
+            return f"{player}, there is no card {_number_words(n)} in this deck."
+        held = [number_phrase(k) for k, _ in self.slots.numbered(player)]
+        return f"{player}, you have no card {_number_words(n)}: your cards are numbered {held[0]} to {held[-1]}." if held else f"{player}, you hold no cards."
+
+    def _judge_example(self) -> str:
+        count = len(self._state().submissions)
+        a, b = (2, 1) if count < 4 else (2, 4)
+        return f"say best and worst, for example best {number_phrase(a)}, worst {number_phrase(b)}."
+
+    def _explain(self, error: IllegalAction, player: str) -> str:
+        state = self._state()
+        reason = error.reason
+        if reason == "master_submits":
+            return f"{player}, you are the BAM! Master this round: wait for the sentences, then choose."
+        if reason == "already_submitted":
+            return f"{player}, your card is already in."
+        if reason == "same_card_twice":
+            return f"{player}, play two different cards."
+        if reason == "wrong_number_of_cards":
+            return self._count_prompt(player)
+        if reason == "sitting_out":
+            return f"{player}, you sit out this round: you have too few cards."
+        if reason == "not_in_hand":
+            return f"{player}, that card is not in your hand."
+        if reason == "not_master":
+            return f"{player}, {state.master} is the BAM! Master and chooses."
+        if reason == "not_all_submitted":
+            return f"{player}, not yet: still waiting for {join(list(state.waiting_for))}."
+        if reason == "no_such_submission":
+            return f"{player}, the sentences are numbered one to {number_phrase(len(state.submissions))}."
+        if reason == "best_is_worst":
+            return f"{player}, the best and the worst must be different sentences."
+        if reason == "game_over":
+            return "The game is over."
+        return f"{player}: {error}"
+
+    # ---- cards ----------------------------------------------------------------------------
+
+    def _load_deck(self, *, required: bool) -> Deck | None:
+        """The decks of the settings; when resuming, a missing deck only costs grammar hints."""
+        try:
+            deck = load_decks(list(self.settings.decks), list(self.settings.tags))
+        except DeckError:
+            if required:
+                raise
+            return None
+        self.deck = deck
+        self.red_cards = {c.id: c for c in deck.red}
+        self.grey_cards = {c.id: c for c in deck.grey}
+        return deck
+
+    def _ready_realizer(self) -> None:
+        if self.realizer is None:
+            self.realizer = Realizer()
+        self.realizer.lexicon  # load the word knowledge now, not in the middle of a round
+
+    def _number_printed(self, setup: JsonObject) -> None:
+        """Printed numbers are the grey cards' order in the deck (as 'voicehost deck print' numbers
+        them); the setup event lists its cards in that order."""
+        grey = [cid for cid, face in setup["cards"].items() if face["color"] == "grey"]
+        self.printed = dict(enumerate(grey, start=1))
+
+    def _printed_number(self, card: str) -> int:
+        return next(n for n, c in self.printed.items() if c == card)
+
+    def _card_for(self, player: str, n: int) -> str | None:
+        """The card a player means by number ``n``: a hand slot, or a printed number."""
+        if self.mode == "table":
+            return self.printed.get(n)
+        return self.slots.card(player, n)
+
+    def _grey_text(self, card: str) -> str:
+        return self._state().cards[card].text.rstrip(".")
+
+    def _red_text(self, card: str) -> str:
+        return self._state().cards[card].text
+
+    def _filler(self, card: str) -> Filler:
+        text = self._state().cards[card].text
+        known = self.grey_cards.get(card)
+        if known is None or known.text != text:
+            return Filler(text)
+        return Filler(text, number=known.number, mass=known.mass or None, proper=known.proper or None,
+                      article=known.article)
+
+    def _sentence(self, red: str, cards: Sequence[str]) -> str:
+        """The red card read with ``cards`` in its blanks, grammar fixed."""
+        text = self._red_text(red)
+        known = self.red_cards.get(red)
+        template = known.template if known is not None and known.text == text else None
+        assert self.realizer is not None
+        try:
+            return self.realizer.realize(text, [self._filler(c) for c in cards], template=template)
+        except RealizeError:
+            # Never stop a game over grammar: read the card as printed with the words in.
+            for card in cards:
+                text = text.replace("BAM!", self._grey_text(card), 1)
+            return text
+
+    def _state(self) -> bam.BamState:
+        assert self.state is not None, "the game has not started"
+        return self.state
+
+
+def _signed(n: int) -> str:
+    return f"minus {-n}" if n < 0 else str(n)
+
+
+def _points(n: int) -> str:
+    return f"{_signed(n)} point{'' if abs(n) == 1 else 's'}"
+
+
+def _count_cards(n: int) -> str:
+    return f"{n} grey card{'' if n == 1 else 's'}"
+
+
+def _number_words(n: int) -> str:
+    """A printed number as said: 'seven', 'twenty one', 'one hundred and five'."""
+    if n <= 20:
+        return number_phrase(n)
+    if n < 100:
+        tens = next(w for w, v in _TENS.items() if v == n - n % 10)
+        return tens if n % 10 == 0 else f"{tens} {number_phrase(n % 10)}"
+    if n < 1000:
+        rest = n % 100
+        head = f"{number_phrase(n // 100)} hundred"
+        return head if rest == 0 else f"{head} and {_number_words(rest)}"
+    return str(n)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """BAM!'s own ``play`` options."""
+    parser.add_argument("--deck", action="append", metavar="NAME|FILE",
+                        help="deck to play with: base (default) or a deck file; repeat to combine decks")
+    parser.add_argument("--tag", action="append", metavar="T",
+                        help="only cards with this tag, e.g. family; repeat for several tags")
+    parser.add_argument("--rounds", type=int, metavar="K",
+                        help="times each player is the BAM! Master (default 1)")
+    parser.add_argument("--cards", choices=CARD_MODES,
+                        help="dealt: the host tells each player their hand privately; table: players hold "
+                             "printed cards and play by their number (default: dealt when every player has "
+                             "a private earphone, else table)")
+    parser.add_argument("--first", metavar="NAME", help="the first BAM! Master (default: the first player)")
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings those options ask for."""
+    options: dict[str, Any] = {}
+    if args.deck:
+        options["decks"] = tuple(args.deck)
+    if args.tag:
+        options["tags"] = tuple(args.tag)
+    if args.rounds is not None:
+        options["rounds"] = args.rounds
+    if args.cards is not None:
+        options["cards"] = args.cards
+    if args.first is not None:
+        options["first_master"] = args.first
+    return options
+
+
+def make_flow(host: Host, seed: int, options: dict[str, Any]) -> BamFlow:
+    """The flow for ``voicehost play bam``."""
+    return BamFlow(host, seed, BamSettings(**options))
