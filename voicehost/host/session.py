@@ -103,6 +103,13 @@ class Flow(ABC):
         """Answer "tiles" (the table's state), or None if the game has no such thing."""
         return None
 
+    def after_pause(self) -> None:
+        """The game goes on after "pause" and "resume" (the session has re-armed the timers).
+
+        A game whose rules keep time themselves (Bim Bam Bum!'s time window) reopens it here;
+        the default does nothing.
+        """
+
     def say(self, text: str, to: str | None = None, *, barge_in: bool = False) -> None:
         """Speak at the table or to one player."""
         self.host.mouth.say(text, to, barge_in=barge_in)
@@ -225,6 +232,7 @@ class Session:
         for name, remaining in self._paused_timers:
             self.host.timers.start(name, start + remaining)
         self._paused_timers = []
+        self.flow.after_pause()
 
 
 def log_path_for(folder: Path, game: str, seed: int) -> Path:
