@@ -4,21 +4,24 @@ Start with :func:`new_game`, then feed actions to :func:`apply`; each call retur
 :class:`State` and the events to announce and append to the JSON Lines log. :func:`replay`
 rebuilds the state from such a log; :func:`resume` marks the restart. ``sim`` (a driver that may
 use ``random`` and ``time``) is not imported here.
+
+``new_game(..., cards="table")`` starts a table-cards game (players hold physical cards the host
+does not know); the host then reports false claims with :class:`Challenge`.
 """
 
 from voicehost.rules.base import Game
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import (
-    GAME_NAME, SetupError, apply, legal_actions, new_game, restricted_tile, resume,
+    GAME_NAME, SetupError, apply, legal_actions, new_game, next_claim, restricted_tile, resume, would_score,
 )
 from voicehost.rules.bimbamm.events import (
-    ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
+    ChallengeEvent, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
     RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
 )
 from voicehost.rules.bimbamm.replay import BimBamm, replay, state_from_setup
-from voicehost.rules.bimbamm.state import FIVE, WINNING_POINTS, Phase, State
+from voicehost.rules.bimbamm.state import FIVE, WINNING_POINTS, Cards, Claim, Declaration, Phase, State
 from voicehost.rules.bimbamm.tiles import (
     Animal, Side, Special, Tile, TileSetError, default_tiles, parse_tile_spec, parse_tile_toml,
 )
@@ -27,10 +30,11 @@ GAME: Game[State, Action] = BimBamm()
 """The object the host drives through the shared Game interface."""
 
 __all__ = [
-    "Action", "Animal", "BimBamm", "Call", "ExchangeEvent", "FIVE", "Flip", "FlipEvent", "FlipReason",
+    "Action", "Animal", "BimBamm", "Call", "Cards", "Challenge", "ChallengeEvent", "Claim", "Declaration",
+    "ExchangeEvent", "FIVE", "Flip", "FlipEvent", "FlipReason",
     "GAME", "GAME_NAME", "GameOverEvent", "MistakeEvent", "MistakeReason", "Phase", "PointEvent", "Quit",
-    "RaceEvent", "ResolveRace", "Resume", "ScorerFlips", "SetupError", "SetupEvent", "Shout", "ShoutEvent",
+    "RaceEvent", "Refuted", "ResolveRace", "Resume", "ScorerFlips", "SetupError", "SetupEvent", "Shout", "ShoutEvent",
     "Side", "Special", "State", "SwapEvent", "Tile", "TileSetError", "TurnEvent", "UseSpecial",
-    "WINNING_POINTS", "apply", "default_tiles", "legal_actions", "new_game", "parse_tile_spec",
-    "parse_tile_toml", "replay", "restricted_tile", "resume", "state_from_setup",
+    "WINNING_POINTS", "apply", "default_tiles", "legal_actions", "new_game", "next_claim", "parse_tile_spec",
+    "parse_tile_toml", "replay", "restricted_tile", "resume", "state_from_setup", "would_score",
 ]

@@ -6,6 +6,11 @@ engine copies it into the events it produces and refuses actions that go back in
 The voice host drives a race like this: after a flip it sees phase RACE and the animals in
 ``state.race``, keeps the microphones open for its race window, then submits every shout it heard
 in one :class:`ResolveRace`; the engine sorts them by onset and judges each one.
+
+With table cards (players hold physical cards) the engine trusts the earliest shouter of a raced
+animal; when the table says that player does not hold the card, the host submits
+:class:`Challenge` (while the scorer chooses tiles) or, having asked before closing the window,
+lists the claim in ``ResolveRace.refuted``.
 """
 
 from __future__ import annotations
@@ -45,11 +50,22 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Refuted:
+    """Table cards: the table saw that ``player`` does not hold ``animal``."""
+
+    player: PlayerName
+    animal: Animal
+
+
+@dataclass(frozen=True)
 class ResolveRace:
     """Close the open race window with every shout heard in it (possibly none)."""
 
     t: float
     shouts: tuple[Call, ...] = ()
+    refuted: tuple[Refuted, ...] = ()
+    """Table cards only: claims the table has already rejected (the host asked a would-be winner
+    to show the card before closing the window); those shouts are no_card mistakes."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +89,22 @@ class Shout:
 
 
 @dataclass(frozen=True)
+class Challenge:
+    """Table cards: the table says the scorer does not hold the animal they scored with.
+
+    Allowed while the scorer chooses their 2 tiles: the point is taken back, the shout becomes a
+    no_card mistake, and the window's next claim (if any) is trusted instead.
+    """
+
+    t: float
+    player: PlayerName
+    """The scorer whose claim is false."""
+    refuted: tuple[Refuted, ...] = ()
+    """Later claims of the window the table has also rejected (the host asked a would-be winner,
+    see :func:`~.engine.next_claim`); those shouts become no_card mistakes too."""
+
+
+@dataclass(frozen=True)
 class Quit:
     """End the game now without a winner (a player quits, or the host stops: e.g. a turn limit)."""
 
@@ -89,5 +121,5 @@ class Resume:
     t: float
 
 
-Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Quit | Resume
+Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Challenge | Quit | Resume
 """Every action :func:`~.engine.apply` accepts."""

@@ -5,6 +5,12 @@ unless a tile set is given, arranges the tiles); times enter with the actions. A
 raises :class:`~voicehost.rules.base.IllegalAction` with a short ``reason`` code, and since states
 are frozen the caller's state is untouched. Every choice where the rulebook is silent is listed in
 docs/rules.md ("Bim Bamm!").
+
+Table cards (``new_game(cards="table")``): players hold physical cards, so the engine knows no
+hand and no pile. It trusts the earliest shouter of a raced animal to hold it, as the physical game
+trusts the card the scorer shows, and leaves the check to the table: :class:`Challenge` (or
+``ResolveRace.refuted``) turns a false claim into a no_card mistake. Cards drawn, swapped or
+exchanged are logged as null.
 """
 
 from __future__ import annotations
@@ -16,14 +22,14 @@ from typing import Sequence, TypeVar
 from voicehost.errors import InputError
 from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.events import (
-    ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
+    ChallengeEvent, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
     RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
 )
 from voicehost.rules.bimbamm.state import (
-    MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Phase, State, evolve,
+    MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Claim, Declaration, Phase, State, evolve,
 )
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile, default_tiles
 
@@ -62,6 +68,7 @@ def new_game(
     tiles: Sequence[Tile] | None = None,
     variant2p: bool | None = None,
     t: float = 0.0,
+    cards: Cards | str = Cards.DEALT,
 ) -> tuple[State, list[Event]]:
     """Set up a game: tiles white side up, special on SWAP, one card each, the rest the pile.
 
@@ -70,7 +77,12 @@ def new_game(
     hold a cat, the first of them in seating order; when nobody does, ``first_player`` (the host's
     choice, e.g. the youngest), by default the first seat. ``variant2p`` defaults to on exactly
     when there are 2 players. Returns the state and the events "setup" and "turn".
+
+    With ``cards="table"`` the players deal physical cards themselves: the engine shuffles none
+    (the same seed gives the same default tiles as a dealt game), knows no hand, and the host asks
+    who holds a cat and passes that player as ``first_player`` (by default the first seat).
     """
+    mode = _check_cards_mode(cards)
     names = _check_players(players)
     table = tuple(Tile(x.white, x.black, Side.WHITE) for x in tiles) if tiles is not None else default_tiles(rng)
     if len(table) != TILE_COUNT:
@@ -81,18 +93,31 @@ def new_game(
         raise SetupError("the 2-player variant needs exactly 2 players")
     if first_player is not None and first_player not in names:
         raise SetupError(f"first player {first_player!r} is not at the table")
-    cards = [a for a in Animal for _ in range(COPIES)]
-    rng.shuffle(cards)
-    hands = tuple(cards[: len(names)])
-    cat_holders = [p for p, h in zip(names, hands) if h is Animal.CAT]
-    turn = cat_holders[0] if cat_holders else (first_player or names[0])
-    state = State(players=names, tiles=table, special=Special.SWAP, hands=hands,
-                  deck=tuple(cards[len(names):]), points=tuple(() for _ in names), turn=turn,
-                  variant2p=variant2p, seed=seed, last_t=t)
+    if mode is Cards.TABLE:
+        hands: tuple[Animal | None, ...] = (None,) * len(names)
+        deck: tuple[Animal, ...] = ()
+        turn = first_player or names[0]
+    else:
+        shuffled = [a for a in Animal for _ in range(COPIES)]
+        rng.shuffle(shuffled)
+        hands, deck = tuple(shuffled[: len(names)]), tuple(shuffled[len(names):])
+        cat_holders = [p for p, h in zip(names, hands) if h is Animal.CAT]
+        turn = cat_holders[0] if cat_holders else (first_player or names[0])
+    state = State(players=names, tiles=table, special=Special.SWAP, hands=hands, deck=deck,
+                  points=tuple(() for _ in names), turn=turn, variant2p=variant2p, seed=seed, last_t=t,
+                  cards=mode)
     out = _Events(0, t)
-    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, _setup_json(state)))
+    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, mode.value, _setup_json(state)))
     out.append(TurnEvent(out.seq, t, turn))
     return evolve(state, seq=out.seq), list(out)
+
+
+def _check_cards_mode(cards: object) -> Cards:
+    """"dealt" or "table"."""
+    try:
+        return Cards(cards if isinstance(cards, str) else repr(cards))
+    except ValueError:
+        raise SetupError(f"cards must be 'dealt' or 'table', not {cards!r}") from None
 
 
 def _check_players(players: Sequence[PlayerName]) -> tuple[PlayerName, ...]:
@@ -135,6 +160,8 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         new = _scorer_flips(state, action, out)
     elif isinstance(action, Shout):
         new = _lone_shout(state, action, out)
+    elif isinstance(action, Challenge):
+        new = _challenge(state, action, out)
     elif isinstance(action, Quit):
         new = _quit(state, action, out)
     elif isinstance(action, Resume):
@@ -226,14 +253,14 @@ def _after_flips(state: State, actor: PlayerName, out: _Events) -> State:
         return _pass_turn(state, actor, out)
     for animal in fives:
         out.append(RaceEvent(out.seq, out.t, animal))
-    return evolve(state, phase=Phase.RACE, race=fives, turn=actor, scorer=None, scored=None)
+    return evolve(state, phase=Phase.RACE, race=fives, turn=actor, scorer=None, scored=None, declaration=None)
 
 
 def _pass_turn(state: State, after: PlayerName, out: _Events) -> State:
     """The player to the left of ``after`` takes the next turn."""
     nxt = state.left_of(after)
     out.append(TurnEvent(out.seq, out.t, nxt))
-    return evolve(state, phase=Phase.TURN, turn=nxt, race=(), scorer=None, scored=None)
+    return evolve(state, phase=Phase.TURN, turn=nxt, race=(), scorer=None, scored=None, declaration=None)
 
 
 def _special(state: State, action: UseSpecial, out: _Events) -> State:
@@ -254,7 +281,13 @@ def _special(state: State, action: UseSpecial, out: _Events) -> State:
 
 
 def _swap(state: State, seat: int, out: _Events) -> State:
-    """Put the held card under the pile, draw the top card; the tile turns to EXCHANGE."""
+    """Put the held card under the pile, draw the top card; the tile turns to EXCHANGE.
+
+    With table cards the player does it with physical cards: only the tile is tracked.
+    """
+    if state.table_cards:
+        out.append(SwapEvent(out.seq, out.t, state.players[seat], None, None))
+        return evolve(state, special=Special.EXCHANGE)
     held = state.hands[seat]
     deck = state.deck + ((held,) if held is not None else ())
     drew = deck[0] if deck else None
@@ -263,7 +296,7 @@ def _swap(state: State, seat: int, out: _Events) -> State:
 
 
 def _exchange(state: State, seat: int, other: int, out: _Events) -> State:
-    """Swap cards with the named player; the tile turns to SWAP."""
+    """Swap cards with the named player; the tile turns to SWAP (table cards: unknown cards, null)."""
     gave, got = state.hands[seat], state.hands[other]
     out.append(ExchangeEvent(out.seq, out.t, state.players[seat], state.players[other], gave, got))
     hands = _set(_set(state.hands, seat, got), other, gave)
@@ -274,29 +307,81 @@ def _exchange(state: State, seat: int, other: int, out: _Events) -> State:
 
 
 def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
-    """Judge every shout of the race window in onset order; the earliest valid one scores."""
+    """Judge every shout of the race window in onset order; the earliest valid one scores.
+
+    With table cards a shout of a raced animal is valid unless the table refuted it; the later
+    claims are kept with the scorer's :class:`Declaration` in case the scorer is challenged.
+    """
     if state.phase is not Phase.RACE:
         raise IllegalAction("no_race", "no race is open")
     for call in action.shouts:
         _check_shout(state, call.player, call.animal, call.onset)
-    held, race = state.hands, state.race
-    scorer: PlayerName | None = None
+    refuted = _check_refuted(state, action.refuted)
+    held, race, actor = state.hands, state.race, state.turn
+    scoring: int | None = None
+    later: list[Claim] = []
     for call in sorted(action.shouts, key=lambda c: c.onset):
         shout = out.seq
         out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset))
         seat = state.seat(call.player)
-        if call.animal not in race:
-            state = _mistake(state, seat, MistakeReason.WRONG_ANIMAL, shout, out)
-        elif held[seat] is not call.animal:
-            state = _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
-        elif scorer is None:
-            scorer = call.player
+        fault = _race_fault(state.cards, race, held[seat], refuted, call.player, call.animal)
+        if fault is not None:
+            state = _mistake(state, seat, fault, shout, out)
+        elif scoring is None:
+            scoring = shout
             state = _point(state, seat, call.animal, shout, out)
             if state.over:
                 return state
-    if scorer is None:
-        return _pass_turn(state, state.turn, out)
+        elif state.table_cards:
+            later.append(Claim(call.player, call.animal, shout))
+    if scoring is None:
+        return _pass_turn(state, actor, out)
+    if state.table_cards:
+        state = evolve(state, declaration=Declaration(actor, scoring, tuple(later)))
     return state
+
+
+def _race_fault(cards: Cards, race: tuple[Animal, ...], held: Animal | None,
+                refuted: frozenset[tuple[PlayerName, Animal]], player: PlayerName,
+                animal: Animal) -> MistakeReason | None:
+    """The mistake a race shout is, judged on the race and the cards held when it opened; None if valid.
+
+    Table cards: a raced animal is trusted unless the table refuted that player's claim to it.
+    """
+    if animal not in race:
+        return MistakeReason.WRONG_ANIMAL
+    if cards is Cards.TABLE:
+        return MistakeReason.NO_CARD if (player, animal) in refuted else None
+    return MistakeReason.NO_CARD if held is not animal else None
+
+
+def _check_refuted(state: State, refuted: Sequence[Refuted]) -> frozenset[tuple[PlayerName, Animal]]:
+    """Refuted claims come only with table cards and name a player and an animal."""
+    if refuted and not state.table_cards:
+        raise IllegalAction("cards_known", "with dealt cards the host knows every hand: claims are judged, "
+                                           "not refuted")
+    for claim in refuted:
+        _check_player(state, claim.player)
+        if not isinstance(claim.animal, Animal):
+            raise IllegalAction("not_an_animal", f"{claim.animal!r} is not an animal")
+    return frozenset((c.player, c.animal) for c in refuted)
+
+
+def would_score(state: State, shouts: Sequence[Call], refuted: Sequence[Refuted] = ()) -> Call | None:
+    """The shout that would score if the open race closed now with these shouts (None: nobody).
+
+    With table cards the host uses it to ask a would-be winner (2 points already) to show the card
+    before it closes the window, since a third point ends the game at once and cannot be challenged.
+    """
+    if state.phase is not Phase.RACE:
+        return None
+    known = frozenset((c.player, c.animal) for c in refuted)
+    for call in sorted(shouts, key=lambda c: c.onset):
+        held = state.hands[state.seat(call.player)] if call.player in state.players else None
+        if call.player in state.players and \
+                _race_fault(state.cards, state.race, held, known, call.player, call.animal) is None:
+            return call
+    return None
 
 
 def _check_shout(state: State, player: PlayerName, animal: object, onset: object) -> None:
@@ -309,26 +394,54 @@ def _check_shout(state: State, player: PlayerName, animal: object, onset: object
 
 
 def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) -> State:
-    """The card becomes a point, the player draws, then turns 2 tiles — or wins at 3 points."""
+    """The card becomes a point, the player draws, then turns 2 tiles — or wins at 3 points.
+
+    With table cards the player draws a physical card: "drew" is null and no hand changes.
+    """
     player = state.players[seat]
     won = state.points[seat] + (animal,)
-    drew = state.deck[0] if state.deck else None
-    out.append(PointEvent(out.seq, out.t, player, animal, drew, len(won), shout))
-    state = evolve(state, points=_set(state.points, seat, won), hands=_set(state.hands, seat, drew),
-                    deck=state.deck[1:], turn=player)
+    if state.table_cards:
+        out.append(PointEvent(out.seq, out.t, player, animal, None, len(won), shout))
+        state = evolve(state, points=_set(state.points, seat, won), turn=player)
+    else:
+        drew = state.deck[0] if state.deck else None
+        out.append(PointEvent(out.seq, out.t, player, animal, drew, len(won), shout))
+        state = evolve(state, points=_set(state.points, seat, won), hands=_set(state.hands, seat, drew),
+                       deck=state.deck[1:], turn=player)
     if len(won) >= WINNING_POINTS:
         return _end(state, player, "three_points", None, out)
     return evolve(state, phase=Phase.SCORER, scorer=player, scored=animal, race=())
 
 
 def _mistake(state: State, seat: int, reason: MistakeReason, shout: int, out: _Events) -> State:
-    """The player's last won card goes under the pile; with none, nothing happens."""
+    """The player's last won card goes under the pile; with none, nothing happens.
+
+    With table cards the pile is physical: the card leaves the points and the host names it.
+    """
     won = state.points[seat]
     returned = won[-1] if won else None
     out.append(MistakeEvent(out.seq, out.t, state.players[seat], reason, returned, shout))
     if returned is None:
         return state
-    return evolve(state, points=_set(state.points, seat, won[:-1]), deck=state.deck + (returned,))
+    deck = state.deck if state.table_cards else state.deck + (returned,)
+    return evolve(state, points=_set(state.points, seat, won[:-1]), deck=deck)
+
+
+def next_claim(state: State, refuted: Sequence[Refuted] = ()) -> Claim | None:
+    """Table cards, while the scorer chooses tiles: the claim that would be trusted if the scorer
+    were challenged now (None: nobody's), skipping ``refuted`` claims.
+
+    Like :func:`would_score` before a race closes, it lets the host ask a would-be winner to show
+    the card before it submits the :class:`Challenge`.
+    """
+    claim, scorer, animal = state.declaration, state.scorer, state.scored
+    if state.phase is not Phase.SCORER or claim is None:
+        return None
+    known = frozenset((c.player, c.animal) for c in refuted)
+    for other in claim.later:
+        if not (other.player == scorer and other.animal is animal) and (other.player, other.animal) not in known:
+            return other
+    return None
 
 
 def _lone_shout(state: State, action: Shout, out: _Events) -> State:
@@ -344,9 +457,43 @@ def _lone_shout(state: State, action: Shout, out: _Events) -> State:
         return _mistake(state, seat, MistakeReason.NO_FIVE, shout, out)
     if action.animal not in fives:
         return _mistake(state, seat, MistakeReason.WRONG_ANIMAL, shout, out)
-    if state.hands[seat] is not action.animal:
+    if not state.table_cards and state.hands[seat] is not action.animal:
         return _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
     return state
+
+
+def _challenge(state: State, action: Challenge, out: _Events) -> State:
+    """Table cards: the scorer's claim was false. Take the point back, judge the shout no_card
+    (with its penalty), judge their other claims of that animal and the refuted claims the same,
+    trust the next claim."""
+    _check_player(state, action.player)
+    if not state.table_cards:
+        raise IllegalAction("cards_known", "with dealt cards the host knows every hand and judges no_card itself")
+    claim, animal = state.declaration, state.scored
+    if state.phase is not Phase.SCORER or claim is None or animal is None:
+        raise IllegalAction("no_claim", "only a scorer's claim can be challenged, before they turn their tiles")
+    if action.player != state.scorer:
+        raise IllegalAction("not_scorer", f"{state.scorer} scored, not {action.player}: only the scorer's "
+                                          "claim can be challenged")
+    refuted = _check_refuted(state, action.refuted)
+    seat = state.seat(action.player)
+    won = state.points[seat][:-1]
+    out.append(ChallengeEvent(out.seq, out.t, action.player, animal, claim.shout, len(won)))
+    state = evolve(state, points=_set(state.points, seat, won), declaration=None, scorer=None, scored=None)
+    state = _mistake(state, seat, MistakeReason.NO_CARD, claim.shout, out)
+    rest: list[Claim] = []
+    for other in claim.later:
+        if (other.player == action.player and other.animal is animal) or (other.player, other.animal) in refuted:
+            state = _mistake(state, state.seat(other.player), MistakeReason.NO_CARD, other.shout, out)
+        else:
+            rest.append(other)
+    if not rest:
+        return _pass_turn(state, claim.actor, out)
+    nxt = rest[0]
+    state = _point(state, state.seat(nxt.player), nxt.animal, nxt.shout, out)
+    if state.over:
+        return state
+    return evolve(state, declaration=Declaration(claim.actor, nxt.shout, tuple(rest[1:])))
 
 
 def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:
@@ -392,7 +539,7 @@ def _end(state: State, winner: PlayerName | None, reason: str, quitter: PlayerNa
          out: _Events) -> State:
     """Log game_over and freeze the state."""
     out.append(GameOverEvent(out.seq, out.t, reason, winner, state.points_by_name(), quitter))
-    return evolve(state, phase=Phase.OVER, winner=winner, race=(), scorer=None, scored=None)
+    return evolve(state, phase=Phase.OVER, winner=winner, race=(), scorer=None, scored=None, declaration=None)
 
 
 # -- helpers for the host and the simulator ---------------------------------------------------
@@ -404,7 +551,7 @@ def legal_actions(state: State, t: float) -> list[Action]:
     Phase TURN: every allowed Flip and the special tile (SWAP, or EXCHANGE with each other player);
     phase SCORER: every pair of tiles showing the scored animal; phase RACE: closing the window
     (``ResolveRace(t)``; the host adds the shouts it heard); over: nothing. Shouts and Quit are
-    always possible while the game runs and are not listed.
+    always possible while the game runs and are not listed, nor is the host's Challenge.
     """
     if state.phase is Phase.TURN:
         return _turn_actions(state, t)
@@ -435,4 +582,5 @@ def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
 
 __all__ = [
     "Call", "GAME_NAME", "SetupError", "apply", "legal_actions", "new_game", "restricted_tile", "resume",
+    "next_claim", "would_score",
 ]

@@ -14,7 +14,7 @@ from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resume
 from voicehost.rules.bimbamm.tiles import Animal
 
 __all__ = [
-    "BimBammEvent", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
+    "BimBammEvent", "ChallengeEvent", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
     "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
 ]
 
@@ -69,6 +69,9 @@ class SetupEvent(BimBammEvent):
     """Seating order, clockwise: 'left' of a player is the next name."""
     seed: int
     """The seed the caller gave the RNG that shuffled the cards (and arranged default tiles)."""
+    cards: str
+    """Extra: "dealt" (the host deals and knows every card) or "table" (physical cards, unknown to
+    the host: "hands" and "deck" below are null). A log without it is a dealt game."""
     state: JsonObject
     """The starting state: tiles, special, hands, deck (top first), points, turn, variant2p."""
 
@@ -127,7 +130,8 @@ class PointEvent(BimBammEvent):
     animal: Animal
     """The card won (the animal shouted)."""
     drew: Animal | None
-    """The new card from the pile; null when the pile was empty."""
+    """The new card from the pile; null when the pile was empty, and always null with table cards
+    (the scorer draws a physical card the host does not see)."""
     points: int
     """The player's points after this one."""
     shout: int
@@ -148,15 +152,33 @@ class MistakeEvent(BimBammEvent):
 
 
 @dataclass(frozen=True)
+class ChallengeEvent(BimBammEvent):
+    """Table cards: the table says the scorer does not hold the animal; their point is taken back.
+
+    A "mistake" (no_card) for the same shout follows, then the next trusted claim's "point" or the
+    next "turn".
+    """
+
+    TYPE: ClassVar[str] = "challenge"
+    player: PlayerName
+    animal: Animal
+    """The animal the player claimed to hold."""
+    shout: int
+    """The seq of the shout that had scored."""
+    points: int
+    """The player's points after the point is taken back (before the mistake's penalty)."""
+
+
+@dataclass(frozen=True)
 class SwapEvent(BimBammEvent):
     """SWAP: the player put their card under the pile and drew the top card."""
 
     TYPE: ClassVar[str] = "swap"
     player: PlayerName
     returned: Animal | None
-    """The card put under the pile; null if the player held none."""
+    """The card put under the pile; null if the player held none (always null with table cards)."""
     drew: Animal | None
-    """The card drawn; null if the pile was empty."""
+    """The card drawn; null if the pile was empty (always null with table cards)."""
 
 
 @dataclass(frozen=True)
@@ -168,9 +190,9 @@ class ExchangeEvent(BimBammEvent):
     with_: PlayerName
     """The named player (logged as "with", a Python keyword)."""
     gave: Animal | None
-    """The card the player gave away (null if they held none)."""
+    """The card the player gave away (null if they held none; always null with table cards)."""
     got: Animal | None
-    """The card the player received (null if the other held none)."""
+    """The card the player received (null if the other held none; always null with table cards)."""
 
     def to_json(self) -> JsonObject:
         """As the base, with the field ``with_`` written as "with"."""

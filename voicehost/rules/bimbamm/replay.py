@@ -4,6 +4,10 @@ The log is the save file. :func:`replay` reads the setup event's state, then tur
 events back into the action that caused it, applies that action with the real rules and checks
 that the rules produce exactly the logged events. So a replayed state is the live state, and a
 log that was edited or belongs to other rules is refused with the seq and field that differ.
+
+A table-cards log (setup "cards": "table") replays the same way: its setup has null hands and
+deck, a race's no_card mistakes are the claims the host refuted, and a "challenge" event is the
+host's :class:`~.actions.Challenge`.
 """
 
 from __future__ import annotations
@@ -13,10 +17,10 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Flip, Quit, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import GAME_NAME, apply
-from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, Phase, State
+from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, Cards, Phase, State
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile
 
 T = TypeVar("T")
@@ -51,23 +55,39 @@ def state_from_setup(setup: JsonObject, turn: JsonObject) -> State:
             or not all(isinstance(p, str) and p for p in players):
         raise LogError(f"event 0: field 'players': {MIN_PLAYERS} to {MAX_PLAYERS} distinct names expected")
     snap = _get(setup, "state", dict, 0)
+    cards = _parse(Cards, setup.get("cards", Cards.DEALT.value), "cards")
+    hands, deck = _hands_and_deck(snap, players, cards)
     state = State(
         players=players,
         tiles=_tiles(_get(snap, "tiles", list, 0)),
         special=_parse(Special, _get(snap, "special", str, 0), "state.special"),
-        hands=tuple(_card_or_none(_get(snap, "hands", dict, 0).get(p), f"hands.{p}") for p in players),
-        deck=tuple(_parse(Animal, c, "state.deck") for c in _get(snap, "deck", list, 0)),
+        hands=hands,
+        deck=deck,
         points=tuple(tuple(_parse(Animal, c, f"state.points.{p}") for c in _get(_get(snap, "points", dict, 0), p, list, 0))
                      for p in players),
         turn=_player(players, _get(snap, "turn", str, 0), "state.turn"),
         variant2p=_get(snap, "variant2p", bool, 0),
         seed=_get(setup, "seed", int, 0),
         last_t=_num(setup, "t", 0),
+        cards=cards,
     )
     _check_cards(state)
     if turn.get("type") != "turn" or turn.get("player") != state.turn or turn.get("seq") != 1:
         raise LogError(f"event 1: expected the first 'turn' event for {state.turn}")
     return replace(state, seq=2, last_t=_num(turn, "t", 1))
+
+
+def _hands_and_deck(snap: JsonObject, players: tuple[str, ...],
+                    cards: Cards) -> tuple[tuple[Animal | None, ...], tuple[Animal, ...]]:
+    """Dealt: every hand (an animal or null) and the pile. Table cards: both must be null (unknown)."""
+    if cards is Cards.TABLE:
+        for key in ("hands", "deck"):
+            if snap.get(key, "missing") is not None:
+                raise LogError(f"event 0: field 'state.{key}' must be null in a table-cards game (the host "
+                               f"does not know the cards), not {snap.get(key, 'missing')!r}")
+        return (None,) * len(players), ()
+    hands = tuple(_card_or_none(_get(snap, "hands", dict, 0).get(p), f"hands.{p}") for p in players)
+    return hands, tuple(_parse(Animal, c, "state.deck") for c in _get(snap, "deck", list, 0))
 
 
 def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
@@ -78,12 +98,15 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
         return Resume(t)
     if kind == "game_over":
         return Quit(t, ev.get("player"), _get(ev, "reason", str, i))
+    if kind == "challenge":
+        return Challenge(t, _get(ev, "player", str, i), _refuted_later(state, events, i))
     if state.phase is Phase.RACE:
         j = i
         while j < len(events) and _in_race(events[j]):
             j += 1
         calls = [_call(e, k) for k, e in enumerate(events[i:j], start=i) if e.get("type") == "shout"]
-        return ResolveRace(t, tuple(calls))
+        refuted = _refuted(events[i:j]) if state.cards is Cards.TABLE else ()
+        return ResolveRace(t, tuple(calls), refuted)
     if kind == "shout":
         call = _call(ev, i)
         return Shout(t, call.player, call.animal, call.onset)
@@ -96,6 +119,27 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
     if state.phase is Phase.TURN and kind == "exchange":
         return UseSpecial(t, _get(ev, "player", str, i), _get(ev, "with", str, i))
     raise LogError(f"event {i}: a {kind!r} event cannot come now (phase {state.phase.value})")
+
+
+def _refuted(group: Sequence[JsonObject]) -> tuple[Refuted, ...]:
+    """Table cards: a race's no_card mistakes are the claims the host said the table refuted."""
+    shouts = {e.get("seq"): e for e in group if e.get("type") == "shout"}
+    out = []
+    for e in group:
+        shout = shouts.get(e.get("shout")) if e.get("type") == "mistake" and e.get("reason") == "no_card" else None
+        if shout is not None:
+            out.append(Refuted(str(shout.get("player")), _parse(Animal, shout.get("animal"), "animal")))
+    return tuple(out)
+
+
+def _refuted_later(state: State, events: Sequence[JsonObject], i: int) -> tuple[Refuted, ...]:
+    """A challenge's no_card mistakes after the first: the later claims the table also refuted."""
+    j = i + 1
+    while j < len(events) and events[j].get("type") == "mistake":
+        j += 1
+    shouts = {e.get("shout") for e in events[i + 2:j] if e.get("reason") == "no_card"}
+    later = state.declaration.later if state.declaration is not None else ()
+    return tuple(Refuted(c.player, c.animal) for c in later if c.shout in shouts)
 
 
 def _in_race(ev: JsonObject) -> bool:
@@ -171,10 +215,15 @@ def _tiles(raw: list[Any]) -> tuple[Tile, ...]:
 
 
 def _check_cards(state: State) -> None:
-    """The 15 cards are all there: 3 of each animal among hands, pile and points."""
+    """The 15 cards are all there: 3 of each animal among hands, pile and points (table cards: no
+    more than 3 of an animal among the points, the only cards the host knows)."""
     cards = [h for h in state.hands if h is not None] + list(state.deck) + [c for w in state.points for c in w]
     for animal in Animal:
-        if cards.count(animal) != COPIES:
+        if state.cards is Cards.TABLE:
+            if cards.count(animal) > COPIES:
+                raise LogError(f"event 0: field 'state.points': {cards.count(animal)} {animal} cards won, "
+                               f"there are only {COPIES}")
+        elif cards.count(animal) != COPIES:
             raise LogError(f"event 0: field 'state': {cards.count(animal)} {animal} cards, expected {COPIES}")
 
 

@@ -6,6 +6,11 @@ RNG. Bots take random legal turns; in a race each holder of a racing animal shou
 random reaction time, and sometimes not at all), and every player may shout a wrong animal with
 probability ``--mistake-rate``; outside races one player shouts by mistake with that probability
 after a turn.
+
+With ``--cards table`` the engine knows no card: the simulator deals the bots "physical" cards
+(:class:`TableCards`, kept apart from the engine's state), bots shout by the card they hold, and the
+simulated table catches every false claim: the host submits a Challenge when a scorer's card is not
+the animal, and for a would-be third point it asks first and passes the claim as refuted.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ from typing import Callable, Sequence
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.rules.base import Event
-from voicehost.rules.bimbamm.actions import Action, Call, Quit, ResolveRace, Shout
-from voicehost.rules.bimbamm.engine import apply, legal_actions, new_game
-from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, Phase, State
-from voicehost.rules.bimbamm.tiles import Animal, Tile, parse_tile_spec, parse_tile_toml
+from voicehost.rules.bimbamm.actions import Action, Call, Challenge, Quit, Refuted, ResolveRace, Shout
+from voicehost.rules.bimbamm.engine import apply, legal_actions, new_game, next_claim, would_score
+from voicehost.rules.bimbamm.events import ExchangeEvent, MistakeEvent, PointEvent, SwapEvent
+from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Phase, State
+from voicehost.rules.bimbamm.tiles import COPIES, Animal, Tile, parse_tile_spec, parse_tile_toml
 from voicehost.status import ExitStatus
 
 HELP = "bots play Bim Bamm! (random legal turns, random reaction times, some wrong shouts)"
@@ -41,10 +47,16 @@ after a turn with no race one random player shouts by mistake with that probabil
 turns ends without a winner, reason "turn_limit" (with the default limit this happens when the
 cards are stuck: with 8 players all 15 can end up as points with nobody holding one).
 
+--cards table plays the table-cards mode, as when nobody has a private earphone: the bots hold
+physical cards that the host never learns, the host trusts the first shouter of a raced animal,
+and the table catches every false claim (a challenge, or for a winning claim a refusal before the
+race closes). The summary then also gives challenges per game.
+
 examples:
   voicehost simulate bimbamm --players 4 --games 10000 --seed 1
   voicehost simulate bimbamm --players 2 --games 100 --seed 7 --log-dir logs/ --mistake-rate 0.1
   voicehost simulate bimbamm --players 3 --games 50 --seed 2 --tiles my-tiles.toml
+  voicehost simulate bimbamm --players 5 --games 1000 --seed 3 --cards table
 """
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
@@ -65,6 +77,59 @@ class SimulationError(InputError):
 
 
 @dataclass
+class TableCards:
+    """The physical cards of a table-cards game, which only the simulated players see.
+
+    It follows the engine's events as players would with real cards; a claim that turns out false
+    takes nothing (the table catches it before the card is laid down).
+    """
+
+    players: tuple[str, ...]
+    hands: list[Animal | None]
+    deck: list[Animal]
+    """The face-down pile, top first."""
+    points: list[list[Animal]]
+    false_claim: str | None = None
+    """Who just scored with an animal they do not hold (the table will challenge)."""
+
+    @classmethod
+    def deal(cls, players: Sequence[str], rng: random.Random) -> TableCards:
+        """Shuffle the 15 cards and deal one to each player."""
+        cards = [a for a in Animal for _ in range(COPIES)]
+        rng.shuffle(cards)
+        n = len(players)
+        return cls(tuple(players), list(cards[:n]), cards[n:], [[] for _ in players])
+
+    def first_player(self) -> str | None:
+        """The first cat holder in seating order (what the host asks the table), if any."""
+        return next((p for p, h in zip(self.players, self.hands) if h is Animal.CAT), None)
+
+    def holds(self, player: str, animal: Animal) -> bool:
+        """Whether a player's physical card is this animal."""
+        return self.hands[self.players.index(player)] is animal
+
+    def follow(self, event: Event) -> None:
+        """Do with the physical cards what one logged event says happened."""
+        if isinstance(event, PointEvent):
+            seat = self.players.index(event.player)
+            self.false_claim = None if self.hands[seat] is event.animal else event.player
+            if self.false_claim is None:
+                self.points[seat].append(event.animal)
+                self.hands[seat] = self.deck.pop(0) if self.deck else None
+        elif isinstance(event, MistakeEvent) and event.returned is not None:
+            self.deck.append(self.points[self.players.index(event.player)].pop())
+        elif isinstance(event, SwapEvent):
+            seat = self.players.index(event.player)
+            held = self.hands[seat]
+            if held is not None:
+                self.deck.append(held)
+            self.hands[seat] = self.deck.pop(0) if self.deck else None
+        elif isinstance(event, ExchangeEvent):
+            seat, other = self.players.index(event.player), self.players.index(event.with_)
+            self.hands[seat], self.hands[other] = self.hands[other], self.hands[seat]
+
+
+@dataclass
 class GameResult:
     """One finished game: its final state, every event, and counters for the summary."""
 
@@ -76,6 +141,10 @@ class GameResult:
     mistakes: int = 0
     points: int = 0
     races: int = 0
+    challenges: int = 0
+    """False claims the table caught after the point (table cards)."""
+    table: TableCards | None = None
+    """The physical cards of a table-cards game (None for dealt cards)."""
 
 
 @dataclass
@@ -88,6 +157,8 @@ class Summary:
     mistakes: int = 0
     points: int = 0
     races: int = 0
+    challenges: int = 0
+    cards: Cards = Cards.DEALT
     wins: list[int] = field(default_factory=list)
     """Wins by seat (index 0 = first seat)."""
     unfinished: int = 0
@@ -99,35 +170,60 @@ class Summary:
         """The printed summary."""
         games = max(self.games, 1)
         seats = "  ".join(f"{i + 1}: {100 * w / games:.1f}%" for i, w in enumerate(self.wins))
+        table = [f"challenges per game: {self.challenges / games:.2f}"] if self.cards is Cards.TABLE else []
         return [
-            f"games: {self.games} ({self.players} players)",
+            f"games: {self.games} ({self.players} players{', table cards' if table else ''})",
             f"mean turns per game: {self.turns / games:.1f}",
             f"win rate by seat: {seats}" + (f"  (turn limit: {100 * self.unfinished / games:.1f}%)"
                                             if self.unfinished else ""),
             f"mistakes per game: {self.mistakes / games:.2f}",
             f"points per game: {self.points / games:.2f}, races per game: {self.races / games:.2f}",
+            *table,
             f"games per second: {self.games / max(self.seconds, 1e-9):.0f} ({self.seconds:.1f} s)",
         ]
 
 
 def play_game(players: Sequence[str], seed: int, mistake_rate: float = 0.05,
-              tiles: Sequence[Tile] | None = None, max_turns: int = 2000) -> GameResult:
+              tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
+              cards: Cards = Cards.DEALT) -> GameResult:
     """Play one complete game with bots; the result holds every event for the log."""
     bots = random.Random(f"bots:{seed}")
-    state, events = new_game(players, random.Random(seed), seed, tiles=tiles,
-                             first_player=bots.choice(list(players)))
-    result = GameResult(seed, state, list(events))
+    chosen = bots.choice(list(players))
+    table = TableCards.deal(players, random.Random(f"cards:{seed}")) if cards is Cards.TABLE else None
+    first = (table.first_player() or chosen) if table is not None else chosen
+    state, events = new_game(players, random.Random(seed), seed, tiles=tiles, first_player=first, cards=cards)
+    result = GameResult(seed, state, list(events), table=table)
     ms = 0
     while not state.over:
         ms += _pause(bots, state)
         action = _choose(bots, state, ms, mistake_rate, result, max_turns)
-        state, produced = apply(state, action)
-        result.events.extend(produced)
-        _count(result, produced)
+        state, produced = _apply(state, action, result)
         if state.phase is Phase.TURN and not any(e.TYPE == "race" for e in produced):
             state = _stray_shout(bots, state, ms, mistake_rate, result)
     result.state = state
     return result
+
+
+def _apply(state: State, action: Action, result: GameResult) -> tuple[State, list[Event]]:
+    """Apply an action, record its events; with table cards the table checks the scorer's card."""
+    state, produced = apply(state, action)
+    _record(result, produced)
+    table = result.table
+    while table is not None and table.false_claim is not None and state.phase is Phase.SCORER:
+        result.challenges += 1
+        state, more = apply(state, Challenge(action.t, table.false_claim, _refuse_false_next(state, table)))
+        _record(result, more)
+        produced = produced + more
+    return state, produced
+
+
+def _record(result: GameResult, produced: list[Event]) -> None:
+    """Keep the events, count them, and move the physical cards along."""
+    result.events.extend(produced)
+    _count(result, produced)
+    if result.table is not None:
+        for event in produced:
+            result.table.follow(event)
 
 
 def _pause(bots: random.Random, state: State) -> int:
@@ -142,7 +238,9 @@ def _choose(bots: random.Random, state: State, ms: int, mistake_rate: float, res
     """The bots' next action at ``ms`` milliseconds."""
     t = ms / 1000
     if state.phase is Phase.RACE:
-        return ResolveRace(t, _race_shouts(bots, state, t - RACE_WINDOW, mistake_rate))
+        hands = tuple(result.table.hands) if result.table is not None else state.hands
+        calls = _race_shouts(bots, state, hands, t - RACE_WINDOW, mistake_rate)
+        return ResolveRace(t, calls, _refuse_false_wins(state, calls, result.table))
     if state.phase is Phase.TURN:
         if result.turns >= max_turns:
             return Quit(t, None, "turn_limit")
@@ -150,10 +248,11 @@ def _choose(bots: random.Random, state: State, ms: int, mistake_rate: float, res
     return bots.choice(legal_actions(state, t))
 
 
-def _race_shouts(bots: random.Random, state: State, opened: float, mistake_rate: float) -> tuple[Call, ...]:
+def _race_shouts(bots: random.Random, state: State, hands: Sequence[Animal | None], opened: float,
+                 mistake_rate: float) -> tuple[Call, ...]:
     """Shouts heard in the window: holders of racing animals, and some wrong shouts."""
     calls = []
-    for player, card in zip(state.players, state.hands):
+    for player, card in zip(state.players, hands):
         if card in state.race and bots.random() < SHOUT_CHANCE:
             reaction = REACTION_MIN + bots.gammavariate(2.0, 0.15)
             if reaction < RACE_WINDOW:
@@ -164,16 +263,33 @@ def _race_shouts(bots: random.Random, state: State, opened: float, mistake_rate:
     return tuple(calls)
 
 
+def _refuse_false_wins(state: State, calls: tuple[Call, ...], table: TableCards | None) -> tuple[Refuted, ...]:
+    """Table cards: the host asks a would-be winner to show the card; the table refuses false ones."""
+    refuted: list[Refuted] = []
+    while table is not None:
+        call = would_score(state, calls, refuted)
+        if call is None or state.score(call.player) < WINNING_POINTS - 1 or table.holds(call.player, call.animal):
+            break
+        refuted.append(Refuted(call.player, call.animal))
+    return tuple(refuted)
+
+
+def _refuse_false_next(state: State, table: TableCards) -> tuple[Refuted, ...]:
+    """Table cards, before a challenge: the host asks each would-be winner among the next claims."""
+    refuted: list[Refuted] = []
+    while True:
+        claim = next_claim(state, refuted)
+        if claim is None or state.score(claim.player) < WINNING_POINTS - 1 or table.holds(claim.player, claim.animal):
+            return tuple(refuted)
+        refuted.append(Refuted(claim.player, claim.animal))
+
+
 def _stray_shout(bots: random.Random, state: State, ms: int, mistake_rate: float, result: GameResult) -> State:
     """With probability ``mistake_rate``, one player shouts an animal while no race is open."""
     if bots.random() >= mistake_rate:
         return state
     t = ms / 1000
-    action = Shout(t, bots.choice(state.players), bots.choice(list(Animal)), t)
-    state, produced = apply(state, action)
-    result.events.extend(produced)
-    _count(result, produced)
-    return state
+    return _apply(state, Shout(t, bots.choice(state.players), bots.choice(list(Animal)), t), result)[0]
 
 
 def _count(result: GameResult, produced: list[Event]) -> None:
@@ -190,14 +306,14 @@ def _count(result: GameResult, produced: list[Event]) -> None:
 def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, log_dir: Path | None = None,
              tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
              progress: Callable[[int], None] | None = None,
-             keep: Callable[[GameResult], None] | None = None) -> Summary:
+             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT) -> Summary:
     """Play ``games`` games and total them; ``keep`` sees each game's result (tests use it)."""
     names = NAMES[:players]
-    summary = Summary(players, wins=[0] * players)
+    summary = Summary(players, wins=[0] * players, cards=cards)
     master = random.Random(seed)
     start = time.perf_counter()
     for number in range(1, games + 1):
-        result = play_game(names, master.randrange(2**31), mistake_rate, tiles, max_turns)
+        result = play_game(names, master.randrange(2**31), mistake_rate, tiles, max_turns, cards)
         _add(summary, result, names)
         if log_dir is not None:
             _write_log(log_dir / f"bimbamm-{number:05d}.jsonl", result.events)
@@ -216,6 +332,7 @@ def _add(summary: Summary, result: GameResult, names: Sequence[str]) -> None:
     summary.mistakes += result.mistakes
     summary.points += result.points
     summary.races += result.races
+    summary.challenges += result.challenges
     if result.state.winner is None:
         summary.unfinished += 1
     else:
@@ -247,6 +364,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tiles", metavar="SPEC|FILE.toml",
                         help="your own tile set: 15 white/black pairs like 'cat/dog,dog/pig,...' or a TOML "
                              "file of [[tile]] tables with white and black (default: a seeded arrangement)")
+    parser.add_argument("--cards", choices=[c.value for c in Cards], default=Cards.DEALT.value,
+                        help="dealt: the host deals and knows every card (default); table: players hold "
+                             "physical cards the host never sees, and the table catches false claims")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -260,7 +380,7 @@ def run(args: argparse.Namespace) -> int:
             raise SimulationError(f"cannot create the log folder {args.log_dir}: {error.strerror}") from error
     progress = _progress_printer(args.games) if sys.stderr.isatty() else None
     summary = simulate(args.players, args.games, args.seed, args.mistake_rate, args.log_dir, tiles,
-                       args.max_turns, progress)
+                       args.max_turns, progress, cards=Cards(args.cards))
     print("\n".join(["bimbamm simulation, seed " + str(args.seed), *summary.lines()]))
     if args.log_dir is not None:
         print(f"logs: {args.games} files in {args.log_dir}")

@@ -2,6 +2,9 @@
 
 Per-seat data (hands, won cards) is kept in tuples indexed by seat; the ``*_by_name`` views and
 :meth:`State.to_json` give name-keyed dictionaries for the host and the log.
+
+A game is played with dealt cards (the host deals and knows every card) or with table cards
+(players hold physical cards the host never sees; see :class:`Cards` and docs/rules.md).
 """
 
 from __future__ import annotations
@@ -23,6 +26,16 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 
 
+class Cards(StrEnum):
+    """Who holds the animal cards: the host (dealt) or the players' hands on the table."""
+
+    DEALT = "dealt"
+    """The host deals and knows every card: hands and pile are tracked, no_card is judged."""
+    TABLE = "table"
+    """Players hold physical cards the host never sees: hands and pile are unknown, the earliest
+    shouter of a raced animal is trusted to hold it, and the host reports a false claim."""
+
+
 class Phase(StrEnum):
     """What the game waits for; the host prompts accordingly."""
 
@@ -36,6 +49,34 @@ class Phase(StrEnum):
     """The game has ended (``winner`` is set, or null after a quit)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A shout of a raced animal, read as the claim "I hold this card" (table cards only)."""
+
+    player: PlayerName
+    animal: Animal
+    shout: int
+    """The seq of the shout event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """The scorer's trusted claim, open to a challenge until they turn their tiles (table cards).
+
+    If the table says the scorer does not hold the card, the point is taken back and the next
+    claim of the same race window is trusted in turn; with none left, play goes on to the left of
+    ``actor``.
+    """
+
+    actor: PlayerName
+    """Whose flip opened the race (or the last scorer, in a chain): play continues to their left
+    when nobody keeps a point."""
+    shout: int
+    """The seq of the scorer's shout."""
+    later: tuple[Claim, ...] = ()
+    """The window's later claims of raced animals, in onset order."""
+
+
 @dataclass(frozen=True)
 class State:
     """Everything the rules know. Build the first one with :func:`~.engine.new_game`."""
@@ -47,9 +88,10 @@ class State:
     special: Special
     """The special tile's side facing up."""
     hands: tuple[Animal | None, ...]
-    """Each seat's secret card; None while a player holds none (pile was empty when they drew)."""
+    """Each seat's secret card; None while a player holds none (pile was empty when they drew).
+    With table cards every entry is None: the host does not know (see ``cards``)."""
     deck: tuple[Animal, ...]
-    """The face-down pile, top first."""
+    """The face-down pile, top first; always empty with table cards (the pile is physical)."""
     points: tuple[tuple[Animal, ...], ...]
     """Each seat's won cards, in the order won (a mistake returns the last one)."""
     turn: PlayerName
@@ -75,6 +117,10 @@ class State:
     """The seq the next event gets."""
     last_t: float = 0.0
     """Game-clock seconds of the last action; actions may not go back in time."""
+    cards: Cards = Cards.DEALT
+    """Dealt cards (known to the host) or table cards (physical, unknown)."""
+    declaration: Declaration | None = None
+    """Table cards, phase SCORER: the scorer's claim, which the host may still challenge."""
 
     # -- views for the host -------------------------------------------------------------------
 
@@ -123,8 +169,13 @@ class State:
         """Animals showing on five or more tiles, in Animal order."""
         return tuple(a for a, n in self.counts().items() if n >= FIVE)
 
+    @property
+    def table_cards(self) -> bool:
+        """True when players hold physical cards the host does not know."""
+        return self.cards is Cards.TABLE
+
     def hands_by_name(self) -> dict[PlayerName, Animal | None]:
-        """Every player's card by name, in seating order."""
+        """Every player's card by name, in seating order (all None with table cards)."""
         return dict(zip(self.players, self.hands))
 
     def points_by_name(self) -> dict[PlayerName, int]:
@@ -132,12 +183,16 @@ class State:
         return {p: len(w) for p, w in zip(self.players, self.points)}
 
     def to_json(self) -> JsonObject:
-        """The state in the setup event's shape, plus the phase fields (extras)."""
+        """The state in the setup event's shape, plus the phase fields (extras).
+
+        With table cards "hands" and "deck" are null: unknown, unlike a hand of null (no card).
+        """
+        table = self.cards is Cards.TABLE
         out: dict[str, Any] = {
             "tiles": [t.to_json() for t in self.tiles],
             "special": self.special.value,
-            "hands": {p: (h.value if h else None) for p, h in zip(self.players, self.hands)},
-            "deck": [c.value for c in self.deck],
+            "hands": None if table else {p: (h.value if h else None) for p, h in zip(self.players, self.hands)},
+            "deck": None if table else [c.value for c in self.deck],
             "points": {p: [c.value for c in w] for p, w in zip(self.players, self.points)},
             "turn": self.turn,
             "variant2p": self.variant2p,
@@ -148,6 +203,7 @@ class State:
             "restricted": self.restricted.value if self.restricted else None,
             "restricted_by": self.restricted_by,
             "winner": self.winner,
+            "cards": self.cards.value,
         }
         return out
 
