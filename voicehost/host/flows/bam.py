@@ -76,8 +76,9 @@ def spoken_numbers(phrase: str) -> list[int]:
     for word in normalise(phrase).split():
         value = _TENS.get(word)
         if word.isdigit():
-            current, last = _flush(out, current), ""
+            _flush(out, current)
             out.append(int(word))
+            current, last = None, ""
         elif value is not None:
             if current is not None and last in ("hundred", "and"):
                 current += value
@@ -102,7 +103,8 @@ def spoken_numbers(phrase: str) -> list[int]:
                 _flush(out, current)
                 current, last = n, "unit"
         else:
-            current, last = _flush(out, current), ""
+            _flush(out, current)
+            current, last = None, ""
     _flush(out, current)
     return out
 
