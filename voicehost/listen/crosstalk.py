@@ -44,8 +44,9 @@ class CrosstalkConfig:
     own microphone is the nearest; latency offsets are applied before)."""
     lag_max: float = 0.015
     """Seconds: latest a leak may arrive (5 m of air)."""
-    lag_window: float = 0.025
-    """Seconds of the source's first loud sound used to find the leak's delay."""
+    lag_windows: tuple[float, ...] = (0.025, 0.06, 0.12)
+    """Seconds of the source's first loud sound used to find the leak's delay (each gives a
+    candidate; the one under which the target is most coherent with the source wins)."""
     taps_before: float = 0.0005
     """Seconds of FIR taps before the leak's main delay."""
     taps_after: float = 0.004
@@ -68,6 +69,10 @@ class CrosstalkConfig:
     voice predicted from its own echo in the source channel (a pitch period later)."""
     first_window: float = 0.02
     """Seconds: of the events starting this close to the earliest, the loudest is taken first."""
+    passes: int = 2
+    """Rounds of cleaning every source's channel of the others' leaks, each using the others'
+    cleaner channels (a neighbour's channel also carries one's own voice, which must not be
+    used to 'predict' and cancel it)."""
     min_frames: int = 3
     """Fewer usable frames than this: no leak is fitted."""
     own_margin_db: float = 8.0
@@ -76,15 +81,15 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
-    far_field_db: float = -4.0
+    far_field_db: float = -1.5
     """A sound whose median leak gain to the other seats exceeds this has no owner (table speaker)."""
     pre: float = 0.35
     """Seconds of audio before the cluster used for noise statistics."""
-    post: float = 0.2
+    post: float = 0.35
     """Seconds of audio after the cluster (the recogniser gets up to ``tail`` of it)."""
-    lead: float = 0.1
+    lead: float = 0.25
     """Seconds of the owner's audio before the onset given to the recogniser."""
-    tail: float = 0.15
+    tail: float = 0.3
     """Seconds of the owner's audio after the end given to the recogniser."""
 
 
@@ -141,26 +146,28 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
 
     leaks: dict[SeatName, dict[SeatName, _Leak]] = {}
     leaked: dict[SeatName, list[SeatName]] = {}
+    clean: dict[SeatName, np.ndarray] = {}
     for seat in order:
-        remainder, fitted = _cancel(signals[seat], {s: (signals[s], span(s)) for s in sources}, rate, cfg)
+        remainder, fitted = _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
-        if not sources:
-            sources[seat] = int(round((by_seat[seat].onset - t0) * rate))
-            continue
-        onset = _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
+        onset = int(round((by_seat[seat].onset - t0) * rate)) if not sources else _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
         if onset is not None:
             sources[seat] = onset
+            clean[seat] = remainder
         else:
             owner = max(fitted, key=lambda s: fitted[s].gain_db) if fitted else order[0]
             leaked.setdefault(owner, []).append(seat)
+    for _ in range(cfg.passes):
+        clean = {seat: _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources if s != seat}, rate, cfg)[0]
+                 for seat in sources}
     owned = []
     for seat, onset in sources.items():
         gains = [leaks[other][seat].gain_db if seat in leaks.get(other, {}) else -40.0 for other in offsets if other != seat]
         if gains and float(np.median(gains)) > cfg.far_field_db:
             continue
-        others = {s: (signals[s], span(s)) for s in sources if s != seat}
-        remainder, _ = _cancel(signals[seat], others, rate, cfg)
-        found = _owned_event(by_seat[seat], remainder, onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
+        if len(sources) > 1:
+            onset = _recheck_onset(clean[seat], signals[seat], onset, rate, cfg, onset_cfg)
+        found = _owned_event(by_seat[seat], clean[seat], onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
         if found is not None:
             owned.append(found)
     return sorted(owned, key=lambda o: o.event.onset)
@@ -185,11 +192,19 @@ def _read(audio: SeatAudio, seat: SeatName, t0: float, t1: float, offset: float,
 
 
 def _band_pass(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
-    """Keep ``low_hz``..``high_hz`` (rumble and the top octave carry no useful timing)."""
-    spectrum = np.fft.rfft(x.astype(np.float64))
-    freqs = np.fft.rfftfreq(len(x), 1 / rate)
-    spectrum[(freqs < cfg.low_hz) | (freqs > cfg.high_hz)] = 0
-    return np.fft.irfft(spectrum, n=len(x))
+    """Remove rumble below ``low_hz`` and the top octave above ``high_hz`` with gentle (raised
+    cosine) slopes and zero padding: a brick-wall filter would ring across the whole window and
+    hide the quiet start of a shout under its own echo."""
+    size = 1 << int(np.ceil(np.log2(2 * len(x))))
+    spectrum = np.fft.rfft(x.astype(np.float64), size)
+    freqs = np.fft.rfftfreq(size, 1 / rate)
+    gain = np.ones_like(freqs)
+    low = freqs < cfg.low_hz
+    gain[low] = 0.5 - 0.5 * np.cos(np.pi * np.clip((freqs[low] - cfg.low_hz / 2) / (cfg.low_hz / 2), 0, 1))
+    high = freqs > cfg.high_hz
+    top = rate / 2 - cfg.high_hz
+    gain[high] = 0.5 + 0.5 * np.cos(np.pi * np.clip((freqs[high] - cfg.high_hz) / top, 0, 1))
+    return np.fft.irfft(spectrum * gain, size)[: len(x)]
 
 
 def _cancel(target: np.ndarray, sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]], rate: int,
@@ -217,7 +232,7 @@ def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate
     Only the source's own event (``span``, samples) informs it: room noise common to both
     channels (babble) must not pass for a leak.
 
-    The delay comes from the first 25 ms of the source's sound (where a neighbour's channel is
+    The delay comes from the first 25 to 120 ms of the source's sound (where a neighbour's channel is
     most likely nothing but the leak). The filter is fitted on the frames where ``target`` is
     coherent with the delayed source, then again on the frames that fit explained well, so the
     frames where the target seat makes its own sound do not bend it.
@@ -230,9 +245,11 @@ def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate
     if np.count_nonzero(loud) < cfg.min_frames:
         return None
     first_loud = int(np.flatnonzero(loud)[0]) * n
-    lag = _best_lag(source, target, rate, cfg, first_loud, first_loud + int(cfg.lag_window * rate))
-    if lag is None:
+    lags = [_best_lag(source, target, rate, cfg, first_loud, first_loud + int(w * rate)) for w in cfg.lag_windows]
+    found = [lag for lag in lags if lag is not None]
+    if not found:
         return None
+    lag = max(found, key=lambda d: (float(np.mean(_coherence(source, target, d, n)[loud])), -d))
     coherent = loud & (_coherence(source, target, lag, n) >= cfg.coherence_min)
     if np.count_nonzero(coherent) < cfg.min_frames:
         return None
@@ -355,16 +372,38 @@ def _own_onset(remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: Cross
     if hits.size == 0:
         return None
     coarse = int(hits[0]) * hop + n // 2
-    return _refine(remainder, coarse, rate, cfg, onset_cfg)
+    return _refine(remainder, coarse, rate, cfg, onset_cfg, _leak_until(remainder, channel, coarse, rate, cfg))
 
 
-def _refine(x: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> int:
+def _recheck_onset(remainder: np.ndarray, channel: np.ndarray, onset: int, rate: int, cfg: CrosstalkConfig,
+                   onset_cfg: OnsetConfig) -> int:
+    """A source's onset once every other source's leak is removed: the first seat in a cluster
+    may have started its event with a neighbour's leak (it was found first, not necessarily
+    earliest). Never earlier than found before."""
+    again = _own_onset(remainder, channel, rate, cfg, onset_cfg)
+    return onset if again is None else max(onset, again)
+
+
+def _leak_until(remainder: np.ndarray, channel: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig) -> int:
+    """Sample index after the last 5 ms frame before ``coarse`` where the cancellation removed
+    most of the channel (the channel was a neighbour's leak there, so the seat's own sound cannot
+    have started yet)."""
+    n = int(0.005 * rate)
+    frames = coarse // n
+    if frames == 0:
+        return 0
+    share = _frame_db(remainder[: frames * n], n, n) - _frame_db(channel[: frames * n], n, n)
+    leaky = np.flatnonzero(share < cfg.own_share_db - 3.0)
+    return int(leaky[-1] + 1) * n if leaky.size else 0
+
+
+def _refine(x: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig, not_before: int = 0) -> int:
     """Fine onset on the remainder (same method as the detector), noise from before the cluster."""
     nfft = max(128, onset_cfg.fine_window)
     masks = band_masks(nfft, rate, onset_cfg.low_hz, onset_cfg.high_hz, onset_cfg.fine_bands)
     pre = int((cfg.pre - 0.05) * rate)
     noise = band_energies_db(x[:pre], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
-    lo = max(pre, coarse - int(onset_cfg.search_back * rate))
+    lo = max(pre, not_before, coarse - int(onset_cfg.search_back * rate))
     hi = min(len(x), coarse + 2 * onset_cfg.fine_window + n_half(onset_cfg))
     fine = band_energies_db(x[lo:hi], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
     if len(noise) < 5 or len(fine) < 5:
@@ -388,8 +427,9 @@ def _owned_event(event: AcousticEvent, remainder: np.ndarray, onset: int, t0: fl
     if own.size == 0:
         return None
     bursts = tuple((max(a, start_t), b) for a, b in event.bursts if b > start_t) or ((start_t, end_t),)
-    first = int(round((bursts[0][1] - start_t) * rate))
-    kind = classify(own, onset_cfg, first)
+    second = int(round((bursts[1][0] - start_t) * rate)) if len(bursts) > 1 else None
+    around = remainder[onset : max(end, onset + int(0.15 * rate))].astype(np.float32)
+    kind = classify(around, onset_cfg, second, int(round((bursts[0][1] - start_t) * rate)))
     lead = int(cfg.lead * rate)
     samples = remainder[max(0, onset - lead) : end + int(cfg.tail * rate)].astype(np.float32)
     found = replace(event, kind=kind, onset=start_t, end=end_t, level_db=peak_level_db(own, rate),

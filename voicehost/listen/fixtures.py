@@ -69,6 +69,8 @@ class Sound:
     """Seconds of pause after each word but the last, when words are rendered one by one."""
     level_db: float = SHOUT_DB
     """Active RMS at the maker's own microphone, dBFS."""
+    phrase: str | None = None
+    """Canonical phrase id when ``text`` is what is said in another language ('cat' for '고양이')."""
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,7 @@ class Renderer:
         tracks = np.zeros((frames, n), dtype=np.float64)
         truth: list[dict[str, object]] = []
         for sound in scenario.sounds:
+            sound = replace(sound, onset=round(sound.onset * RATE) / RATE)
             clip = self.clip(sound, rng)
             truth.append(_truth(sound, clip))
             if sound.seat is None:
@@ -202,16 +205,10 @@ def set_active_level(samples: np.ndarray, level_db: float) -> np.ndarray:
 
 
 def shift(clip: np.ndarray, seconds: float) -> tuple[int, np.ndarray]:
-    """(start frame, clip delayed by the fractional part of ``seconds`` * rate)."""
-    exact = seconds * RATE
-    start = int(np.floor(exact))
-    frac = exact - start
-    if frac < 1e-9:
-        return start, clip
-    size = len(clip) + 64
-    spectrum = np.fft.rfft(clip, n=size)
-    spectrum *= np.exp(-2j * np.pi * np.fft.rfftfreq(size) * frac)
-    return start, np.fft.irfft(spectrum, n=size).astype(np.float32)
+    """(start frame, clip): placed at the nearest sample (62.5 µs at 16 kHz). Whole-sample
+    delays keep the clip's silence before its onset exactly silent (a fractional delay's ringing
+    would put a faint pre-echo before the true onset)."""
+    return int(round(seconds * RATE)), clip
 
 
 def add_at(track: np.ndarray, placed: tuple[int, np.ndarray]) -> None:
@@ -275,7 +272,7 @@ def phrase_of(sound: Sound, game: str) -> str | None:
         return "slap" if game == "bimbambum" else None
     if sound.kind != "shout":
         return None
-    return " ".join(sound.text.lower().split())
+    return sound.phrase or " ".join(sound.text.lower().split())
 
 
 def _truth(sound: Sound, clip: np.ndarray) -> dict[str, object]:
@@ -336,19 +333,19 @@ def write(rendered: Rendered, folder: Path) -> Path:
 PLAYERS = ("Anna", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana")
 
 
-def _voices(rng: np.random.Generator, n: int, lang: str = "en") -> list[SynthVoice]:
-    pool = list(synth.voices_for(lang))
+def _voices(rng: np.random.Generator, n: int, lang: str = "en", pool: Sequence[SynthVoice] | None = None) -> list[SynthVoice]:
+    pool = list(pool or synth.voices_for(lang))
     order = rng.permutation(len(pool))
     return [pool[order[k % len(pool)]] for k in range(n)]
 
 
 def race(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *, noise: str = "pink", snr_db: float = 30,
          seed: int = 1, phrases: Sequence[str] = BIMBAMM_PHRASES, chatter: bool = False, multichannel: bool = False,
-         lang: str = "en", seats: int | None = None) -> Scenario:
+         lang: str = "en", seats: int | None = None, voices: Sequence[SynthVoice] | None = None) -> Scenario:
     """Bim Bamm!: players shout (an animal) at onsets ``gaps_ms`` apart, in random seat order."""
     n = len(gaps_ms) + 1
     names = PLAYERS[: max(n, seats or n)]
-    voices = _voices(rng, len(names), lang)
+    voices = _voices(rng, len(names), lang, voices)
     order = rng.permutation(n)
     t = float(rng.uniform(0.6, 1.0))
     sounds = []
@@ -356,13 +353,25 @@ def race(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *, noise
         if k:
             t += gaps_ms[k - 1] / 1000
         who = int(order[k])
-        sounds.append(Sound(names[who], "shout", t, str(rng.choice(list(phrases))), voices[who], level_db=SHOUT_DB + rng.uniform(-3, 3)))
+        phrase = str(rng.choice(list(phrases)))
+        said = spoken(phrase, lang)
+        sounds.append(Sound(names[who], "shout", t, said, voices[who], level_db=SHOUT_DB + rng.uniform(-3, 3),
+                            phrase=phrase if said != phrase else None))
     end = t + 1.2
     if chatter:
         talker = int(rng.integers(len(names)))
         sounds.append(Sound(names[talker], "chatter", end, str(rng.choice(CHATTER_SENTENCES)), voices[talker], level_db=CHATTER_DB))
         end += 2.0
     return Scenario(name, "bimbamm", tuple(names), tuple(sounds), round(end + 0.4, 3), noise, snr_db, seed, lang, multichannel)
+
+
+def spoken(phrase: str, lang: str) -> str:
+    """What a player says for canonical ``phrase`` in ``lang`` (the vocabulary pack's first form)."""
+    if lang == "en":
+        return phrase
+    from voicehost.listen.vocab import load_pack
+
+    return load_pack(lang).spoken_forms(phrase)[0]
 
 
 def repeat_call(name: str, rng: np.random.Generator, phrase: str, pause: float, *, noise: str = "pink", snr_db: float = 25,
@@ -434,6 +443,8 @@ def committed_set(seed: int = 1) -> list[Scenario]:
         race("race4_babble20", rng, [10, 25, 100], noise="babble", snr_db=20, seed=seed + 3),
         race("race2_babble10", rng, [100], noise="babble", snr_db=10, seed=seed + 4),
         race("race2_close", rng, [4], noise="pink", snr_db=30, seed=seed + 5),
+        race("race2_ko", rng, [80], noise="pink", snr_db=30, seed=seed + 12, lang="ko", phrases=("dog", "pig"),
+             voices=synth.KOREAN_VOICES[:2]),
         repeat_call("repeat_bam3", rng, "bam bam bam", 0.2, seed=seed + 6),
         repeat_call("repeat_bim2", rng, "bim bim", 0.12, seed=seed + 7, noise="babble", snr_db=25),
         slap_round("slaps_pink20", rng, [40, 90], seed=seed + 8, multichannel=True),

@@ -74,26 +74,28 @@ class OnsetConfig:
     """Seconds: an event this long is closed and reported anyway (speech, not a shout)."""
     history: float = 8.0
     """Seconds of audio kept for refinement and for the recogniser."""
-    fine_window: int = 64
-    """Samples per refinement frame (4 ms at 16 kHz)."""
+    fine_window: int = 128
+    """Samples per refinement frame (8 ms at 16 kHz; hop 1 ms, so the onset is placed to ~1 ms)."""
     fine_hop: int = 16
     """Samples between refinement frames (1 ms at 16 kHz)."""
     fine_bands: int = 8
-    fine_sigma: float = 2.5
+    fine_sigma: float = 2.0
     """A band has emerged when its fine energy exceeds its noise median by this many deviations."""
     fine_strong_db: float = 12.0
     """Only bands that end up this far above their noise vote on the onset."""
     fine_votes: int = 2
     """The onset is where this many bands have emerged."""
-    fine_hold: int = 3
+    fine_hold: int = 6
     """Refinement frames a band may dip below its threshold and still count as rising."""
     search_back: float = 0.30
     """Seconds before the detection point the refinement may look."""
     slap_rise: float = 0.005
     """Seconds: a slap comes within 6 dB of its peak this fast after its onset."""
-    slap_length: float = 0.05
-    """Seconds: a slap falls 15 dB below its peak within this time."""
-    voiced_min: float = 0.38
+    slap_length: float = 0.1
+    """Seconds: a slap falls 12 dB below its peak within this time."""
+    slap_burst: float = 0.15
+    """Seconds: a slap's first burst is no longer than this."""
+    voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
     weak_burst_db: float = 15.0
@@ -213,6 +215,9 @@ class _Event:
     bursts: list[_Burst] = field(default_factory=list)
     quiet_before: int = 0
     """Session sample index before which the refinement must not look (previous event's end)."""
+    last_active: int = 0
+    """Detection frame index one past the last frame above the quiet threshold (a burst that
+    ended in a dip still sounds until then: pauses are measured from there)."""
 
 
 class OnsetDetector:
@@ -293,6 +298,8 @@ class OnsetDetector:
         margin = max(cfg.on_margin_db, cfg.spread_factor * self._bg_spread)
         loud = excess > self._bg_median + margin and level > cfg.min_level_dbfs and k >= cfg.warmup_frames
         quiet = excess < self._bg_median + cfg.off_ratio * margin
+        if self._event is not None and not quiet:
+            self._event.last_active = k + 1
         burst = self._event.bursts[-1] if self._event and self._event.bursts[-1].end < 0 else None
         if burst is None:
             self._dip_floor = min(self._dip_floor, excess)
@@ -339,7 +346,7 @@ class OnsetDetector:
         cfg = self.config
         last = event.bursts[-1]
         too_long = (k - event.bursts[0].start) * cfg.hop_seconds >= cfg.max_event
-        if last.end >= 0 and (k - last.end) * cfg.hop_seconds >= cfg.merge_gap:
+        if last.end >= 0 and (k - max(last.end, event.last_active)) * cfg.hop_seconds >= cfg.merge_gap:
             return self._close()
         if too_long:
             if last.end < 0:
@@ -362,7 +369,8 @@ class OnsetDetector:
         start, stop = spans[0][0], spans[-1][1]
         self._last_end = max(self._last_end, stop)
         audio = self.history.read(start, stop)
-        kind = classify(audio, cfg, spans[0][1] - start)
+        around = self.history.read(start, max(stop, start + int(0.15 * cfg.rate)))
+        kind = classify(around, cfg, spans[1][0] - start if len(spans) > 1 else None, spans[0][1] - start)
         to_s = lambda n: n / cfg.rate - self.offset  # noqa: E731 - tiny local conversion
         return AcousticEvent(
             seat=self.seat, kind=kind, onset=to_s(start), end=to_s(stop), level_db=peak_level_db(audio, cfg.rate),
@@ -481,24 +489,30 @@ def _nccf_peak(x: np.ndarray, n: int, lo: int, hi: int) -> float:
 
 
 def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> bool:
-    """True when the sound comes within 6 dB of its peak in ``rise`` seconds and then falls by
-    15 dB within ``length`` seconds: a hit or a clap. A voice rises slower and stays up; a cough
-    rises slower. Only the first 150 ms count (a neighbour's slap may follow)."""
-    env = _envelope_db(samples[: int(0.15 * rate)], rate, smooth=3)
-    if env.size == 0:
+    """True when the sound comes within 6 dB of its peak in ``rise`` seconds and its 10 ms level
+    then falls 12 dB below that peak within ``length`` seconds: a hit or a clap. A voice rises
+    slower and stays up; a cough rises slower; a sudden lasting noise does not fall. Only the
+    first 150 ms count (a neighbour's slap may follow)."""
+    head = samples[: int(0.15 * rate)]
+    fine, smooth = _envelope_db(head, rate, smooth=3), _envelope_db(head, rate, smooth=10)
+    if fine.size < 20:
         return False
-    peak = int(np.argmax(env))
-    reach = int(np.flatnonzero(env >= env[peak] - 6)[0]) / 1000
-    fallen = np.flatnonzero(env[peak:] < env[peak] - 15)
-    return reach <= rise and fallen.size > 0 and fallen[0] / 1000 <= length
+    top = int(np.argmax(smooth[:30]))
+    peak = float(smooth[top])
+    reach = int(np.flatnonzero(fine >= peak - 6)[0]) / 1000
+    fallen = np.flatnonzero(smooth[top:] < peak - 12)
+    return reach <= rise and fallen.size > 0 and (top + fallen[0]) / 1000 <= length
 
 
-def classify(samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None) -> EventKind:
+def classify(samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None, burst: int | None = None) -> EventKind:
     """SLAP for a hit or clap (sharp, short, unpitched), VOICE for anything voiced, NOISE for the
-    rest (coughs, breaths, rustle): never reported. ``first_burst`` (samples) limits the slap test
-    to the first burst, as a neighbour's slap may follow one's own within the same event."""
+    rest (coughs, breaths, rustle): never reported. ``first_burst`` (samples: where the second
+    burst starts) limits the slap test to the first burst, as a neighbour's slap may follow one's
+    own within the same event. ``burst`` (samples) is the first burst's length: a slap's is short,
+    a word that starts with a sharp plosive ("cat") goes on."""
     head = samples[: first_burst] if first_burst else samples
-    if impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
+    short = burst is None or burst <= cfg.slap_burst * cfg.rate
+    if short and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
         return EventKind.SLAP
     return EventKind.VOICE if voicing(samples, cfg.rate) >= cfg.voiced_min else EventKind.NOISE
 

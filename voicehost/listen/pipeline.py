@@ -18,7 +18,7 @@ The host's own voice can be excluded by time span (:meth:`Listener.ignore`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from voicehost.listen.crosstalk import CrosstalkConfig, OwnedEvent, resolve
 from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Recognition, Recognizer, SeatName, Segment, Shout
 from voicehost.listen.onset import OnsetConfig, OnsetDetector
 from voicehost.listen.ranking import ranked, shout_from, slap_shout
+
+if TYPE_CHECKING:
+    from voicehost.listen.sources import Recording
 
 SLAP = "slap"
 
@@ -40,8 +43,9 @@ class ListenConfig:
     """An event with more bursts than its phrase has words plus this is talk, not a shout."""
     segment_tail: float = 0.15
     """Seconds of audio after an event's end given to the recogniser."""
-    count_bursts: bool = True
-    """Count repetitions ("bam bam bam") from the signal's bursts when the recogniser disagrees."""
+    count_bursts: bool = False
+    """Also count repetitions ("bam bam bam") from the bursts here. Off: the recognisers already
+    count them from ``event.bursts`` (voicehost.listen.recognize.rejection)."""
 
 
 @dataclass
@@ -204,3 +208,22 @@ class Listener:
         decision.shout = shout_from(event, recognition, spoken, cfg.count_bursts)
         if decision.shout is None:
             decision.reason = "not_allowed"
+
+
+def listen_to(recording: "Recording", recognizer: Recognizer | None, phrases: Sequence[str], *,
+              offsets: Mapping[SeatName, float] | None = None, block_frames: int = 4096,
+              progress: Callable[[float, float], None] | None = None) -> tuple[list[Shout], Listener]:
+    """Replay a whole recording through a new :class:`Listener` on a simulated clock (as fast as
+    the machine allows); return the ranked shouts and the listener (for its decisions)."""
+    from voicehost.clock import SimClock
+    from voicehost.listen.sources import FileSource
+
+    listener = Listener(recording.seats, recognizer, phrases, offsets=dict(offsets or {}))
+    clock = SimClock()
+    shouts: list[Shout] = []
+    for block in FileSource(recording, block_frames, clock).blocks():
+        shouts.extend(listener.feed(block))
+        if progress is not None:
+            progress(clock.now(), recording.duration)
+    shouts.extend(listener.flush())
+    return ranked(shouts), listener

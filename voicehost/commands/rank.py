@@ -1,0 +1,151 @@
+"""``voicehost rank``: who shouted what, and in which order, in recorded per-seat audio."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from voicehost.status import ExitStatus
+
+NAME = "rank"
+HELP = "rank the shouts in recorded per-player audio: who said what, first to last"
+DESCRIPTION = """\
+Listen to recorded audio with one channel per player and report every valid shout of the game,
+sorted by when the player started shouting (the onset of their voice, to a few milliseconds).
+
+Give either one file per player (--track NAME=FILE, repeated) or one multichannel file whose
+channel 1 belongs to the first name of --seats, channel 2 to the second, and so on. All tracks
+start at the same instant; shorter ones are padded with silence. Any common format works (WAV,
+FLAC, ... at 8 to 48 kHz, 16/24-bit or float).
+
+A shout that leaks into a neighbour's microphone counts once, for the player who made it. Chatter,
+other words, coughs and laughter are not reported. Bim Bamm! phrases: cat, dog, pig, donkey, hen.
+Bim Bam Bum! phrases: bim, bam, bum (up to three times), "bim bam bum", ship, and slap (a slap on
+the table or a clap).
+
+examples:
+  voicehost rank --game bimbamm --track Anna=anna.wav --track Ben=ben.wav
+  voicehost rank --game bimbambum --multichannel table.wav --seats Anna,Ben,Cleo --json
+  voicehost rank --game bimbamm --track Anna=a.flac --track Ben=b.flac --plot race.png
+"""
+
+GAMES = ("bimbamm", "bimbambum")
+CONTRACT_PHRASES = {
+    "bimbamm": ("cat", "dog", "pig", "donkey", "hen"),
+    "bimbambum": ("bim", "bim bim", "bim bim bim", "bam", "bam bam", "bam bam bam", "bum", "bum bum",
+                  "bum bum bum", "bim bam bum", "ship", "slap"),
+}
+"""The English phrases of each game (the command-line contract), used when no vocabulary pack says otherwise."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the options of ``rank``."""
+    parser.add_argument("--game", required=True, choices=GAMES, help="which game's phrases count")
+    parser.add_argument("--track", action="append", default=[], metavar="NAME=FILE",
+                        help="one player's audio file (repeat for every player)")
+    parser.add_argument("--multichannel", type=Path, metavar="FILE", help="one file with a channel per player (needs --seats)")
+    parser.add_argument("--seats", metavar="NAME,NAME,...", help="player of each channel of --multichannel, in order")
+    parser.add_argument("--lang", default="en", metavar="LANG", help="language of the shouts (default: en)")
+    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "sphinx"),
+                        help="speech recogniser: auto picks an installed Vosk model for the language, else PocketSphinx (default: auto)")
+    parser.add_argument("--model", type=Path, metavar="DIR", help="use this Vosk model folder")
+    parser.add_argument("--json", action="store_true", help="print one JSON object: {\"shouts\": [...]}")
+    parser.add_argument("--plot", type=Path, metavar="FILE.png", help="draw each seat's waveform with the detected events and the ranking")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, listen, print."""
+    from voicehost.errors import InputError
+
+    recording = _load(args)
+    if args.plot is not None:
+        from voicehost.audio.buffer import check_writable
+
+        check_writable(args.plot)
+        if args.plot.suffix.lower() != ".png":
+            raise InputError(f"--plot {args.plot}: the picture must be a .png file")
+    phrases = game_phrases(args.game, args.lang)
+    recognizer = _recognizer(args)
+    print(f"voicehost rank: recogniser {recognizer.name}", file=sys.stderr)
+    from voicehost.listen.pipeline import listen_to
+
+    progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None
+    shouts, listener = listen_to(recording, recognizer, phrases, progress=progress)
+    if args.json:
+        print(json.dumps({"shouts": [s.to_json() for s in shouts]}, ensure_ascii=False))
+    else:
+        _print_table(shouts, recording.seats, recording.duration, args.game, recognizer.name)
+    if args.plot is not None:
+        from voicehost.listen.plot import plot_ranking
+
+        plot_ranking(args.plot, recording, listener.decisions, shouts)
+        print(f"voicehost rank: wrote {args.plot}", file=sys.stderr)
+    return ExitStatus.OK
+
+
+def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from voicehost.errors import InputError
+    from voicehost.listen.sources import load_multichannel, load_tracks, parse_seats, parse_track
+
+    if args.multichannel is not None and args.track:
+        raise InputError("give either --track NAME=FILE (one per player) or --multichannel FILE --seats ..., not both")
+    if args.multichannel is not None:
+        if not args.seats:
+            raise InputError(f"--multichannel {args.multichannel} needs --seats NAME,NAME,... (one name per channel)")
+        return load_multichannel(args.multichannel, parse_seats(args.seats))
+    if args.seats:
+        raise InputError("--seats goes with --multichannel; with separate files use --track NAME=FILE")
+    if not args.track:
+        raise InputError("no audio given: add --track NAME=FILE for every player, or --multichannel FILE --seats ...")
+    return load_tracks([parse_track(spec) for spec in args.track])
+
+
+def game_phrases(game: str, lang: str) -> tuple[str, ...]:
+    """The phrases that count in ``game`` for ``lang``: the vocabulary pack's when there is one."""
+    try:
+        from voicehost.listen.vocab import phrases_for
+    except ImportError:
+        phrases_for = None
+    if phrases_for is not None:
+        phrases = tuple(phrases_for(game, lang))
+        if game == "bimbambum" and "slap" not in phrases:
+            phrases += ("slap",)
+        return phrases
+    if lang != "en":
+        from voicehost.errors import InputError
+
+        raise InputError(f"no vocabulary for language {lang!r} in this build; use --lang en")
+    return CONTRACT_PHRASES[game]
+
+
+def _recognizer(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from voicehost.errors import ModelError
+
+    try:
+        from voicehost.listen.recognize import build_recognizer
+    except ImportError as error:
+        raise ModelError(f"speech recognition is not available in this build ({error})") from error
+    return build_recognizer(args.lang, args.engine, args.model)
+
+
+def _progress(done: float, total: float) -> None:
+    print(f"\rlistening... {100 * done / max(total, 1e-9):3.0f}%", end="", file=sys.stderr, flush=True)
+    if done >= total:
+        print(file=sys.stderr)
+
+
+def _print_table(shouts: Sequence[object], seats: Sequence[str], duration: float, game: str, engine: str) -> None:
+    from voicehost.listen.messages import Shout
+
+    rows = [s for s in shouts if isinstance(s, Shout)]
+    print(f"{game}: {len(rows)} shout(s) from {len(seats)} seat(s), {duration:.1f} s of audio, recogniser {engine}")
+    if not rows:
+        print("no shouts heard")
+        return
+    width = max(6, *(len(s.player) for s in rows))
+    print(f"{'#':>3}  {'player':<{width}}  {'phrase':<12}  {'onset s':>8}  {'end s':>7}  {'conf':>5}")
+    for rank, s in enumerate(rows, 1):
+        print(f"{rank:>3}  {s.player:<{width}}  {s.phrase:<12}  {s.onset:8.3f}  {s.end:7.3f}  {s.confidence:5.2f}")
