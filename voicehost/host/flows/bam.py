@@ -222,6 +222,9 @@ class BamFlow(Flow):
         return "dealt" if self.host.mouth.private_outputs else "table"
 
     def start(self) -> None:
+        if self.mode == "dealt" and not self.host.mouth.private_outputs:
+            raise bam.BadSetup("--cards dealt needs a private earphone for every player: "
+                               "without them play with printed cards (--cards table)")
         deck = self._load_deck(required=True)
         assert deck is not None
         self._ready_realizer()
@@ -334,7 +337,8 @@ class BamFlow(Flow):
             self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(state.master))
         else:
             waiting = list(state.waiting_for)
-            self.say(f"Still waiting for {join(waiting)}: say the number of your card.")
+            card = "the number printed on your card" if self.mode == "table" else "the number of your card"
+            self.say(f"Still waiting for {join(waiting)}: say {card}.")
             for player in waiting:
                 self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
         self._arm_reminder()
@@ -406,6 +410,7 @@ class BamFlow(Flow):
         self.say(f"{opening}{state.master} is the BAM! Master. {card}: {red} {ask}")
         if self.mode == "dealt":
             for player in players:
+                self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
                 self._tell_hand(player)
 
     def _confirm(self, ev: JsonObject) -> None:
@@ -485,6 +490,8 @@ class BamFlow(Flow):
             return f"You are the BAM! Master: when all cards are in, I read the sentences and you say the best and the worst. {also}"
         if player in state.submitted:
             return f"Your card is in. Wait for the sentences. {also}"
+        if player not in state.round_players:
+            return f"You sit out this round: you have too few cards. {also}"
         return f"{self._submit_help(player)} {also}"
 
     def private_text(self, player: str, what: Command) -> str | None:
