@@ -1,0 +1,569 @@
+"""Bim Bam Bum! by voice.
+
+Who starts: everybody shouts "BIM BAM BUM!" once and the loudest voice (``Heard.level_db``) wins,
+which also checks every microphone; typed or scripted lines have no level, so the host draws lots
+with the seeded RNG and says so (``--first NAME`` skips all that).
+
+Each turn the host names the player and their top card ("Anna: bam."). The player names a pile
+and yells ("two, bam bam!"); the rules judge the yell. The time window opens when the host has
+finished speaking: every action is first applied as a trial (the engine is pure) to learn what to
+announce, the announcement is queued, and the same action is applied for real with ``t`` = when
+the table speaker falls silent, because the engine opens the next window at the action's ``t``.
+
+A right "BIM BAM BUM!" opens the slap race at once and the host falls silent; slaps ("slap" from
+the listener for a clap or table slap, or the word "ship") are collected with their onsets until
+the slap window closes or everyone who can slap has slapped, and the rules rank them by onset.
+Plays during the race wait; phrases the host cannot read as a pile and a yell get a short
+re-prompt. Nobody times out while the host talks: if the table speaker spoke during a window (an
+answer to "help", a re-prompt), the window opens again after it instead (a "resumed" event).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from voicehost.host.session import Flow, Host
+from voicehost.host.speech_text import count, join
+from voicehost.host.words import COMMAND_PHRASES, Command, Heard, command, normalise, number, number_phrase
+from voicehost.rules import bimbambum as bb
+from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.rules.bimbambum.cards import CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS
+from voicehost.speak.earcons import Earcon
+from voicehost.speak.output import TABLE
+
+HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for each pile showing it; "
+        "on BIM BAM BUM! everybody else slaps")
+
+SHOUT_TIMER = "loudest"
+INTRO_TIMER = "intro"
+WINDOW_TIMER = "window"
+SLAP_TIMER = "slap"
+REMIND_TIMER = "remind"
+
+PILE_WORDS = ("one", "two", "three")
+"""How the piles 0, 1, 2 are said."""
+YELL_WORDS = frozenset(card.value for card in bb.Card)
+SLAP_PHRASES = frozenset({"slap", "ship"})
+"""'slap': a clap or table slap classified by the listener; 'ship': the spoken slap."""
+FILLERS = frozenset({"pile", "on", "the", "number"})
+"""Words a player may wrap around a play ("on pile two, bam") that change nothing."""
+SPEECH_SLACK = 0.01
+"""Seconds of the host's speech inside a window that do not count (rounding of span ends)."""
+YELLS = tuple(" ".join([card.value] * n) for card in bb.Card for n in (1, 2, 3)) + (CALL,)
+"""Every yell the rules can ask for."""
+
+
+@dataclass(frozen=True)
+class BimBamBumSettings:
+    """How the host runs Bim Bam Bum!."""
+
+    window: float | None = 3.0
+    """Seconds a player has to play, from when the host has named their card; None: no limit."""
+    slap_window: float = 2.0
+    """Seconds after a right "BIM BAM BUM!" in which slaps count."""
+    first_player: str | None = None
+    """Who starts (default: the loudest "BIM BAM BUM!", or lots when levels are unknown)."""
+    shout_window: float = 3.0
+    """Seconds the host listens for the loudest shout after asking for it."""
+    remind_after: float = 15.0
+    """Without a time window: seconds of silence before the host reminds the player."""
+    reminders: int = 3
+    """Reminders for one turn before the host waits silently."""
+
+
+@dataclass(frozen=True)
+class PlayWords:
+    """What a phrase says about a play: the pile and the yelled words, or what is missing."""
+
+    pile: int | None
+    """0, 1 or 2; None if no pile was named."""
+    said: str
+    """The yelled words ("bam bam"), normalised; "" if none."""
+    problem: str | None = None
+    """None for a complete play; else 'no_pile', 'no_yell', 'bad_pile', 'two_piles' or 'unknown'."""
+
+
+def read_play(phrase: str) -> PlayWords:
+    """'two, bam bam!' → pile 1 and 'bam bam'; a missing or doubtful part names the problem.
+
+    Words other than pile numbers, bim/bam/bum and a few fillers make the phrase 'unknown' (a
+    misheard phrase is re-prompted rather than judged as a wrong yell).
+    """
+    piles: list[int] = []
+    yell: list[str] = []
+    unknown = False
+    for word in normalise(phrase).split():
+        value = number(word)
+        if word in YELL_WORDS:
+            yell.append(word)
+        elif value is not None:
+            piles.append(value)
+        elif word not in FILLERS:
+            unknown = True
+    said = " ".join(yell)
+    pile = piles[0] - 1 if len(piles) == 1 and 1 <= piles[0] <= len(PILE_WORDS) else None
+    if unknown or not (piles or yell):
+        return PlayWords(pile, said, "unknown")
+    if len(piles) > 1:
+        return PlayWords(None, said, "two_piles")
+    if piles and pile is None:
+        return PlayWords(None, said, "bad_pile")
+    if pile is None:
+        return PlayWords(None, said, "no_pile")
+    if not yell:
+        return PlayWords(pile, said, "no_yell")
+    return PlayWords(pile, said)
+
+
+class BimBamBumFlow(Flow):
+    """The host's side of Bim Bam Bum!."""
+
+    game = "bimbambum"
+
+    def __init__(self, host: Host, seed: int, settings: BimBamBumSettings = BimBamBumSettings()) -> None:
+        super().__init__(host)
+        if not MIN_PLAYERS <= len(host.players) <= MAX_PLAYERS:
+            raise bb.SetupError(f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                                f"not {len(host.players)}")
+        self.seed = seed
+        self.settings = settings
+        self.rules = bb.Settings(window=settings.window, slap_window=settings.slap_window)
+        self.state: bb.State | None = None
+        """None until the first player is chosen and the cards are dealt."""
+        self.shouts: dict[str, float | None] = {}
+        """Who shouted while the host chose the first player: the loudest level heard, dBFS."""
+        self.slaps: list[tuple[str, float]] = []
+        """(player, onset seconds) of the open slap race, in arrival order."""
+        self.reminders = 0
+        self.first: str | None = settings.first_player
+        """Who starts, once known (before the deal: the host is explaining the rules)."""
+        self._quit_early = False
+
+    # ---- life cycle -----------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self._quit_early or (self.state is not None and self.state.is_over)
+
+    def start(self) -> None:
+        """Welcome; then the loudest shout (unless --first) and the rules, all before the deal.
+
+        The long talk comes before the deal so that only the short cue ("Anna starts. Anna:
+        bam.") lies between the deal and the first window.
+        """
+        welcome = f"Welcome to Bim Bam Bum! Players, clockwise: {join(list(self.host.players))}."
+        if self.first is not None:
+            self.say(f"{welcome} {self._rules_text()}")
+            self.host.timers.start(INTRO_TIMER, self._silent_at())
+            return
+        self.say(f"{welcome} Who starts? Everybody, shout bim bam bum, once, as loud as you can. Now!")
+        self.host.timers.start(SHOUT_TIMER, self._silent_at() + self.settings.shout_window)
+
+    def resume(self, events: Sequence[JsonObject]) -> None:
+        state = bb.replay(events)
+        self.host.events.extend(events)
+        self.state = state
+        if state.is_over:
+            self.say(f"This game is over. {self.score_text()}")
+            return
+        self.say(f"Welcome back to Bim Bam Bum! {self.score_text()} {self.table_text()}")
+        self._act(lambda t: bb.Resume(t), player_acted=False)
+
+    def after_pause(self) -> None:
+        """Reopen the window (play or slap) after a pause, with a "resumed" event."""
+        if self.state is None or self.over:
+            return
+        self.slaps = []
+        self._act(lambda t: bb.Resume(t), player_acted=False)
+
+    def quit(self, player: str | None) -> None:
+        if self.state is None:
+            self._quit_early = True
+            self.host.timers.cancel(SHOUT_TIMER)
+            self.host.timers.cancel(INTRO_TIMER)
+            self.say("The game is over before it began.")
+            return
+        self._act(lambda t: bb.Quit(t))
+
+    # ---- before the deal: the loudest shout, the rules ----------------------------------------
+
+    def _before_deal(self, heard: Heard) -> None:
+        """A shout while choosing; during the rules, a whole play deals at once and is judged."""
+        if self.first is None:
+            self._shouted(heard)
+        elif read_play(heard.phrase).problem is None:
+            self._deal(early=True)
+            self.on_heard(heard)
+
+    def _shouted(self, heard: Heard) -> None:
+        level = heard.level_db
+        before = self.shouts.get(heard.player)
+        if heard.player not in self.shouts or (level is not None and (before is None or level > before)):
+            self.shouts[heard.player] = level
+        if len(self.shouts) == len(self.host.players):
+            self._choose_first()
+
+    def _choose_first(self) -> None:
+        """The loudest shout starts (ties: seating order); without levels, seeded lots."""
+        self.host.timers.cancel(SHOUT_TIMER)
+        players = self.host.players
+        levels = {p: level for p, level in self.shouts.items() if level is not None}
+        if levels:
+            loudest = max(levels.values())
+            first = next(p for p in players if levels.get(p) == loudest)
+            text = f"{first} was the loudest!"
+            silent = [p for p in players if p not in self.shouts]
+            if silent:
+                text += f" I did not hear {join(silent)}: please check {'that microphone' if len(silent) == 1 else 'those microphones'}."
+        else:
+            first = players[self.host.rng.randrange(len(players))]
+            why = "I cannot hear how loud typed words are" if self.shouts else "I heard nobody"
+            text = f"{why}, so I drew lots: it is {first}."
+        self.first = first
+        self.host.mouth.barge_in_next()
+        self.say(f"{text} {self._rules_text()}")
+        self.host.timers.start(INTRO_TIMER, self._silent_at())
+
+    def _deal(self, *, early: bool = False) -> None:
+        """Deal and name the first card; the first window opens when that is said.
+
+        ``early``: a player made a whole play during the rules, which are cut short.
+        """
+        assert self.first is not None
+        self.host.timers.cancel(INTRO_TIMER)
+        players, first = self.host.players, self.first
+        trial_rng = random.Random()
+        trial_rng.setstate(self.host.rng.getstate())
+        trial, _ = bb.new_game(players, trial_rng, self.seed, first=first, settings=self.rules, t=self.now())
+        self.say(f"{first} starts. {self._turn_text(first, trial.top(first))}", barge_in=early)
+        state, events = bb.new_game(players, self.host.rng, self.seed, first=first,
+                                    settings=self.rules, t=self._silent_at())
+        self.state = state
+        self.host.record(events)
+        self._arm()
+
+    # ---- what players say -----------------------------------------------------------------
+
+    def on_heard(self, heard: Heard) -> None:
+        if self.state is None:
+            self._before_deal(heard)
+            return
+        state = self.state
+        if state.is_over:
+            return
+        if heard.phrase in SLAP_PHRASES:
+            if state.phase is bb.Phase.SLAP:
+                self._slap(heard)
+            return  # a slap with no race open changes nothing
+        if state.phase is bb.Phase.SLAP:
+            return  # plays wait until the race is judged; the host stays silent
+        if command(heard.phrase) in (Command.MY_CARD, Command.MY_HAND):
+            self.say(f"{heard.player}, your top card is {self._card(heard.player)}.")
+            return
+        words = read_play(heard.phrase)
+        if heard.player != state.turn:
+            if words.problem is None:  # a whole play out of turn is the rulebook's mistake
+                self._play(heard, words)
+            else:
+                self.say(f"{heard.player}, it is {state.turn}'s turn.")
+            return
+        if words.problem is not None:
+            self.say(self._reprompt(heard.player, words))
+            return
+        self._play(heard, words)
+
+    def _play(self, heard: Heard, words: PlayWords) -> None:
+        assert words.pile is not None
+        pile, said, onset = words.pile, words.said, heard.onset
+        self._act(lambda t: bb.Play(heard.player, pile, said, min(onset, t), t))
+
+    def _slap(self, heard: Heard) -> None:
+        """Keep each player's first slap inside the window; judge early once everyone slapped."""
+        state = self._state()
+        assert state.caller is not None and state.slap_opens is not None and state.slap_closes is not None
+        if not state.slap_opens <= heard.onset <= state.slap_closes:
+            return
+        if any(p == heard.player for p, _ in self.slaps):
+            return
+        self.slaps.append((heard.player, heard.onset))
+        slapped = {p for p, _ in self.slaps}
+        if state.caller in slapped or all(p in slapped for p in state.after(state.caller)):
+            self._judge_race()
+
+    def _judge_race(self) -> None:
+        state = self._state()
+        assert state.caller is not None and state.slap_closes is not None
+        slaps, self.slaps = tuple(self.slaps), []
+        slapped = {p for p, _ in slaps}
+        everyone = state.caller in slapped or all(p in slapped for p in state.after(state.caller))
+        closes = 0.0 if everyone else state.slap_closes
+        self._act(lambda t: bb.SlapRace(slaps, max(t, closes)))
+
+    # ---- timers ---------------------------------------------------------------------------
+
+    def on_timer(self, name: str) -> None:
+        if self.state is None and not self._quit_early:
+            if name == SHOUT_TIMER and self.first is None:
+                self._choose_first()
+            elif name == INTRO_TIMER and self.first is not None:
+                self._deal()
+            return
+        state = self.state
+        if state is None or state.is_over:
+            return
+        closes = state.window_closes
+        if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
+            if self._host_spoke_in_window(state):
+                self._act(lambda t: bb.Resume(t), player_acted=False)
+            else:
+                self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
+        elif name == SLAP_TIMER and state.phase is bb.Phase.SLAP:
+            self._judge_race()
+        elif name == REMIND_TIMER and state.phase is bb.Phase.PLAY and closes is None:
+            if self.reminders < self.settings.reminders:
+                self.reminders += 1
+                self.say(f"{state.turn}, your turn: {self._card(state.turn)}. Say a pile and the yell.")
+                self._arm_reminder()
+
+    # ---- applying actions and announcing --------------------------------------------------
+
+    def _act(self, make: Callable[[float], bb.Action], *, player_acted: bool = True) -> None:
+        """Trial-apply to learn what to say, say it, then apply for real when the host is silent.
+
+        A right "BIM BAM BUM!" is applied at once (the race starts with the yell) and the host
+        stops talking so the microphones hear the slaps.
+        """
+        state = self._state()
+        now = max(self.now(), state.t)
+        try:
+            trial, events = bb.apply(state, make(now))
+        except IllegalAction as error:
+            self.say(str(error))
+            return
+        if player_acted:
+            self.host.mouth.barge_in_next()
+        objs = [e.to_json() for e in events]
+        t = now
+        if any(e["type"] == "bimbambum" for e in objs):
+            self.host.mouth.interrupt()
+        elif self._announce(state, objs, trial) and not trial.is_over:
+            t = max(now, self._silent_at())
+        new, events = bb.apply(state, make(t))
+        self.state = new
+        self.reminders = 0
+        self.host.record(events)
+        self._arm()
+
+    def _host_spoke_in_window(self, state: bb.State) -> bool:
+        """True if the table speaker was talking (an answer, a re-prompt) during the open window.
+
+        Then the window opens again after the host's words, with the player's card as the cue
+        (a "resumed" and a repeated "turn" event): nobody times out while the host talks.
+        """
+        opens, closes = state.window_opens, state.window_closes
+        assert closes is not None
+        return any(span.end > opens + SPEECH_SLACK and span.start < closes
+                   for span in self.host.mouth.service.spans(TABLE))
+
+    def _arm(self) -> None:
+        """Timers for the new state: the window's close, the slap window's close, or a reminder."""
+        timers, state = self.host.timers, self._state()
+        for name in (WINDOW_TIMER, SLAP_TIMER, REMIND_TIMER):
+            timers.cancel(name)
+        if state.is_over:
+            return
+        if state.phase is bb.Phase.SLAP:
+            assert state.slap_closes is not None
+            timers.start(SLAP_TIMER, state.slap_closes)
+        elif state.window_closes is not None:
+            timers.start(WINDOW_TIMER, state.window_closes)
+        else:
+            self._arm_reminder()
+
+    def _arm_reminder(self) -> None:
+        self.host.timers.start(REMIND_TIMER, self._silent_at() + self.settings.remind_after)
+
+    def _announce(self, before: bb.State, events: list[JsonObject], after: bb.State) -> bool:
+        """Say what an action's events mean, in one short utterance; False if nothing to say."""
+        parts: list[str] = []
+        for ev in events:
+            kind = ev["type"]
+            if kind == "skip":
+                parts.append(f"Skip {ev['player']}!")
+            elif kind == "reverse":
+                parts.append("Reverse!")
+            elif kind == "mistake":
+                self.host.mouth.earcon(Earcon.MISTAKE)
+                parts.append(self._mistake_text(before, events, ev))
+            elif kind == "penalty":
+                parts.append(self._penalty_text(ev))
+            elif kind == "round":
+                parts.append("New round.")
+            elif kind == "turn":
+                parts.append(self._turn_text(ev["player"], bb.Card(ev["card"])))
+            elif kind == "game_over":
+                parts.append(self._end_text(ev, after))
+            elif kind == "resumed" and after.phase is bb.Phase.SLAP:
+                parts.append(f"{after.caller} yelled bim bam bum. Everybody else, get ready: slap!")
+        if parts:
+            self.say(" ".join(parts))
+        return bool(parts)
+
+    def _mistake_text(self, before: bb.State, events: list[JsonObject], ev: JsonObject) -> str:
+        player, reason = ev["player"], ev["reason"]
+        if reason == "out_of_turn":
+            return f"Mistake, {player}: it was {before.turn}'s turn."
+        if reason == "timeout":
+            return f"Time's up, {player}!" if ev.get("onset") is None else f"Too late, {player}!"
+        if reason == "wrong_word":
+            play = next(e for e in events if e["type"] == "play")
+            return f"Mistake, {player}: it was {play['expected']}, not {play['said'] or 'nothing'}."
+        if reason == "slapped_own_call":
+            return f"Mistake, {player}: no slapping on your own bim bam bum!"
+        if ev.get("onset") is None:
+            return f"{player} did not slap!"
+        return f"{player} slapped last!"
+
+    def _penalty_text(self, ev: JsonObject) -> str:
+        player = ev["player"]
+        if ev["took_pile"] is None:
+            return f"The piles are empty, so {player} takes nothing."
+        text = f"{player} takes pile {PILE_WORDS[ev['took_pile']]}: {count(ev['took'], 'card')}."
+        if ev["boxed_pile"] is not None:
+            text += f" Pile {PILE_WORDS[ev['boxed_pile']]} goes in the box: {count(ev['boxed'], 'card')}."
+        return text
+
+    def _end_text(self, ev: JsonObject, after: bb.State) -> str:
+        winner = ev.get("winner")
+        if winner:
+            others = [p for p in after.players if p != winner]
+            left = join([f"{p} {after.cards_left[p]}" for p in others])
+            return f"That was {winner}'s last card: {winner} wins Bim Bam Bum! Cards left: {left}."
+        if ev.get("reason") == "turn_cap":
+            return f"The game has gone on too long: it ends without a winner. {self._cards_text(after)}"
+        return f"The game is over. {self._cards_text(after)}"
+
+    # ---- texts ----------------------------------------------------------------------------
+
+    def _turn_text(self, player: str, card: bb.Card | None) -> str:
+        return f"{player}: {card.value if card else 'no card'}."
+
+    def _rules_text(self) -> str:
+        cards = count(CARDS_PER_PLAYER[len(self.host.players)], "card")
+        window = self.rules.window
+        if window is None:
+            limit = "There is no time limit."
+        else:
+            seconds = number_phrase(int(window)) if float(window).is_integer() else f"{window:g}"
+            limit = f"You have {seconds} {'second' if window == 1 else 'seconds'} to play."
+        return (f"Each of you has {cards}. I name your top card; say a pile, one to three, and yell "
+                "the word once for each pile top showing it, or bim bam bum when all three show. "
+                f"Then everybody else slaps, or says ship: the last one loses. {limit}")
+
+    def _card(self, player: str) -> str:
+        card = self._state().top(player)
+        return card.value if card else "no card"
+
+    def _cards_text(self, state: bb.State) -> str:
+        return "Cards left: " + join([f"{p} {n}" for p, n in state.cards_left.items()]) + "."
+
+    def _reprompt(self, player: str, words: PlayWords) -> str:
+        example = f"two {self._card(player)}"
+        if words.problem == "no_yell" and words.pile is not None:
+            return f"{player}: pile {PILE_WORDS[words.pile]}, and the yell?"
+        if words.problem == "no_pile":
+            return f"{player}: which pile? Say it with the yell, like {example}."
+        if words.problem in ("bad_pile", "two_piles"):
+            return f"{player}: one pile, one, two or three, then the yell."
+        return f"{player}, say a pile and the yell, like {example}."
+
+    def score_text(self) -> str:
+        if self.state is None:
+            return f"Everybody starts with {count(CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
+        return self._cards_text(self.state)
+
+    def table_text(self) -> str:
+        if self.state is None:
+            return "The piles are empty: nobody has played yet."
+        tops = [f"{PILE_WORDS[i]} {top.value if top else 'empty'}" for i, top in enumerate(self.state.visible)]
+        return f"Piles: {join(tops)}."
+
+    def help_text(self, player: str) -> str:
+        state = self.state
+        if state is None:
+            if self.first is None:
+                return "Shout bim bam bum, as loud as you can: the loudest starts."
+            return f"{player}, the game starts in a moment: {self.first} begins."
+        if state.phase is bb.Phase.SLAP:
+            if player == state.caller:
+                return f"{player}, do not slap: it was your bim bam bum."
+            return f"{player}, slap the table or say ship, quick!"
+        if player == state.turn:
+            options = [f"{PILE_WORDS[i]} {phrase}" for i, phrase in enumerate(state.expected_phrases)]
+            return f"{player}, your card is {self._card(player)}. Say {join(options, 'or')}."
+        return (f"{player}, wait for your turn: it is {state.turn}'s. When someone yells bim bam bum, "
+                "slap or say ship, fast. You can also say repeat, score, table, my card, slower, "
+                "faster, pause or quit.")
+
+    def phrases(self) -> list[str]:
+        commands = sorted(COMMAND_PHRASES)
+        state = self.state
+        if state is None and self.first is None:
+            return [CALL, *commands]
+        if state is None:
+            return [*(f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS), *commands]
+        if state.phase is bb.Phase.SLAP:
+            return [*sorted(SLAP_PHRASES), *commands]
+        plays = [f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS]
+        return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *commands]
+
+    def _silent_at(self) -> float:
+        """Session time when the table speaker has said everything queued (never before now)."""
+        return max(self.now(), round(self.host.mouth.silent_at(), 6))
+
+    def _state(self) -> bb.State:
+        assert self.state is not None, "the cards have not been dealt"
+        return self.state
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Bim Bam Bum!'s own ``play`` options."""
+    window = parser.add_mutually_exclusive_group()
+    window.add_argument("--window", type=float, metavar="S",
+                        help="seconds a player has to play, counted from when the host has named "
+                             "their card (default 3)")
+    window.add_argument("--no-window", action="store_true",
+                        help="no time limit: a slow player gets a reminder instead of a mistake")
+    parser.add_argument("--slap-window", type=float, metavar="S",
+                        help="seconds after a BIM BAM BUM! in which slaps count (default 2)")
+    parser.add_argument("--first", metavar="NAME",
+                        help="who starts (default: whoever shouts BIM BAM BUM! loudest)")
+
+
+def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings those options ask for."""
+    options: dict[str, Any] = {}
+    if args.no_window:
+        options["window"] = None
+    elif args.window is not None:
+        options["window"] = args.window
+    if args.slap_window is not None:
+        options["slap_window"] = args.slap_window
+    if args.first is not None:
+        options["first_player"] = args.first
+    return options
+
+
+def make_flow(host: Host, seed: int, options: dict[str, Any]) -> BimBamBumFlow:
+    """The flow for ``voicehost play bimbambum``; ``--first`` is matched ignoring case."""
+    first = options.get("first_player")
+    if first is not None:
+        matches = [p for p in host.players if p.lower() == str(first).strip().lower()]
+        if not matches:
+            raise bb.SetupError(f"--first {first}: nobody of that name is at the table "
+                                f"({', '.join(host.players)})")
+        options = {**options, "first_player": matches[0]}
+    return BimBamBumFlow(host, seed, BimBamBumSettings(**options))
