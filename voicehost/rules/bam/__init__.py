@@ -6,10 +6,13 @@ Start a game with :meth:`BamGame.start` (given a seeded RNG and already-loaded c
 to announce and append to the JSON Lines log. :func:`replay` rebuilds the state from such a log;
 :meth:`BamGame.resume` marks the restart. ``sim`` (a driver that may use ``random`` and ``time``)
 is not imported here.
+
+``start(..., card_mode="table")`` plays with printed grey cards the host does not know; players
+submit by printed number (:func:`card_for_number`).
 """
 
 from voicehost.rules.bam.actions import Action, Judge, Quit, Submit
-from voicehost.rules.bam.checks import Illegal, judge_problem, submit_problem
+from voicehost.rules.bam.checks import Illegal, card_for_number, judge_problem, submit_problem
 from voicehost.rules.bam.engine import BadSetup, BamGame
 from voicehost.rules.bam.events import (
     BamGameOver,
@@ -34,6 +37,7 @@ from voicehost.rules.bam.state import (
     BamState,
     CardFace,
     CardId,
+    CardMode,
     EndReason,
     Phase,
     Result,
@@ -41,8 +45,10 @@ from voicehost.rules.bam.state import (
 )
 
 __all__ = [
-    "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "Discarded",
+    "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "CardMode",
+    "Discarded",
     "Drew", "EndReason", "GAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
     "MIN_PLAYERS", "Phase", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted", "Submission", "Submit",
-    "Submitted", "WorstChosen", "evolve", "event_from_json", "judge_problem", "replay", "submit_problem",
+    "Submitted", "WorstChosen", "card_for_number", "evolve", "event_from_json", "judge_problem", "replay",
+    "submit_problem",
 ]

@@ -24,6 +24,14 @@ class Illegal(StrEnum):
     NO_SUCH_SUBMISSION = "no_such_submission"
     BEST_IS_WORST = "best_is_worst"
     NO_SUCH_BLANK = "no_such_blank"
+    NO_SUCH_CARD = "no_such_card"
+    """Table cards: no grey card with that id (or printed number) in this game's deck."""
+    ALREADY_PLAYED = "already_played"
+    """Table cards: the card already lies on the table this round."""
+    WON_CARD = "won_card"
+    """Table cards: the card was won as a victory point."""
+    DISCARDED = "discarded"
+    """Table cards: the card went to the discard pile and has not been reshuffled since."""
 
 
 
@@ -48,10 +56,41 @@ def submit_problem(state: BamState, player: PlayerName, cards: Sequence[CardId])
                              f"for {kind}, not {len(cards)}")
     if len(set(cards)) != len(cards):
         return IllegalAction(Illegal.SAME_CARD_TWICE, f"{player} cannot submit the same card twice")
+    if state.table_cards:
+        return _printed_card_problem(state, player, cards)
     for card in cards:
         if card not in state.hands[player]:
             return IllegalAction(Illegal.NOT_IN_HAND, f"{player} cannot submit {card}: it is not in {player}'s hand")
     return None
+
+
+def _printed_card_problem(state: BamState, player: PlayerName, cards: Sequence[CardId]) -> IllegalAction | None:
+    """Table cards: each card must be a grey card of the deck that is not out of play as far as the
+    host knows (on the table this round, won, or discarded since the last reshuffle)."""
+    won = {c for stack in state.won_grey.values() for c in stack}
+    for card in cards:
+        face = state.cards.get(card)
+        if face is None or face.color != "grey":
+            return IllegalAction(Illegal.NO_SUCH_CARD, f"{player} cannot submit {card!r}: there is no such grey "
+                                                       "card in this game's deck")
+        if card in state.table:
+            return IllegalAction(Illegal.ALREADY_PLAYED, f"{player} cannot submit {card}: it is already on the "
+                                                         "table this round")
+        if card in won:
+            return IllegalAction(Illegal.WON_CARD, f"{player} cannot submit {card}: it was won as a victory point")
+        if card in state.discard:
+            return IllegalAction(Illegal.DISCARDED, f"{player} cannot submit {card}: it is on the discard pile")
+    return None
+
+
+def card_for_number(state: BamState, number: int) -> CardId:
+    """Table cards: the grey card printed with ``number``, or IllegalAction ``no_such_card``."""
+    printed = state.printed_grey()
+    card = printed.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
+    if card is None:
+        raise IllegalAction(Illegal.NO_SUCH_CARD, f"there is no grey card number {number!r}: the printed grey "
+                                                  f"cards are numbered 1 to {len(printed)}")
+    return card
 
 
 def judge_problem(state: BamState, player: PlayerName, best: int, worst: int, keep: int) -> IllegalAction | None:

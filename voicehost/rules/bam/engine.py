@@ -11,9 +11,13 @@ causes; :func:`evolve` is the only place that changes state, one event at a time
 rebuilds a state from a log by folding :func:`evolve` over its events. Randomness (the deal, the
 reading order, reshuffles) comes from the :class:`~voicehost.rules.base.Rng` given to
 :class:`BamGame` and is written into the events, so replay needs none.
+
+Table cards (``start(..., card_mode="table")``): the players hold printed grey cards and play them
+by the printed number (:func:`~.checks.card_for_number` turns it into the card id). The host shuffles
+the red deck itself and reads the red cards as usual; it deals no grey card, and tracks hands and
+the draw pile as counts only, so draws and reshuffles are logged without card ids.
 """
 
-from __future__ import annotations
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -44,6 +48,7 @@ from voicehost.rules.bam.state import (
     BamState,
     CardFace,
     CardId,
+    CardMode,
     EndReason,
     GreyLike,
     Phase,
@@ -78,20 +83,26 @@ class BamGame:
         hand_size: int = HAND_SIZE,
         first_master: PlayerName | None = None,
         t: float = 0.0,
+        card_mode: CardMode | str = CardMode.DEALT,
     ) -> tuple[BamState, list[Event]]:
         """Shuffle, deal and reveal the first red card. ``seed`` is only recorded (the caller seeded
-        the RNG with it)."""
+        the RNG with it). With ``card_mode="table"`` only the red deck is shuffled: the players deal
+        the printed grey cards themselves, ``hand_size`` each."""
+        mode = _card_mode(card_mode)
         faces = _faces(players, red_cards, grey_cards, rounds_per_player, hand_size, first_master)
         red = [c.id for c in red_cards]
-        grey = [c.id for c in grey_cards]
         self.rng.shuffle(red)
-        self.rng.shuffle(grey)
-        hands = {p: tuple(grey[i * hand_size:(i + 1) * hand_size]) for i, p in enumerate(players)}
+        dealt = len(players) * hand_size
+        if mode is CardMode.TABLE:
+            table = SetupState(tuple(red), None, None, first_master or players[0], len(grey_cards) - dealt)
+        else:
+            grey = [c.id for c in grey_cards]
+            self.rng.shuffle(grey)
+            hands = {p: tuple(grey[i * hand_size:(i + 1) * hand_size]) for i, p in enumerate(players)}
+            table = SetupState(tuple(red), tuple(grey[dealt:]), hands, first_master or players[0])
         setup = GameSetup(
             seq=0, t=t, game=GAME, players=tuple(players), seed=seed, rounds_per_player=rounds_per_player,
-            hand_size=hand_size, cards=faces,
-            state=SetupState(tuple(red), tuple(grey[len(players) * hand_size:]), hands,
-                             first_master or players[0]),
+            hand_size=hand_size, cards=faces, state=table, card_mode=mode.value,
         )
         state = evolve(None, setup)
         emit = _Emitter(state)
@@ -157,6 +168,9 @@ class BamGame:
         """Everyone (clockwise from the master's left) draws back to a full hand, reshuffling the
         discard pile into a new draw pile when the draw pile runs out."""
         state = emit.state
+        if state.table_cards:
+            _draw_up_printed(emit, t)
+            return
         for player in (state.seating.left_of(state.master, k) for k in range(1, len(state.players) + 1)):
             while len(emit.state.hands[player]) < state.hand_size:
                 if not emit.state.grey_deck:
@@ -184,6 +198,27 @@ class _Emitter:
         self.events.append(event)
 
 
+def _draw_up_printed(emit: _Emitter, t: float) -> None:
+    """Table cards: the same draws as counts (the players draw and reshuffle printed cards)."""
+    state = emit.state
+    for player in (state.seating.left_of(state.master, k) for k in range(1, len(state.players) + 1)):
+        while emit.state.held[player] < state.hand_size:
+            if not emit.state.grey_pile:
+                if not emit.state.discard:
+                    break
+                emit(Reshuffled, t, cards=len(emit.state.discard), deck=None)
+            need = min(state.hand_size - emit.state.held[player], emit.state.grey_pile)
+            emit(Drew, t, player=player, cards=None, count=need)
+
+
+def _card_mode(mode: object) -> CardMode:
+    """"dealt" or "table"."""
+    try:
+        return CardMode(mode if isinstance(mode, str) else repr(mode))
+    except ValueError:
+        raise BadSetup(f"card_mode must be 'dealt' or 'table', not {mode!r}") from None
+
+
 def _open_round(emit: _Emitter, t: float, master: PlayerName) -> None:
     """Reveal the next red card, or end the game if it cannot be played."""
     state = emit.state
@@ -193,7 +228,7 @@ def _open_round(emit: _Emitter, t: float, master: PlayerName) -> None:
     red = state.red_deck[0]
     blanks = state.cards[red].blanks
     players = tuple(p for p in (Seating(state.players).left_of(master, k) for k in range(1, len(state.players)))
-                    if len(state.hands[p]) >= blanks)
+                    if state.hand_count(p) >= blanks)
     if len(players) < 2:
         _end(emit, t, EndReason.GREY_CARDS_OUT)
         return

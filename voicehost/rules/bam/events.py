@@ -1,8 +1,13 @@
-"""The events of a BAM! game, as logged (JSON Lines), and their parsing back from the log."""
+"""The events of a BAM! game, as logged (JSON Lines), and their parsing back from the log.
+
+With table cards the host does not know hands, draws or reshuffled piles: the setup logs "hands"
+and "grey_deck" as null with a "grey_pile" count, a draw logs "cards": null with a "count", and a
+reshuffle logs "deck": null.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar, Mapping
 
 from voicehost.rules.bam.state import GAME, HAND_SIZE, CardFace, CardId
@@ -19,14 +24,24 @@ class SetupState:
 
     red_deck: tuple[CardId, ...]
     """Top first."""
-    grey_deck: tuple[CardId, ...]
-    """Top first, after the deal."""
-    hands: Mapping[PlayerName, tuple[CardId, ...]]
+    grey_deck: tuple[CardId, ...] | None
+    """Top first, after the deal; None (null) with table cards: the pile is physical."""
+    hands: Mapping[PlayerName, tuple[CardId, ...]] | None
+    """None (null) with table cards: players hold printed cards the host does not know."""
     master: PlayerName
+    grey_pile: int | None = None
+    """Table cards only: how many grey cards the physical draw pile holds after the deal."""
 
     def to_json(self) -> JsonObject:
-        return {"red_deck": list(self.red_deck), "grey_deck": list(self.grey_deck),
-                "hands": {p: list(h) for p, h in self.hands.items()}, "master": self.master}
+        out: JsonObject = {
+            "red_deck": list(self.red_deck),
+            "grey_deck": None if self.grey_deck is None else list(self.grey_deck),
+            "hands": None if self.hands is None else {p: list(h) for p, h in self.hands.items()},
+            "master": self.master,
+        }
+        if self.grey_pile is not None:
+            out["grey_pile"] = self.grey_pile
+        return out
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,9 @@ class GameSetup(Event):
     hand_size: int
     state: SetupState
     cards: Mapping[CardId, CardFace]
+    """Every card's face, red then grey, each in deck order (grey order = printed numbers)."""
+    card_mode: str = "dealt"
+    """"dealt" (the host deals and knows hands) or "table" (printed cards); a log without it is dealt."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +128,16 @@ class Drew(Event):
 
     TYPE: ClassVar[str] = "draw"
     player: PlayerName
-    cards: tuple[CardId, ...]
+    cards: tuple[CardId, ...] | None
+    """The cards drawn, top first; None (null) with table cards: drawn from the physical pile."""
+    count: int | None = None
+    """Table cards only: how many cards were drawn (omitted from the log when cards are known)."""
+
+    def to_json(self) -> JsonObject:
+        out = super().to_json()
+        if self.count is None:
+            del out["count"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -119,8 +146,8 @@ class Reshuffled(Event):
 
     TYPE: ClassVar[str] = "reshuffle"
     cards: int
-    deck: tuple[CardId, ...]
-    """Top first."""
+    deck: tuple[CardId, ...] | None
+    """Top first; None (null) with table cards: the players shuffle the physical discard pile."""
 
 
 @dataclass(frozen=True)
@@ -141,12 +168,15 @@ def event_from_json(obj: JsonObject) -> Event:
         if obj["game"] != GAME:
             raise Inconsistent(f"this is a log of '{obj['game']}', not of BAM!")
         s = obj["state"]
+        pile = s.get("grey_pile")
         return GameSetup(
             seq=seq, t=t, game=GAME, players=tuple(obj["players"]), seed=int(obj["seed"]),
             rounds_per_player=int(obj["rounds_per_player"]), hand_size=int(obj.get("hand_size", HAND_SIZE)),
-            state=SetupState(tuple(s["red_deck"]), tuple(s["grey_deck"]),
-                             {p: tuple(h) for p, h in s["hands"].items()}, s["master"]),
+            state=SetupState(tuple(s["red_deck"]), None if s["grey_deck"] is None else tuple(s["grey_deck"]),
+                             None if s["hands"] is None else {p: tuple(h) for p, h in s["hands"].items()},
+                             s["master"], None if pile is None else int(pile)),
             cards={c: CardFace(c, f["text"], f["color"], int(f.get("blanks", 0))) for c, f in obj["cards"].items()},
+            card_mode=str(obj.get("card_mode", "dealt")),
         )
     if kind == "game_over":
         return BamGameOver(seq=seq, t=t, reason=obj["reason"], scores=dict(obj["scores"]),
@@ -158,8 +188,9 @@ def event_from_json(obj: JsonObject) -> Event:
         raise Inconsistent(f"unknown event type '{kind}'")
     given = {k: tuple(v) if isinstance(v, list) else v for k, v in obj.items() if k not in ("seq", "t", "type")}
     expected = {f.name for f in fields(cls)} - {"seq", "t"}
-    if expected - given.keys():
-        raise Inconsistent(f"missing field(s) {', '.join(sorted(expected - given.keys()))}")
+    required = {f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING} - {"seq", "t"}
+    if required - given.keys():
+        raise Inconsistent(f"missing field(s) {', '.join(sorted(required - given.keys()))}")
     if given.keys() - expected:
         raise Inconsistent(f"unknown field(s) {', '.join(sorted(given.keys() - expected))}")
     return cls(seq=seq, t=t, **given)

@@ -4,6 +4,10 @@
 checks the engine uses for actions, plus card bookkeeping: draws come from the top of the pile,
 discards are what is left on the table, a reshuffle holds exactly the discard pile). The live
 engine builds its states with it too, so a replayed log reproduces the live state exactly.
+
+With table cards (setup "card_mode": "table") hands and the draw pile are counts: a draw must not
+take more than the pile holds or fill a hand past its size, and a reshuffle must come when the pile
+is empty and hold exactly as many cards as the discard pile.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from voicehost.rules.bam.events import (
     WorstChosen,
     event_from_json,
 )
-from voicehost.rules.bam.state import BamState, Phase, final_result, with_changes
+from voicehost.rules.bam.state import BamState, CardMode, Phase, final_result, with_changes
 from voicehost.rules.base import Event, JsonObject, LogError, Resumed
 
 Changes = dict[str, Any]
@@ -67,21 +71,34 @@ def replay(log: Sequence[JsonObject]) -> BamState:
 def _setup_state(event: GameSetup) -> BamState:
     setup = event.state
     players = event.players
-    dealt = [c for hand in setup.hands.values() for c in hand]
     red_ids = sorted(c for c, face in event.cards.items() if face.color == "red")
-    grey_ids = sorted(c for c, face in event.cards.items() if face.color == "grey")
     if event.seq != 0:
         raise Inconsistent("the setup event must be the first (seq 0)")
-    if set(setup.hands) != set(players) or setup.master not in players:
+    if setup.master not in players:
         raise Inconsistent("the setup's hands or master do not match its players")
-    if sorted(setup.red_deck) != red_ids or sorted([*dealt, *setup.grey_deck]) != grey_ids:
+    if sorted(setup.red_deck) != red_ids:
         raise Inconsistent("the setup's decks and hands do not hold each card exactly once")
-    return BamState(
+    mode = CardMode(event.card_mode)
+    state = BamState(
         players=players, seed=event.seed, rounds_per_player=event.rounds_per_player, hand_size=event.hand_size,
-        cards=event.cards, red_deck=setup.red_deck, grey_deck=setup.grey_deck, discard=(),
-        hands={p: setup.hands[p] for p in players}, won_grey={p: () for p in players},
-        won_red={p: () for p in players}, master=setup.master, seq=1,
+        cards=event.cards, red_deck=setup.red_deck, grey_deck=(), discard=(), hands={p: () for p in players},
+        won_grey={p: () for p in players}, won_red={p: () for p in players}, master=setup.master, seq=1,
+        card_mode=mode,
     )
+    grey_count = sum(face.color == "grey" for face in event.cards.values())
+    if mode is CardMode.TABLE:
+        if setup.hands is not None or setup.grey_deck is not None or setup.grey_pile is None:
+            raise Inconsistent("a table-cards setup logs hands and grey_deck as null and a grey_pile count")
+        if setup.grey_pile != grey_count - len(players) * event.hand_size:
+            raise Inconsistent(f"the setup's grey_pile {setup.grey_pile} is not the grey cards left after the deal")
+        return with_changes(state, grey_pile=setup.grey_pile, held={p: event.hand_size for p in players})
+    if setup.hands is None or setup.grey_deck is None or set(setup.hands) != set(players):
+        raise Inconsistent("the setup's hands or master do not match its players")
+    dealt = [c for hand in setup.hands.values() for c in hand]
+    grey_ids = sorted(c for c, face in event.cards.items() if face.color == "grey")
+    if sorted([*dealt, *setup.grey_deck]) != grey_ids:
+        raise Inconsistent("the setup's decks and hands do not hold each card exactly once")
+    return with_changes(state, grey_deck=setup.grey_deck, hands={p: setup.hands[p] for p in players})
 
 
 def _on_round(state: BamState, event: RoundStarted) -> Changes:
@@ -102,9 +119,11 @@ def _on_submit(state: BamState, event: Submitted) -> Changes:
     problem = submit_problem(state, event.player, event.cards)
     if problem is not None:
         raise Inconsistent(str(problem))
+    played = dict(submitted={**state.submitted, event.player: event.cards}, table=state.table + event.cards)
+    if state.table_cards:
+        return dict(held={**state.held, event.player: state.held[event.player] - len(event.cards)}, **played)
     hand = tuple(c for c in state.hands[event.player] if c not in event.cards)
-    return dict(hands={**state.hands, event.player: hand},
-                submitted={**state.submitted, event.player: event.cards}, table=state.table + event.cards)
+    return dict(hands={**state.hands, event.player: hand}, **played)
 
 
 def _on_reading(state: BamState, event: ReadingOrder) -> Changes:
@@ -137,6 +156,8 @@ def _on_discard(state: BamState, event: Discarded) -> Changes:
 
 
 def _on_draw(state: BamState, event: Drew) -> Changes:
+    if state.table_cards:
+        return _on_table_draw(state, event)
     if not event.cards or state.grey_deck[:len(event.cards)] != event.cards:
         raise Inconsistent(f"{event.player} draws cards that are not on top of the draw pile")
     if len(state.hands[event.player]) + len(event.cards) > state.hand_size:
@@ -145,8 +166,24 @@ def _on_draw(state: BamState, event: Drew) -> Changes:
                 hands={**state.hands, event.player: state.hands[event.player] + event.cards})
 
 
+def _on_table_draw(state: BamState, event: Drew) -> Changes:
+    """Table cards: a count of cards from the physical pile, never more than it holds or a hand takes."""
+    count = event.count
+    if event.cards is not None or not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise Inconsistent(f"a table-cards draw logs cards as null and a count of at least 1, not {count!r}")
+    if count > state.grey_pile or state.held[event.player] + count > state.hand_size:
+        raise Inconsistent(f"{event.player} draws {count} cards: more than the pile holds or a full hand")
+    return dict(grey_pile=state.grey_pile - count, held={**state.held, event.player: state.held[event.player] + count})
+
+
 def _on_reshuffle(state: BamState, event: Reshuffled) -> Changes:
-    if state.grey_deck or sorted(event.deck) != sorted(state.discard) or event.cards != len(event.deck):
+    if state.table_cards:
+        if state.grey_pile or event.deck is not None or event.cards != len(state.discard) or not state.discard:
+            raise Inconsistent("a table-cards reshuffle comes when the pile is empty, logs deck as null and "
+                               "counts exactly the discard pile")
+        return dict(grey_pile=event.cards, discard=())
+    if state.grey_deck or event.deck is None or sorted(event.deck) != sorted(state.discard) \
+            or event.cards != len(event.deck):
         raise Inconsistent("reshuffle while cards remain, or of cards not on the discard pile")
     return dict(grey_deck=event.deck, discard=())
 

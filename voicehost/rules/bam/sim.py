@@ -5,6 +5,10 @@ seed derived from ``--seed`` and its own bot RNG, so the same command always pla
 Bots submit random legal cards after a random thinking time and the master judges at random; with
 probability ``--mistake-rate`` before each action a bot first tries an illegal action, which the
 engine must reject.
+
+With ``--cards table`` the engine knows no hand: the simulator deals the bots printed grey cards
+(:class:`PrintedCards`, kept apart from the engine's state), bots submit from them, and the
+players' own draws and reshuffles follow the engine's counts.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from voicehost.decks.cards import Deck
 from voicehost.errors import InputError, VoicehostError
@@ -29,9 +33,15 @@ from voicehost.rules.bam import (
     BamGame,
     BamState,
     CardFace,
+    CardId,
+    CardMode,
+    Discarded,
+    Drew,
     Judge,
     Phase,
+    Reshuffled,
     Submit,
+    Submitted,
     replay,
 )
 from voicehost.status import ExitStatus
@@ -50,10 +60,15 @@ worst, a submission that does not exist); the engine must reject each one. The s
 plays the same games. --log-dir writes one JSON Lines event log per game (bam-00001.jsonl, ...),
 replayable like a real game's log. {MIN_PLAYERS} to {MAX_PLAYERS} players.
 
+--cards table plays the table-cards mode (no private earphones): the bots hold printed grey cards
+the host never learns and submit them by number; their illegal attempts then include cards
+already on the table, won or discarded, and numbers not in the deck.
+
 examples:
   voicehost simulate bam --players 6 --games 10000 --seed 3
   voicehost simulate bam --players 4 --games 100 --seed 1 --rounds-per-player 3 --log-dir logs/
   voicehost simulate bam --players 5 --games 500 --seed 2 --deck base --deck my_cards.toml --tag family
+  voicehost simulate bam --players 6 --games 1000 --seed 4 --cards table
 """
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon",
@@ -72,6 +87,43 @@ class SimulationError(VoicehostError, RuntimeError):
 
 
 @dataclass
+class PrintedCards:
+    """The printed grey cards of a table-cards game, which only the simulated players see.
+
+    The players deal them, and follow the engine's events with them: a submission leaves the hand,
+    the discarded cards go on the discard pile, a draw takes the logged count from the top of the
+    pile, a reshuffle shuffles the discard pile (with the players' own RNG) into a new pile.
+    """
+
+    hands: dict[str, list[CardId]]
+    pile: list[CardId]
+    """Top first."""
+    discard: list[CardId]
+    rng: random.Random
+
+    @classmethod
+    def deal(cls, players: Sequence[str], grey: Sequence[CardId], hand_size: int, rng: random.Random) -> PrintedCards:
+        """Shuffle the printed grey cards and deal ``hand_size`` to each player."""
+        cards = list(grey)
+        rng.shuffle(cards)
+        hands = {p: cards[i * hand_size:(i + 1) * hand_size] for i, p in enumerate(players)}
+        return cls(hands, cards[len(players) * hand_size:], [], rng)
+
+    def follow(self, event: Event) -> None:
+        """Do with the printed cards what one logged event says happened."""
+        if isinstance(event, Submitted):
+            self.hands[event.player] = [c for c in self.hands[event.player] if c not in event.cards]
+        elif isinstance(event, Discarded):
+            self.discard.extend(event.cards)
+        elif isinstance(event, Drew) and event.count is not None:
+            self.hands[event.player].extend(self.pile[:event.count])
+            del self.pile[:event.count]
+        elif isinstance(event, Reshuffled):
+            self.pile, self.discard = self.discard, []
+            self.rng.shuffle(self.pile)
+
+
+@dataclass
 class GameResult:
     """One finished game: its final state, every event, and counters for the summary."""
 
@@ -80,6 +132,8 @@ class GameResult:
     events: list[Event] = field(default_factory=list)
     mistakes: int = 0
     """Illegal actions tried (and rejected)."""
+    printed: PrintedCards | None = None
+    """The bots' printed cards in a table-cards game (None for dealt cards)."""
 
 
 @dataclass
@@ -87,6 +141,7 @@ class Summary:
     """Totals over all games."""
 
     players: int
+    card_mode: CardMode = CardMode.DEALT
     games: int = 0
     rounds: int = 0
     mistakes: int = 0
@@ -117,7 +172,8 @@ class Summary:
         seats = "  ".join(f"{i + 1}: {100 * w / games:.1f}%" for i, w in enumerate(self.wins))
         reasons = ", ".join(f"{r} {100 * n / games:.1f}%" for r, n in self.reasons.most_common())
         return [
-            f"games: {self.games} ({self.players} players)",
+            f"games: {self.games} ({self.players} players"
+            f"{', table cards' if self.card_mode is CardMode.TABLE else ''})",
             f"mean rounds per game: {self.rounds / games:.1f}",
             f"win rate by seat: {seats}",
             f"shared titles: {100 * self.shared / games:.1f}%",
@@ -129,22 +185,29 @@ class Summary:
 
 
 def play_game(players: Sequence[str], deck: Deck | tuple[Sequence[CardFace], Sequence[CardFace]], seed: int,
-              rounds_per_player: int = 1, mistake_rate: float = 0.05) -> GameResult:
+              rounds_per_player: int = 1, mistake_rate: float = 0.05,
+              card_mode: CardMode = CardMode.DEALT) -> GameResult:
     """Play one complete game with bots; the result holds every event for the log."""
     bots = random.Random(f"bots:{seed}")
     game = BamGame(random.Random(seed))
     red, grey = (deck.red, deck.grey) if isinstance(deck, Deck) else deck
     state, events = game.start(players, red, grey, seed=seed, rounds_per_player=rounds_per_player,
-                               first_master=bots.choice(list(players)))
-    result = GameResult(seed, state, list(events))
+                               first_master=bots.choice(list(players)), card_mode=card_mode)
+    printed = None
+    if card_mode is CardMode.TABLE:
+        printed = PrintedCards.deal(players, [c.id for c in grey], state.hand_size, random.Random(f"cards:{seed}"))
+    result = GameResult(seed, state, list(events), printed=printed)
     t = 0.0
     while not game.is_over(state):
         if bots.random() < mistake_rate:
-            _try_mistake(game, state, bots, t)
+            _try_mistake(game, state, bots, t, printed)
             result.mistakes += 1
         t += _pause(bots, state)
-        state, produced = game.apply(state, _choose(bots, state, t))
+        state, produced = game.apply(state, _choose(bots, state, t, printed.hands if printed else state.hands))
         result.events.extend(produced)
+        if printed is not None:
+            for event in produced:
+                printed.follow(event)
     result.state = state
     return result
 
@@ -156,11 +219,11 @@ def _pause(bots: random.Random, state: BamState) -> float:
     return bots.uniform(*THINK)
 
 
-def _choose(bots: random.Random, state: BamState, t: float) -> Action:
-    """A random legal action: the next waiting player submits, or the master judges."""
+def _choose(bots: random.Random, state: BamState, t: float, hands: Mapping[str, Sequence[CardId]]) -> Action:
+    """A random legal action: the next waiting player submits from ``hands``, or the master judges."""
     if state.phase is Phase.SUBMITTING:
         player = bots.choice(state.waiting_for)
-        return Submit(player, tuple(bots.sample(state.hands[player], state.blanks)), t)
+        return Submit(player, tuple(bots.sample(list(hands[player]), state.blanks)), t)
     best, worst = bots.sample(range(1, len(state.reading) + 1), 2)
     return Judge(state.master, best, worst, keep=bots.randint(1, state.blanks), t=t)
 
@@ -198,9 +261,37 @@ def _mistakes(bots: random.Random, state: BamState, t: float) -> list[Action]:
     return options
 
 
-def _try_mistake(game: BamGame, state: BamState, bots: random.Random, t: float) -> None:
+def _printed_mistakes(bots: random.Random, state: BamState, t: float, printed: PrintedCards) -> list[Action]:
+    """Illegal actions with printed cards: the engine cannot see hands, but it knows which cards
+    are out of play, which numbers exist, and every rule about who submits what when."""
+    blanks, hands = state.blanks, printed.hands
+    others = [p for p in state.players if p != state.master]
+    options: list[Action] = [Submit(state.master, tuple(hands[state.master][:blanks]), t),
+                             Judge(bots.choice(others), 1, 2, t=t)]
+    if state.phase is not Phase.SUBMITTING:
+        return options + [Judge(state.master, 1, 1, t=t), Judge(state.master, 0, 1, t=t),
+                          Submit(state.reading[0], tuple(hands[state.reading[0]][:blanks]), t)]
+    player = bots.choice(state.waiting_for)
+    hand = hands[player]
+    red = next(c for c, face in state.cards.items() if face.color == "red")
+    options += [Submit(player, tuple(hand[:blanks + 1]), t), Judge(state.master, 1, 2, t=t),
+                Submit(player, (red, *hand[:blanks - 1]), t), Submit(player, ("no-such-card", *hand[:blanks - 1]), t)]
+    known = [*state.table, *(c for w in state.won_grey.values() for c in w), *state.discard]
+    if known:
+        options.append(Submit(player, (bots.choice(known), *hand[:blanks - 1]), t))
+    if blanks == 2 and hand:
+        options.append(Submit(player, (hand[0], hand[0]), t))
+    if state.submitted:
+        done = bots.choice(list(state.submitted))
+        options.append(Submit(done, tuple(hands[done][:blanks]), t))
+    return options
+
+
+def _try_mistake(game: BamGame, state: BamState, bots: random.Random, t: float,
+                 printed: PrintedCards | None = None) -> None:
     """Try one illegal action; the engine must refuse it."""
-    action = bots.choice(_mistakes(bots, state, t))
+    options = _printed_mistakes(bots, state, t, printed) if printed is not None else _mistakes(bots, state, t)
+    action = bots.choice(options)
     try:
         game.apply(state, action)
     except IllegalAction:
@@ -223,6 +314,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tag", action="append", metavar="T",
                         help="only cards with this tag, e.g. family; repeat to allow several")
     parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write one JSONL event log per game here")
+    parser.add_argument("--cards", choices=[m.value for m in CardMode], default=CardMode.DEALT.value,
+                        help="dealt: the host deals and tells hands privately (default); table: bots hold "
+                             "printed grey cards the host never sees and submit them by number")
     parser.add_argument("--check-replay", action="store_true",
                         help="also replay every game from its events and compare the final state")
 
@@ -236,11 +330,12 @@ def run(args: argparse.Namespace) -> int:
     faces = ([CardFace(c.id, c.text, "red", c.blanks) for c in deck.red],
              [CardFace(c.id, c.text, "grey") for c in deck.grey])
     players = NAMES[:args.players]
-    summary = Summary(args.players, wins=[0] * args.players)
+    mode = CardMode(args.cards)
+    summary = Summary(args.players, mode, wins=[0] * args.players)
     started = time.perf_counter()
     for i in range(args.games):
         seed = args.seed * 1_000_003 + i
-        result = play_game(players, faces, seed, args.rounds_per_player, args.mistake_rate)
+        result = play_game(players, faces, seed, args.rounds_per_player, args.mistake_rate, mode)
         summary.add(result)
         if args.check_replay and replay([e.to_json() for e in result.events]) != result.state:
             raise SimulationError(f"game {i + 1} (seed {seed}) does not replay to the same state")

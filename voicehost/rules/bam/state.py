@@ -2,6 +2,10 @@
 
 Every card is in exactly one place: the red or grey draw pile, a hand, the discard pile, a
 player's won stack, or on the table this round.
+
+With table cards (:class:`CardMode`) the players hold printed grey cards: the state then knows how
+many cards each hand and the draw pile hold, but not which; every card the host saw played (on
+the table, won, discarded since the last reshuffle) is still known.
 """
 
 from __future__ import annotations
@@ -24,6 +28,16 @@ MAX_PLAYERS = 20
 game while the deck holds at least ``players × hand size + rounds`` grey cards (the base deck:
 20 players for 2 rounds each, 12 players for 10 rounds each)."""
 MAX_BLANKS = 2
+
+
+class CardMode(StrEnum):
+    """Who holds the grey cards: the host (dealt, hands told privately) or the players (printed)."""
+
+    DEALT = "dealt"
+    """The host deals and knows every hand; a submission must come from the player's hand."""
+    TABLE = "table"
+    """Players hold printed grey cards and play them by the printed number; hands, draws and
+    reshuffles are physical and unknown to the host (counts only)."""
 
 
 class Phase(StrEnum):
@@ -148,6 +162,12 @@ class BamState:
     result: Result | None = None
     seq: int = 0
     """Seq of the next event."""
+    card_mode: CardMode = CardMode.DEALT
+    """Dealt (hands known) or table cards (printed cards in the players' hands, unknown)."""
+    grey_pile: int = 0
+    """Table cards: grey cards in the physical draw pile (``grey_deck`` stays empty)."""
+    held: Mapping[PlayerName, int] = field(default_factory=dict)
+    """Table cards: grey cards each player holds (``hands`` stay empty)."""
 
     @property
     def seating(self) -> Seating:
@@ -179,6 +199,32 @@ class BamState:
     def rounds_total(self) -> int:
         """Rounds in a full game: every player is master ``rounds_per_player`` times."""
         return self.rounds_per_player * len(self.players)
+
+    @property
+    def table_cards(self) -> bool:
+        """True when players hold printed cards the host does not know."""
+        return self.card_mode is CardMode.TABLE
+
+    def hand_count(self, player: PlayerName) -> int:
+        """How many grey cards ``player`` holds (known in both modes)."""
+        return self.held[player] if self.card_mode is CardMode.TABLE else len(self.hands[player])
+
+    @property
+    def pile_count(self) -> int:
+        """How many grey cards are in the draw pile (known in both modes)."""
+        return self.grey_pile if self.card_mode is CardMode.TABLE else len(self.grey_deck)
+
+    def out_of_play(self) -> frozenset[CardId]:
+        """Grey cards nobody can hold as far as the host knows: on the table this round, won as
+        victory points, or discarded since the last reshuffle."""
+        won = (c for stack in self.won_grey.values() for c in stack)
+        return frozenset((*self.table, *won, *self.discard))
+
+    def printed_grey(self) -> dict[int, CardId]:
+        """Printed number → grey card id: the grey cards numbered 1, 2, … in deck order, as
+        ``voicehost deck print`` numbers them (``Deck.numbered_grey``)."""
+        grey = (c for c, face in self.cards.items() if face.color == "grey")
+        return dict(enumerate(grey, start=1))
 
 
 
