@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--plot {args.plot}: the picture must be a .png file")
     phrases = game_phrases(args.game, args.lang)
     recognizer = _recognizer(args)
-    print(f"voicehost rank: recogniser {recognizer.name}", file=sys.stderr)
+    print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
     from voicehost.listen.pipeline import listen_to
 
     progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None

@@ -81,8 +81,10 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
-    far_field_db: float = -1.5
-    """A sound whose median leak gain to the other seats exceeds this has no owner (table speaker)."""
+    far_field_spread_db: float = 7.0
+    """A sound heard by every seat within this many dB of its loudest, …"""
+    far_field_coherence: float = 0.8
+    """… and this alike (normalised correlation), comes from the table speaker: no owner."""
     pre: float = 0.35
     """Seconds of audio before the cluster used for noise statistics."""
     post: float = 0.35
@@ -138,6 +140,8 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     t0 = min(e.onset for e in events) - cfg.pre
     t1 = max(e.end for e in events) + cfg.post
     signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
+    if _far_field(signals, by_seat, t0, rate, len(offsets), cfg):
+        return []
     order = _order(list(by_seat.values()), cfg)
     sources: dict[SeatName, int] = {}
 
@@ -162,15 +166,47 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
                  for seat in sources}
     owned = []
     for seat, onset in sources.items():
-        gains = [leaks[other][seat].gain_db if seat in leaks.get(other, {}) else -40.0 for other in offsets if other != seat]
-        if gains and float(np.median(gains)) > cfg.far_field_db:
-            continue
         if len(sources) > 1:
             onset = _recheck_onset(clean[seat], signals[seat], onset, rate, cfg, onset_cfg)
         found = _owned_event(by_seat[seat], clean[seat], onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
         if found is not None:
             owned.append(found)
     return sorted(owned, key=lambda o: o.event.onset)
+
+
+def _far_field(signals: Mapping[SeatName, np.ndarray], events: Mapping[SeatName, AcousticEvent], t0: float,
+               rate: int, seats: int, cfg: CrosstalkConfig) -> bool:
+    """True for a sound every seat heard about equally loud and alike: the table speaker (the
+    host's own voice), not a player. A player's shout is 8 dB or more louder at their own
+    microphone than at the others. Needs three seats or more (two cannot tell a speaker between
+    them from a shout)."""
+    if seats < 3 or len(events) < seats:
+        return False
+    loudest = max(events.values(), key=lambda e: e.level_db)
+    start = int(round((loudest.onset - t0) * rate))
+    piece = signals[loudest.seat][start : start + int(0.3 * rate)]
+    lag = int(cfg.lag_max * rate)
+    for seat, event in events.items():
+        if seat == loudest.seat:
+            continue
+        if loudest.level_db - event.level_db > cfg.far_field_spread_db:
+            return False
+        other = signals[seat][max(0, start - lag) : start + len(piece) + lag]
+        if _peak_correlation(piece, other) < cfg.far_field_coherence:
+            return False
+    return True
+
+
+def _peak_correlation(piece: np.ndarray, window: np.ndarray) -> float:
+    """Best normalised correlation of ``piece`` anywhere inside ``window``."""
+    if len(window) < len(piece) or not len(piece):
+        return 0.0
+    size = 1 << int(np.ceil(np.log2(len(window) + len(piece))))
+    full = np.fft.irfft(np.fft.rfft(window, size) * np.conj(np.fft.rfft(piece, size)), size)
+    count = len(window) - len(piece) + 1
+    power = np.concatenate(([0.0], np.cumsum(window**2)))
+    energy = power[len(piece) : len(piece) + count] - power[:count]
+    return float(np.max(full[:count] / (np.sqrt(energy * float(np.sum(piece**2))) + 1e-14)))
 
 
 def _order(events: list[AcousticEvent], cfg: CrosstalkConfig) -> list[SeatName]:
