@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -157,9 +158,12 @@ def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(virtual_t
 @pytest.fixture
 def room(tmp_path: Path) -> Iterator[VirtualTable]:
     """A private PulseAudio daemon with a virtual room: 'near' hears the table speaker 10 ms after it plays, 'far' 35 ms."""
-    folder = Path(tempfile.mkdtemp(prefix="voicehost-room-"))
-    with VirtualTable(folder, seats=2, room=(RoomMic("near", 0.010), RoomMic("far", 0.035))) as table:
-        yield table
+    folder = Path(tempfile.mkdtemp(prefix="voicehost-room-"))  # short: the socket path is limited to 108 bytes
+    try:
+        with VirtualTable(folder, seats=2, room=(RoomMic("near", 0.010), RoomMic("far", 0.035))) as table:
+            yield table
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def first_crossings(x: np.ndarray, rate: int, threshold: float = 0.2) -> list[float]:

@@ -69,8 +69,9 @@ class RoomMic:
     talking into that microphone). All room microphones are also the channels of one device,
     ``vh_room``, in the order given: recorded as one stream it shows their true relative delays.
 
-    The loopback adds its own buffering, so the absolute delay is only roughly ``delay``; the
-    *difference* between two room microphones matches the difference of their ``delay`` to
+    The loopback adds its own buffering, so the absolute delay is only roughly ``delay`` (and
+    settles by a millisecond or two over the first seconds, alike for every room microphone);
+    the *difference* between two room microphones matches the difference of their ``delay`` to
     within 0.1 ms (measured on PulseAudio 16.1), which is what latency calibration needs.
     """
 

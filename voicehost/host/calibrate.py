@@ -270,8 +270,9 @@ def relative_offsets(delays: Mapping[K, Sequence[float | None]], *, min_clicks: 
         relative[key] = float(np.median(pairs))
         spread[key] = float(np.max(np.abs(np.asarray(pairs) - relative[key])))
     earliest = min(relative.values())
-    medians = {k: float(np.median([d for d in v if d is not None])) for k, v in delays.items()}
-    return Offsets({k: v - earliest for k, v in relative.items()}, medians, spread, dict(heard))
+    medians: dict[Hashable, float] = {k: float(np.median([d for d in v if d is not None])) for k, v in delays.items()}
+    counts: dict[Hashable, int] = dict(heard.items())
+    return Offsets({k: v - earliest for k, v in relative.items()}, medians, spread, counts)
 
 
 # ---- the adapters the walk-through needs -----------------------------------------------------
