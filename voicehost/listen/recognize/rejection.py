@@ -37,6 +37,9 @@ TUNING_FILE = Path(__file__).with_name("tuning.toml")
 MAX_REPEATS = 3
 """Bim Bam Bum! asks for a word said once, twice or three times."""
 
+EDGE_SHARE = 0.5
+"""Stray words around a phrase may last at most this share of the phrase's own duration."""
+
 MAX_SYLLABLE = 0.45
 """Seconds: a burst longer than this is several syllables run together, so it cannot be counted."""
 
@@ -112,6 +115,8 @@ def decide(
     if phrase is None:
         phrase = _repetition_of(pack, allowed, words)
     if phrase is None:
+        phrase, words = _phrase_with_edge_words(pack, allowed, words)
+    if phrase is None:
         return Recognition(None, 0.0, tuple(words), engine, "out_of_grammar")
     if segment is not None:
         phrase = reconcile_repetitions(phrase, allowed, words, segment)
@@ -119,6 +124,28 @@ def decide(
     if confidence < tuning.threshold(phrase):
         return Recognition(None, 0.0, tuple(words), engine, "low_confidence")
     return Recognition(phrase, confidence, tuple(words), engine, None)
+
+
+def _phrase_with_edge_words(
+    pack: VocabPack, allowed: Sequence[str], words: Sequence[WordTiming]
+) -> tuple[str | None, Sequence[WordTiming]]:
+    """An allowed phrase flanked by short stray words ("뭐 돼지", "붐 붐 와우"): decoders without a
+    garbage model explain breath and the vowel tail of a shout with a short decoy. The phrase is
+    accepted when the strays lie only before and after it and last at most EDGE_SHARE of its time."""
+    best: tuple[str | None, Sequence[WordTiming]] = (None, words)
+    for i in range(len(words)):
+        for j in range(len(words), i, -1):
+            run = words[i:j]
+            if len(run) == len(words):
+                continue
+            phrase = pack.canonical(" ".join(w.word for w in run), allowed)
+            if phrase is None:
+                continue
+            stray = sum(w.end - w.start for w in words[:i]) + sum(w.end - w.start for w in words[j:])
+            spoken = sum(w.end - w.start for w in run)
+            if stray <= EDGE_SHARE * spoken and (best[0] is None or len(run) > len(best[1])):
+                best = (phrase, run)
+    return best
 
 
 def _repetition_of(pack: VocabPack, allowed: Sequence[str], words: Sequence[WordTiming]) -> str | None:

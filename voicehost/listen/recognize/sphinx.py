@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -30,6 +30,12 @@ RATE = 16000
 """Hz: the bundled acoustic model's sample rate."""
 FRAME = 0.01
 """Seconds per PocketSphinx frame."""
+DECODER_OPTIONS: dict[str, object] = {"loglevel": "FATAL", "samprate": RATE}
+"""PocketSphinx settings (its defaults otherwise)."""
+
+NEIGHBOUR_DISTANCE = 1
+"""Decoys within this many phone edits of an allowed word are left out of the grammar: they are
+the same word to this acoustic model ("at" for "cat", "dot" for "dog") and stole real shouts."""
 _FILLERS = {"<s>", "</s>", "<sil>", "[noise]", "++noise++"}
 
 
@@ -38,7 +44,13 @@ class SphinxRecognizer:
 
     name = "sphinx"
 
-    def __init__(self, pack: VocabPack, model_dir: Path | None = None, tuning: Tuning | None = None) -> None:
+    def __init__(
+        self,
+        pack: VocabPack,
+        model_dir: Path | None = None,
+        tuning: Tuning | None = None,
+        options: Mapping[str, object] | None = None,
+    ) -> None:
         from pocketsphinx import Decoder
 
         folder = model_dir or pocketsphinx_model_dir()
@@ -53,7 +65,8 @@ class SphinxRecognizer:
             dict_path = Path(tmp) / "voicehost.dict"
             dict_path.write_text(self._dict_text(words), encoding="utf-8")
             try:
-                self._decoder = Decoder(hmm=str(folder), dict=str(dict_path), lm=None, loglevel="FATAL", samprate=RATE)
+                settings = {**DECODER_OPTIONS, **(options or {})}
+                self._decoder = Decoder(hmm=str(folder), dict=str(dict_path), lm=None, **settings)
             except (RuntimeError, ValueError) as exc:
                 raise ModelError(f"PocketSphinx failed to start with {folder}: {exc}") from None
         self._known = {w for w in words if w in self._lexicon}
@@ -84,9 +97,12 @@ class SphinxRecognizer:
         if key not in self._searches:
             targets = sorted({form for p in key for form in self.pack.spoken_forms(p)})
             self._ensure_words({w for t in targets for w in t.split()})
-            target_prons = {pron for t in targets if " " not in t for pron in self._lexicon.get(t, ())}
-            homophones = {w for w in self.pack.decoys if set(self._lexicon.get(w, ())) & target_prons}
-            decoys = [w for w in decoys_for(self.pack, key, self.tuning, homophones) if w in self._known]
+            target_prons = [pron.split() for t in targets for w in t.split() for pron in self._lexicon.get(w, ())]
+            neighbours = {
+                w for w in self.pack.decoys
+                if any(_distance(p.split(), t) <= NEIGHBOUR_DISTANCE for p in self._lexicon.get(w, ()) for t in target_prons)
+            }
+            decoys = [w for w in decoys_for(self.pack, key, self.tuning, neighbours) if w in self._known]
             name = f"g{len(self._searches)}"
             self._decoder.add_jsgf_string(name, _jsgf(targets, decoys))
             self._searches[key] = name
@@ -122,6 +138,16 @@ class SphinxRecognizer:
                 continue
             out.append(WordTiming(word, seg.start_frame * FRAME, (seg.end_frame + 1) * FRAME, 1.0))
         return out
+
+
+def _distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance between two phone sequences."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def _unspoken(pack: VocabPack) -> set[str]:
