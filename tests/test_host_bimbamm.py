@@ -160,3 +160,76 @@ def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:
     assert new[0]["t"] > before[-1]["t"]
     assert any(e["type"] == "flip" and e["player"] == "Cem" and e["tile"] == 8 for e in new)
     assert bb.replay(after).turn == "Anna"
+
+
+def _race_script(seed: int, animal_tiles: list[int], extra: str) -> str:
+    """Anna and Ben flip the two tiles whose black side shows the raced animal, then ``extra``."""
+    return f"1 Anna: flip {animal_tiles[0] + 1}\n3 Ben: flip {animal_tiles[1] + 1}\n" + extra
+
+
+def _two_black(seed: int) -> tuple[bb.Animal, list[int]]:
+    state, _ = bb.new_game(["Anna", "Ben", "Cem"], random.Random(seed), seed, first_player="Anna", cards="table")
+    animal = bb.Animal.PIG
+    return animal, [i for i, t in enumerate(state.tiles) if t.black is animal][:2]
+
+
+def test_table_cards_start_with_the_cat_holder_saying_me(tmp_path: Path) -> None:
+    """Table cards: the host asks who holds a cat; the player who says 'me' begins; hands are not logged."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="2 Ben: me\n", tmp=tmp_path,
+                                            options={"cards": "table"})
+    assert "Whoever holds a cat, say me." in transcript
+    assert "Ben holds the cat." in transcript and "Ben begins." in transcript
+    setup = read_events(tmp_path / "game.jsonl")[0]
+    assert setup["cards"] == "table" and setup["state"]["turn"] == "Ben"
+    hands = setup["state"]["hands"]
+    assert hands is None or all(h is None for h in hands.values())
+    assert "your card is" not in transcript
+
+
+def test_table_cards_without_an_answer_the_first_seat_begins(tmp_path: Path) -> None:
+    """Table cards: if nobody says 'me', the first seat begins after the wait."""
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="30 Anna: help\n", tmp=tmp_path,
+                                            options={"cards": "table", "cat_wait": 5.0})
+    assert "Nobody said me, so Anna begins." in transcript
+    assert read_events(tmp_path / "game.jsonl")[0]["state"]["turn"] == "Anna"
+
+
+def test_table_cards_a_shout_is_trusted_and_can_be_challenged(tmp_path: Path) -> None:
+    """Table cards: the earliest shout scores on trust; 'challenge' from another player takes the point back (no_card)."""
+    animal, tiles = _two_black(3)
+    script = _race_script(3, tiles, f"5.5 Cem: {animal.value}\n20 Anna: challenge\n")
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="1 Anna: me\n" + "\n".join(
+        f"{float(t.split()[0]) + 1} {' '.join(t.split()[1:])}" for t in script.splitlines()), tmp=tmp_path,
+        options={"cards": "table"})
+    events = read_events(tmp_path / "game.jsonl")
+    kinds = [e["type"] for e in events]
+    assert "point" in kinds and "challenge" in kinds
+    mistake = [e for e in events if e["type"] == "mistake"][-1]
+    assert mistake["player"] == "Cem" and mistake["reason"] == "no_card"
+    assert "Cem, show your card" in transcript and "Cem loses the point for the pig." in transcript
+
+
+def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Path) -> None:
+    """Table cards: a would-be winner must show the card first; a challenge refutes the claim and nobody wins."""
+    from voicehost.host.words import Heard
+    from voicehost.rules.bimbamm.state import evolve
+
+    animal, tiles = _two_black(3)
+    lines = f"1 Anna: me\n2 Anna: flip {tiles[0] + 1}\n4 Ben: flip {tiles[1] + 1}\n"
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines=lines, tmp=tmp_path,
+                                            options={"cards": "table", "race_window": 100.0})
+    f = flow
+    f.host.log = None  # type: ignore[attr-defined]
+    state = f.state  # type: ignore[attr-defined]
+    assert state.phase is bb.Phase.RACE
+    f.state = evolve(state, points=((), (), (bb.Animal.CAT, bb.Animal.DOG)))  # type: ignore[attr-defined]
+    now = f.host.clock.now()  # type: ignore[attr-defined]
+    f.on_heard(Heard("Cem", animal.value, now + 0.3, now + 0.8, 1.0, "mic"))  # type: ignore[attr-defined]
+    f.host.clock.advance(200)  # type: ignore[attr-defined]
+    f.on_timer("race")  # type: ignore[attr-defined]
+    assert f.verifying is not None and f.verifying.player == "Cem"  # type: ignore[attr-defined]
+    f.on_heard(Heard("Ben", "challenge", now + 201, now + 201.5, 1.0, "mic"))  # type: ignore[attr-defined]
+    assert not f.state.over  # type: ignore[attr-defined]
+    mistakes = [e for e in f.host.events if e["type"] == "mistake"]  # type: ignore[attr-defined]
+    assert mistakes and mistakes[-1]["player"] == "Cem" and mistakes[-1]["reason"] == "no_card"
+    assert f.state.score("Cem") == 1  # type: ignore[attr-defined]  # a won card went back

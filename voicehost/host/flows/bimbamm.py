@@ -24,6 +24,10 @@ HELP = "Bim Bamm!: flip animal tiles; when five show one animal, its holders rac
 
 RACE_TIMER = "race"
 REMIND_TIMER = "remind"
+CAT_TIMER = "cat holder"
+VERIFY_TIMER = "verify"
+CHALLENGE_WORDS = frozenset({"challenge", "objection", "liar"})
+ME_WORDS = ("me", "i do", "i have", "i have the cat", "cat", "i hold the cat", "here")
 ANIMAL_WORDS = {a.value: a for a in bb.Animal}
 PLURAL = {"cat": "cats", "dog": "dogs", "pig": "pigs", "donkey": "donkeys", "hen": "hens"}
 
@@ -41,6 +45,13 @@ class BimBammSettings:
     first_player: str | None = None
     """Who starts when nobody holds the cat (default: a seeded random choice)."""
     variant2p: bool | None = None
+    cards: str = "auto"
+    """'dealt' (the host deals privately), 'table' (players hold physical cards; the host trusts
+    declarations) or 'auto' (table cards exactly when some player has no private output)."""
+    cat_wait: float = 12.0
+    """Table cards: seconds to wait for the cat holder to say "me" before the first seat starts."""
+    verify_window: float = 5.0
+    """Table cards: seconds the table has to say "challenge" when a would-be winner shows the card."""
 
 
 class BimBammFlow(Flow):
@@ -58,6 +69,14 @@ class BimBammFlow(Flow):
         self.first_tile: dict[str, int] = {}
         """A scorer's first tile while they name the second."""
         self.reminders = 0
+        self.table_cards = False
+        self.waiting_for_cat = False
+        self.refuted: list[bb.Refuted] = []
+        """Table cards: claims the table has rejected while the host verified a would-be winner."""
+        self.verifying: bb.Call | bb.Claim | None = None
+        """Table cards: the would-be winner asked to show their card; the table may say challenge."""
+        self.pending_challenge = False
+        """Table cards: the verification belongs to a challenge of the scorer (not to a race)."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -65,11 +84,32 @@ class BimBammFlow(Flow):
     def over(self) -> bool:
         return self.state is not None and self.state.over
 
+    @property
+    def started(self) -> bool:
+        """False while the host waits for the cat holder (table cards)."""
+        return self.state is not None
+
     def start(self) -> None:
+        mode = self.settings.cards
+        self.table_cards = mode == "table" or (mode == "auto" and not self.host.mouth.private_outputs)
+        if self.table_cards:
+            self.waiting_for_cat = True
+            self.say("Welcome to Bim Bamm! We play with your own cards: shuffle the fifteen animal cards, "
+                     "deal one to each player, face down, and put the rest in a pile. "
+                     "Whoever holds a cat, say me.")
+            self.host.timers.start(CAT_TIMER, self.host.mouth.silent_at() + self.settings.cat_wait)
+            return
         players = self.host.players
         first = self.settings.first_player or players[self.host.rng.randrange(len(players))]
-        state, events = bb.new_game(players, self.host.rng, self.seed, first_player=first,
-                                    variant2p=self.settings.variant2p, t=self.now())
+        self._begin(first)
+
+    def _begin(self, first: str) -> None:
+        """Set up the game (the setup event) and make the opening announcements."""
+        self.waiting_for_cat = False
+        self.host.timers.cancel(CAT_TIMER)
+        state, events = bb.new_game(self.host.players, self.host.rng, self.seed, first_player=first,
+                                    variant2p=self.settings.variant2p, t=self.now(),
+                                    cards="table" if self.table_cards else "dealt")
         self.state = state
         self.host.record(events)
         self._welcome()
@@ -77,6 +117,7 @@ class BimBammFlow(Flow):
 
     def resume(self, events: Sequence[JsonObject]) -> None:
         state = bb.replay(events)
+        self.table_cards = state.cards is bb.Cards.TABLE
         self.host.events.extend(events)
         state, new = bb.resume(state, max(self.now(), state.last_t))
         self.state = state
@@ -86,16 +127,25 @@ class BimBammFlow(Flow):
         self._after_events([])
 
     def quit(self, player: str | None) -> None:
-        state = self._state()
+        if self.state is None:
+            self._begin(self.settings.first_player or self.host.players[0])
         self._apply(bb.Quit(self.now(), player=player))
-        if state.over:
-            return
 
     # ---- what players say -----------------------------------------------------------------
 
     def on_heard(self, heard: Heard) -> None:
+        if self.state is None:
+            if heard.phrase in ME_WORDS:
+                self.say(f"{heard.player} holds the cat.")
+                self._begin(heard.player)
+            else:
+                self.say("Whoever holds a cat, say me.")
+            return
         state = self._state()
         words = heard.phrase.split()
+        if self.table_cards and CHALLENGE_WORDS & set(words):
+            self._challenge_said(heard)
+            return
         animal = next((ANIMAL_WORDS[w] for w in words if w in ANIMAL_WORDS), None)
         if state.phase is bb.Phase.RACE:
             if animal is not None:
@@ -147,11 +197,18 @@ class BimBammFlow(Flow):
     # ---- timers ---------------------------------------------------------------------------
 
     def on_timer(self, name: str) -> None:
+        if name == CAT_TIMER and self.state is None:
+            first = self.settings.first_player or self.host.players[0]
+            self.say(f"Nobody said me, so {first} begins.")
+            self._begin(first)
+            return
         state = self._state()
-        if name == RACE_TIMER and state.phase is bb.Phase.RACE:
-            calls = tuple(sorted(self.race_calls, key=lambda c: c.onset))
-            self.race_calls = []
-            self._apply(bb.ResolveRace(self.now(), calls))
+        if name == VERIFY_TIMER and self.verifying is not None:
+            self.say(f"No challenge: {self.verifying.player} holds the {self.verifying.animal.value}.")
+            self.verifying = None
+            self._finish_pending()
+        elif name == RACE_TIMER and state.phase is bb.Phase.RACE:
+            self._close_race()
         elif name == REMIND_TIMER and state.to_act is not None and self.reminders < self.settings.reminders:
             self.reminders += 1
             player = state.to_act
@@ -159,6 +216,75 @@ class BimBammFlow(Flow):
             self.say(prompt)
             self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
             self._arm_reminder()
+
+    # ---- races and table-card declarations ------------------------------------------------
+
+    def _close_race(self) -> None:
+        """Resolve the race; with table cards, a would-be winner shows the card first."""
+        state = self._state()
+        calls = tuple(sorted(self.race_calls, key=lambda c: c.onset))
+        if self.table_cards:
+            winner = bb.would_score(state, calls, self.refuted)
+            if winner is not None and state.score(winner.player) == bb.WINNING_POINTS - 1:
+                self._verify(winner)
+                return
+        self.race_calls = []
+        refuted, self.refuted = tuple(self.refuted), []
+        self._apply(bb.ResolveRace(self.now(), calls, refuted))
+
+    def _verify(self, claim: bb.Call | bb.Claim) -> None:
+        """Ask a would-be winner to show the card; the table may say challenge."""
+        self.verifying = claim
+        self.say(f"{claim.player}, that is your third point: show your card! "
+                 f"If it is not the {claim.animal.value}, say challenge.")
+        self.host.timers.start(VERIFY_TIMER, self.host.mouth.silent_at() + self.settings.verify_window)
+
+    def _challenge_said(self, heard: Heard) -> None:
+        state = self._state()
+        if self.verifying is not None:
+            if heard.player == self.verifying.player:
+                return
+            self.host.timers.cancel(VERIFY_TIMER)
+            self.say(f"Challenge! {self.verifying.player} does not hold the {self.verifying.animal.value}.")
+            self.refuted.append(bb.Refuted(self.verifying.player, self.verifying.animal))
+            self.verifying = None
+            if self.pending_challenge:
+                self._challenge_scorer()
+            else:
+                self._close_race()
+        elif state.phase is bb.Phase.SCORER and heard.player != state.scorer:
+            self._challenge_scorer()
+        else:
+            self.say(f"{heard.player}, there is nothing to challenge now.")
+
+    def _challenge_scorer(self) -> None:
+        """The table says the scorer does not hold the card; the next claim may need showing too."""
+        state = self._state()
+        nxt = bb.next_claim(state, self.refuted)
+        if nxt is not None and state.score(nxt.player) == bb.WINNING_POINTS - 1:
+            self.pending_challenge = True
+            self._verify(nxt)
+            return
+        self.pending_challenge = False
+        refuted, self.refuted = tuple(self.refuted), []
+        assert state.scorer is not None
+        self._apply(bb.Challenge(self.now(), state.scorer, refuted))
+
+    def _finish_pending(self) -> None:
+        """The would-be winner showed the card unchallenged: carry on with what was waiting."""
+        if self.pending_challenge:
+            self.pending_challenge = False
+            state = self._state()
+            refuted, self.refuted = tuple(self.refuted), []
+            assert state.scorer is not None
+            self._apply(bb.Challenge(self.now(), state.scorer, refuted))
+        else:
+            state = self._state()
+            calls = tuple(sorted(self.race_calls, key=lambda c: c.onset))
+            self.race_calls = []
+            refuted, self.refuted = tuple(self.refuted), []
+            if state.phase is bb.Phase.RACE:
+                self._apply(bb.ResolveRace(self.now(), calls, refuted))
 
     # ---- applying actions and announcing --------------------------------------------------
 
@@ -202,12 +328,16 @@ class BimBammFlow(Flow):
         elif kind == "mistake":
             self._announce_mistake(ev)
         elif kind == "swap":
-            self.say(f"{ev['player']} swaps their card. The special tile now shows exchange.")
+            swap_how = " Put your card under the pile and draw one." if self.table_cards else ""
+            self.say(f"{ev['player']} swaps their card.{swap_how} The special tile now shows exchange.")
             self._tell_card(ev["player"], ev.get("drew"))
         elif kind == "exchange":
-            self.say(f"{ev['player']} exchanges cards with {ev['with']}. The special tile now shows swap.")
+            exchange_how = " Hand each other your cards, face down." if self.table_cards else ""
+            self.say(f"{ev['player']} exchanges cards with {ev['with']}.{exchange_how} The special tile now shows swap.")
             self._tell_card(ev["player"], ev.get("got"))
             self._tell_card(ev["with"], ev.get("gave"))
+        elif kind == "challenge":
+            self.say(f"{ev['player']} loses the point for the {ev['animal']}.")
         elif kind == "game_over":
             self._announce_end(ev)
 
@@ -221,7 +351,12 @@ class BimBammFlow(Flow):
         player, animal = ev["player"], ev["animal"]
         self.host.mouth.earcon(Earcon.POINT)
         self.say(f"{player} scores with the {animal}! {player} has {count(ev['points'], 'point')}.")
-        if ev["points"] < bb.WINNING_POINTS:
+        if ev["points"] >= bb.WINNING_POINTS:
+            return
+        if self.table_cards:
+            self.say(f"{player}, show your card, put it in front of you and draw a new one. "
+                     f"If it is not the {animal}, say challenge.")
+        else:
             self._tell_card(player, ev.get("drew"), new=True)
 
     def _announce_mistake(self, ev: JsonObject) -> None:
@@ -233,7 +368,7 @@ class BimBammFlow(Flow):
             "no_card": f"{player} does not hold the {animal}",
             "no_five": f"there are not five {PLURAL.get(animal, animal)}",
         }.get(ev["reason"], "that was a mistake")
-        back = f"{player} puts a won {ev['returned']} back under the pile." if ev.get("returned") else f"{player} has no point to give back."
+        back = f"{player} puts the won {ev['returned']} back under the pile." if ev.get("returned") else f"{player} has no point to give back."
         self.host.mouth.earcon(Earcon.MISTAKE)
         self.say(f"Mistake, {player}: {why}. {back}")
 
@@ -257,8 +392,9 @@ class BimBammFlow(Flow):
 
     def _welcome(self) -> None:
         state = self._state()
+        hello = "" if self.table_cards else "Welcome to Bim Bamm! "
         self.say(
-            f"Welcome to Bim Bamm! Players, clockwise: {join(list(state.players))}. "
+            f"{hello}Players, clockwise: {join(list(state.players))}. "
             "Fifteen tiles, numbered one to fifteen, lie white side up. "
             f"{self._counts_text()} When five tiles show the same animal and you hold that animal's card, "
             "shout its name! First to three points wins."
@@ -267,8 +403,8 @@ class BimBammFlow(Flow):
             self._tell_card(player, state.hand(player))
 
     def _tell_card(self, player: str, animal: str | None, *, new: bool = False) -> None:
-        """Tell one player their card, privately; never at the table."""
-        if not self.host.mouth.private_outputs:
+        """Tell one player their card, privately; never at the table (nor with table cards)."""
+        if self.table_cards or not self.host.mouth.private_outputs:
             return
         if animal is None:
             self.say(f"{player}, you hold no card for now: the pile is empty.", to=player)
@@ -294,10 +430,14 @@ class BimBammFlow(Flow):
         return f"{state.scorer}, turn over two {animal} tiles: say two of {join(tiles, 'or')}."
 
     def score_text(self) -> str:
+        if self.state is None:
+            return "The game has not started yet."
         state = self._state()
         return "Points: " + join([f"{p} {n}" for p, n in state.points_by_name().items()]) + "."
 
     def help_text(self, player: str) -> str:
+        if self.state is None:
+            return "Whoever holds a cat, say me."
         state = self._state()
         if state.phase is bb.Phase.SCORER and player == state.scorer:
             return self._scorer_prompt()
@@ -308,23 +448,30 @@ class BimBammFlow(Flow):
             return "Shout the animal if you hold its card."
         return f"Wait for your turn; shout an animal when five show and you hold its card. You can also say repeat, score, tiles, my card, slower, faster, pause or quit."
 
-    def table_text(self) -> str:
+    def table_text(self) -> str | None:
+        if self.state is None:
+            return None
         state = self._state()
         tiles = [f"{number_phrase(i + 1)} {t.showing.value}" for i, t in enumerate(state.tiles)]
         return f"Tiles: {join(tiles)}. The special tile shows {state.special.value}."
 
     def private_text(self, player: str, what: Command) -> str | None:
+        if self.table_cards or self.state is None:
+            return None
         state = self._state()
         held = state.hand(player)
         return f"{player}, your card is the {held.value}." if held else f"{player}, you hold no card."
 
     def phrases(self) -> list[str]:
-        state = self._state()
         animals = [a.value for a in bb.Animal]
+        if self.state is None:
+            return ["me", *animals]
+        state = self._state()
+        extra = ["challenge"] if self.table_cards else []
         if state.phase is bb.Phase.RACE:
-            return animals
+            return [*animals, *extra]
         numbers = [number_phrase(n) for n in range(1, 16)]
-        return [*animals, *numbers, *(f"flip {n}" for n in numbers), "swap", "exchange",
+        return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), "swap", "exchange",
                 *(f"exchange with {p.lower()}" for p in state.players)]
 
     def _explain(self, error: IllegalAction, action: object) -> str:
@@ -346,6 +493,10 @@ class BimBammFlow(Flow):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bamm!'s own ``play`` options."""
+    parser.add_argument("--cards", choices=["auto", "dealt", "table"], default="auto",
+                        help="dealt: the host deals and tells each player their card privately; "
+                             "table: players hold their own physical cards and the host trusts what they shout; "
+                             "auto (default): table cards unless every player has a private earphone")
     parser.add_argument("--race-window", type=float, metavar="S",
                         help="seconds a race stays open after the host stops talking (default 2.5)")
     parser.add_argument("--first", metavar="NAME", help="who starts when nobody holds the cat (default: random)")
@@ -353,7 +504,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The settings those options ask for."""
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"cards": args.cards}
     if args.race_window is not None:
         options["race_window"] = args.race_window
     if args.first is not None:
