@@ -158,12 +158,13 @@ class HandSlots:
         """Follow one event of the log."""
         kind = ev["type"]
         if kind == "setup":
-            self.slots = {p: list(hand) for p, hand in ev["state"]["hands"].items()}
-        elif kind == "submit":
+            hands = ev["state"]["hands"] or {}  # null with table cards: the host knows no hands
+            self.slots = {p: list(hand) for p, hand in hands.items()}
+        elif kind == "submit" and ev["player"] in self.slots:
             played = set(ev["cards"])
             slots = self.slots[ev["player"]]
             self.slots[ev["player"]] = [None if c in played else c for c in slots]
-        elif kind == "draw":
+        elif kind == "draw" and ev["cards"] is not None:
             slots = self.slots[ev["player"]]
             for card in ev["cards"]:
                 if None in slots:
@@ -200,13 +201,14 @@ class BamFlow(Flow):
         self.red_cards: dict[str, RedCard] = {}
         self.grey_cards: dict[str, GreyCard] = {}
         self.slots = HandSlots()
-        self.printed: dict[int, str] = {}
-        """Printed card number → grey card id (table-cards mode)."""
+        self.last_numbers: list[int] = []
+        """The numbers of the last submission tried (for explaining a refusal)."""
         self.sentences: list[str] = []
         """This round's sentences in reading order (sentence 1 first)."""
         self.pending: dict[str, int] = {}
         """A judgement said in parts: 'best' or 'worst' → number, until both are known."""
         self.reminders = 0
+        self._printed: dict[int, str] | None = None
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -217,6 +219,8 @@ class BamFlow(Flow):
     @property
     def mode(self) -> str:
         """'dealt' (the host tells hands privately) or 'table' (printed cards)."""
+        if self.state is not None:
+            return self.state.card_mode.value
         if self.settings.cards is not None:
             return self.settings.cards
         return "dealt" if self.host.mouth.private_outputs else "table"
@@ -230,7 +234,7 @@ class BamFlow(Flow):
         self._ready_realizer()
         state, events = self.engine.start(
             self.host.players, deck.red, deck.grey, seed=self.seed, rounds_per_player=self.settings.rounds,
-            first_master=self.settings.first_master, t=self.now())
+            first_master=self.settings.first_master, t=self.now(), card_mode=self.mode)
         self.state = state
         self._welcome(len(deck.red), len(deck.grey))
         self._after(self._record(events))
@@ -242,7 +246,6 @@ class BamFlow(Flow):
         self.host.events.extend(events)
         for ev in events:
             self.slots.on_event(ev)
-        self._number_printed(events[0])
         state, new = self.engine.resume(state, self.now())
         self.state = state
         self._record(new)
@@ -291,6 +294,7 @@ class BamFlow(Flow):
         if missing:
             self.say(self._no_such_card(player, missing[0]))
             return
+        self.last_numbers = numbers
         self._apply(bam.Submit(player, tuple(c for c in cards if c is not None), t=self.now()), player)
 
     def _judge_says(self, heard: Heard) -> None:
@@ -360,8 +364,6 @@ class BamFlow(Flow):
         objs = self.host.record(events)
         for ev in objs:
             self.slots.on_event(ev)
-            if ev["type"] == "setup":
-                self._number_printed(ev)
         return objs
 
     def _after(self, events: list[JsonObject]) -> None:
@@ -371,8 +373,8 @@ class BamFlow(Flow):
             self._confirm(kinds["submit"])
         if "best" in kinds and "worst" in kinds:
             self._award(kinds["best"], kinds["worst"])
-        if "reshuffle" in kinds and self.mode == "table":
-            self.say("The grey draw pile is empty: shuffle the discarded grey cards into a new draw pile.")
+        if "best" in kinds and self.mode == "table":
+            self._table_chores(kinds["best"], "draw" in kinds, "reshuffle" in kinds)
         if "game_over" in kinds:
             self._announce_end(kinds["game_over"])
         if "round" in kinds:
@@ -391,8 +393,8 @@ class BamFlow(Flow):
         rounds = "once" if state.rounds_per_player == 1 else f"{number_phrase(state.rounds_per_player)} times"
         how = ("You will hear your cards privately, numbered: play one by saying its number."
                if self.mode == "dealt" else
-               f"Deal {number_phrase(state.hand_size)} printed grey cards to everyone: play one by saying "
-               "the number printed in its corner.")
+               f"Shuffle the printed grey cards and deal {number_phrase(state.hand_size)} to each player: play "
+               "a card by saying the number printed in its corner.")
         self.say(f"Welcome to BAM! Players, clockwise: {join(list(state.players))}. Each round the BAM! Master "
                  f"reads a red card with a blank, and everyone else fills it with a grey card. {how} "
                  f"The master picks the best and the worst. Everyone is master {rounds}.")
@@ -404,7 +406,7 @@ class BamFlow(Flow):
         double = state.blanks == 2
         players = list(state.waiting_for)
         ask = (f"{join(players)}: play two cards, first blank first, for example seven then three."
-               if double else f"{join(players)}: play a card by saying its number.")
+               if double else f"{join(players)}: play a card by saying {'the number printed on it' if self.mode == 'table' else 'its number'}.")
         opening = "" if again else f"Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
         card = "A double BAM! card" if double else "The red card"
         self.say(f"{opening}{state.master} is the BAM! Master. {card}: {red} {ask}")
@@ -417,7 +419,7 @@ class BamFlow(Flow):
         """Tell a player what they played: privately with earphones, else at the table (by number)."""
         player = ev["player"]
         if self.mode == "table":
-            numbers = [number_phrase(self._printed_number(c)) for c in ev["cards"]]
+            numbers = [_number_words(self._printed_number(c)) for c in ev["cards"]]
             self.say(f"{player} plays {' then '.join(numbers)}.")
         elif self.host.mouth.private_outputs:
             texts = [self._grey_text(c) for c in ev["cards"]]
@@ -437,6 +439,17 @@ class BamFlow(Flow):
         self.say(f"Best: {number_phrase(best['submission'])}. {best['player']} wins a point with "
                  f"\"{self._grey_text(best['card'])}\". Worst: {number_phrase(worst['submission'])}. "
                  f"{worst['player']} takes the red card.")
+
+    def _table_chores(self, best: JsonObject, draw: bool, reshuffle: bool) -> None:
+        """Printed cards: what the players do with their cards after a judgement."""
+        state = self._state()
+        kept = _number_words(self._printed_number(best["card"]))
+        text = f"{best['player']}, keep card {kept} as your point; the other played cards go on the discard pile."
+        if draw:
+            text += f" Everyone who played: draw back to {number_phrase(state.hand_size)} cards."
+        if reshuffle:
+            text += " The draw pile runs out: shuffle the discard pile into a new one and go on drawing."
+        self.say(text)
 
     def _announce_end(self, ev: JsonObject) -> None:
         why = {"rounds_done": "That was the last round.", "red_cards_out": "There are no red cards left.",
@@ -537,6 +550,17 @@ class BamFlow(Flow):
         held = [number_phrase(k) for k, _ in self.slots.numbered(player)]
         return f"{player}, you have no card {_number_words(n)}: your cards are numbered {held[0]} to {held[-1]}." if held else f"{player}, you hold no cards."
 
+    def _out_of_play(self, player: str, reason: str) -> str:
+        """Printed cards: why the card a player named cannot be played."""
+        state = self._state()
+        won = {c for stack in state.won_grey.values() for c in stack}
+        where = {"already_played": set(state.table), "won_card": won, "discarded": set(state.discard)}.get(reason, set())
+        number = next((n for n in self.last_numbers if self.printed.get(n) in where), None)
+        card = f"card {_number_words(number)}" if number is not None else "that card"
+        why = {"already_played": "is already on the table this round", "won_card": "was won as a point",
+               "discarded": "is on the discard pile"}.get(reason, "is not in this deck")
+        return f"{player}, {card} {why}: play another."
+
     def _judge_example(self) -> str:
         count = len(self._state().submissions)
         a, b = (2, 1) if count < 4 else (2, 4)
@@ -557,6 +581,8 @@ class BamFlow(Flow):
             return f"{player}, you sit out this round: you have too few cards."
         if reason == "not_in_hand":
             return f"{player}, that card is not in your hand."
+        if reason in ("no_such_card", "already_played", "won_card", "discarded"):
+            return self._out_of_play(player, reason)
         if reason == "not_master":
             return f"{player}, {state.master} is the BAM! Master and chooses."
         if reason == "not_all_submitted":
@@ -589,11 +615,12 @@ class BamFlow(Flow):
             self.realizer = Realizer()
         self.realizer.lexicon  # load the word knowledge now, not in the middle of a round
 
-    def _number_printed(self, setup: JsonObject) -> None:
-        """Printed numbers are the grey cards' order in the deck (as 'voicehost deck print' numbers
-        them); the setup event lists its cards in that order."""
-        grey = [cid for cid, face in setup["cards"].items() if face["color"] == "grey"]
-        self.printed = dict(enumerate(grey, start=1))
+    @property
+    def printed(self) -> dict[int, str]:
+        """Printed card number → grey card id, as 'voicehost deck print' numbers the cards."""
+        if self._printed is None:
+            self._printed = self._state().printed_grey()
+        return self._printed
 
     def _printed_number(self, card: str) -> int:
         return next(n for n, c in self.printed.items() if c == card)
