@@ -23,6 +23,8 @@ from voicehost.rules import bimbambum as bb
 from voicehost.rules.base import JsonObject
 from voicehost.speak.output import TABLE
 
+pytestmark = pytest.mark.timeout(120)
+
 PLAYERS = ("Anna", "Ben", "Cem")
 PILE = ("one", "two", "three")
 
@@ -51,7 +53,7 @@ class TimedBot:
     own onset, so arrival order and onset order can differ.
     """
 
-    def __init__(self, clock: SimClock, flow: BimBamBumFlow, decide: Decide, *, limit: int = 20000) -> None:
+    def __init__(self, clock: SimClock, flow: BimBamBumFlow, decide: Decide, *, limit: int = 5000) -> None:
         self.clock, self.flow, self.decide, self.limit = clock, flow, decide, limit
         self._asked: object = ()
         self._pending: list[tuple[Heard, bool]] = []
@@ -478,6 +480,9 @@ def test_the_last_to_slap_is_ranked_by_onset_not_by_arrival(tmp_path: Path) -> N
     mistake = of_type(flow, "mistake")[0]
     assert mistake["reason"] == "last_to_slap" and mistake["player"] == order["late"]
     assert f"{order['late']} slapped last! {order['late']} takes pile" in transcript
+    call = of_type(flow, "bimbambum")[0]
+    verdict = next(s for s in flow.host.mouth.service.spans(TABLE) if "slapped last!" in s.text)
+    assert verdict.start < call["t"] + 1.5  # everyone had slapped: judged without waiting for the window to close
     assert bb.replay(read_events(tmp_path / "game.jsonl")) == flow.state
 
 
@@ -497,6 +502,23 @@ def test_a_player_who_does_not_slap_is_last_when_the_window_closes(tmp_path: Pat
     assert mistake["reason"] == "last_to_slap" and mistake["player"] == missing[0] and mistake["onset"] is None
     assert mistake["t"] >= call["t"] + 2.0  # judged once the slap window closed
     assert f"{missing[0]} did not slap!" in transcript
+
+
+def test_a_slap_begun_before_the_yell_does_not_count(tmp_path: Path) -> None:
+    """A clap that began before the BIM BAM BUM! (heard only after it) is no slap: its player did not slap in the window."""
+    early: list[str] = []
+
+    def slaps(state: bb.State) -> list[Say]:
+        assert state.caller is not None
+        a, b = state.after(state.caller)
+        early.append(a)
+        return [Say(-0.8, a, "slap", 1.0), Say(0.5, b, "ship")]  # a's clap began 0.3 s before the yell did
+
+    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    mistake = of_type(flow, "mistake")[0]
+    assert mistake["reason"] == "last_to_slap" and mistake["player"] == early[0] and mistake["onset"] is None
+    assert [s["player"] for s in of_type(flow, "slap")] == [p for p in PLAYERS if p not in (early[0], of_type(flow, "bimbambum")[0]["player"])]
+    assert f"{early[0]} did not slap!" in transcript and "not everyone has slapped" not in transcript
 
 
 def test_slapping_on_your_own_call_is_a_mistake(tmp_path: Path) -> None:
@@ -527,6 +549,40 @@ def test_the_host_is_silent_during_a_slap_race(tmp_path: Path) -> None:
     assert not [s for s in spans if call["t"] < s.start < race_end + 0.5]
     assert kinds(flow)[kinds(flow).index("bimbambum") + 1] == "slap"  # the play in the race was ignored
     assert first_slap["onset"] > call["t"] - 1
+
+
+def test_a_pause_during_a_slap_race_reopens_it_after_resume(tmp_path: Path) -> None:
+    """Pause in a slap race: after resume the host calls for slaps again, the slap window opens anew and the race is judged."""
+    calls: list[str] = []
+
+    def slaps(state: bb.State) -> list[Say]:
+        assert state.caller is not None and state.slap_opens is not None
+        a, b = state.after(state.caller)
+        calls.append(a)
+        if len(calls) == 1:
+            return [Say(0.2, a, "pause", keep=True), Say(30.0, a, "resume", keep=True)]
+        now = flow_clock[0].now()
+        wait = max(0.0, state.slap_opens - now)
+        return [Say(wait + 0.3, b, "ship"), Say(wait + 0.7, a, "slap")]
+
+    flow_clock: list[SimClock] = []
+    bots = aiming(4, random.Random(3), until_race, slaps)
+
+    def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
+        if not flow_clock:
+            flow_clock.append(flow.host.clock)  # type: ignore[arg-type]
+        return bots(flow, now)
+
+    outcome, transcript, flow = host_bots(tmp_path, decide, options={"first_player": "Anna"})
+    names = kinds(flow)
+    i = names.index("bimbambum")
+    assert names[i + 1:i + 5] == ["resumed", "slap", "slap", "mistake"]
+    resumed = flow.host.events[i + 1]
+    assert all(e["onset"] >= resumed["t"] for e in of_type(flow, "slap"))
+    assert of_type(flow, "mistake")[0]["player"] == calls[0] and of_type(flow, "mistake")[0]["reason"] == "last_to_slap"
+    caller = of_type(flow, "bimbambum")[0]["player"]
+    assert f"{caller} yelled bim bam bum. Everybody else, get ready: slap!" in transcript
+    assert bb.replay(read_events(tmp_path / "game.jsonl")) == flow.state
 
 
 # ---- commands, phrases, options, resume ---------------------------------------------------------

@@ -296,7 +296,7 @@ class BimBamBumFlow(Flow):
     def _judge_race(self) -> None:
         state = self._state()
         assert state.caller is not None and state.slap_closes is not None
-        slaps, self.slaps = tuple(self.slaps), []
+        slaps = tuple(self.slaps)  # cleared once the race is judged (see _act)
         slapped = {p for p, _ in slaps}
         everyone = state.caller in slapped or all(p in slapped for p in state.after(state.caller))
         closes = 0.0 if everyone else state.slap_closes
@@ -354,6 +354,8 @@ class BimBamBumFlow(Flow):
         new, events = bb.apply(state, make(t))
         self.state = new
         self.reminders = 0
+        if new.phase is not bb.Phase.SLAP:
+            self.slaps = []
         self.host.record(events)
         self._arm()
 
