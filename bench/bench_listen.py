@@ -105,7 +105,7 @@ def oracle(fixture: fx.Fixture) -> Recognizer:
     """A recogniser that knows the truth (measures everything but recognition)."""
     def answer(segment: Segment) -> str | None:
         sound = fixture.sound_at(segment.event.seat, segment.event.onset)
-        return str(sound["text"]) if sound and sound["kind"] == "shout" else None
+        return str(sound.get("phrase") or sound["text"]) if sound and sound["kind"] == "shout" else None
     return FakeRecognizer(answer, name="oracle")
 
 

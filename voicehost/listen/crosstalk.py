@@ -77,7 +77,7 @@ class CrosstalkConfig:
     """Fewer usable frames than this: no leak is fitted."""
     own_margin_db: float = 8.0
     """A remainder frame is own sound when it is this far above the remainder's noise …"""
-    own_share_db: float = -3.0
+    own_share_db: float = -8.0
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
@@ -142,7 +142,8 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
     if _far_field(signals, by_seat, t0, rate, len(offsets), cfg):
         return []
-    order = _order(list(by_seat.values()), cfg)
+    early = {s: _early_level(signals[s], int(round((e.onset - t0) * rate)), rate) for s, e in by_seat.items()}
+    order = _order(list(by_seat.values()), early, cfg)
     sources: dict[SeatName, int] = {}
 
     def span(seat: SeatName) -> tuple[int, int]:
@@ -209,13 +210,20 @@ def _peak_correlation(piece: np.ndarray, window: np.ndarray) -> float:
     return float(np.max(full[:count] / (np.sqrt(energy * float(np.sum(piece**2))) + 1e-14)))
 
 
-def _order(events: list[AcousticEvent], cfg: CrosstalkConfig) -> list[SeatName]:
-    """Seats in onset order, except that the loudest of the events starting within
-    ``first_window`` of the earliest goes first (a leak's onset can be found a little earlier
-    than its source's own when the source's start is masked by noise)."""
+def _early_level(x: np.ndarray, onset: int, rate: int) -> float:
+    """dB level of the first 50 ms after ``onset`` (how loud the event starts, not its peak:
+    a seat whose event begins with a neighbour's leak may shout louder later)."""
+    piece = x[onset : onset + int(0.05 * rate)]
+    return float(10 * np.log10(np.mean(piece**2) + 1e-14)) if piece.size else -140.0
+
+
+def _order(events: list[AcousticEvent], early: Mapping[SeatName, float], cfg: CrosstalkConfig) -> list[SeatName]:
+    """Seats in onset order, except that the one starting loudest among the events starting
+    within ``first_window`` of the earliest goes first (a leak's onset can be found a little
+    earlier than its source's own when the source's start is masked by noise)."""
     events = sorted(events, key=lambda e: e.onset)
-    early = [e for e in events if e.onset <= events[0].onset + cfg.first_window]
-    lead = max(early, key=lambda e: e.level_db)
+    first = [e for e in events if e.onset <= events[0].onset + cfg.first_window]
+    lead = max(first, key=lambda e: early[e.seat])
     return [lead.seat] + [e.seat for e in events if e is not lead]
 
 
@@ -297,7 +305,8 @@ def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate
         return None
     left_db = _frame_db(target - leak.apply(source), n, n)
     good = loud & (left_db - tgt_db <= cfg.explained_db)
-    return _wiener(source, target, lag, good, n, rate, cfg) or leak
+    leak = _wiener(source, target, lag, good, n, rate, cfg) or leak
+    return leak if leak.gain_db <= cfg.max_gain_db else None
 
 
 def _coherence(source: np.ndarray, target: np.ndarray, lag: int, n: int, slack: int = 2) -> np.ndarray:
@@ -341,7 +350,7 @@ def _wiener(source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray
     scale = np.repeat(1.0 / (np.sqrt(np.mean(design.reshape(chosen.size, n, count)[:, :, 0] ** 2, axis=1)) + 1e-9), n)
     design = design * scale[:, None]
     gram = design.T @ design
-    gram += np.eye(count) * (1e-3 * np.trace(gram) / count + 1e-12)
+    gram += np.eye(count) * (1e-5 * np.trace(gram) / count + 1e-12)
     return _Leak(np.linalg.solve(gram, design.T @ (target[rows] * scale)), first)
 
 

@@ -159,7 +159,7 @@ class Renderer:
         for sound in scenario.sounds:
             sound = replace(sound, onset=round(sound.onset * RATE) / RATE)
             clip = self.clip(sound, rng)
-            truth.append(_truth(sound, clip))
+            truth.append(_truth(sound, clip, scenario.game))
             if sound.seat is None:
                 for j in range(n):
                     level = 10 ** (rng.uniform(-1.5, 1.5) / 20)
@@ -275,9 +275,9 @@ def phrase_of(sound: Sound, game: str) -> str | None:
     return sound.phrase or " ".join(sound.text.lower().split())
 
 
-def _truth(sound: Sound, clip: np.ndarray) -> dict[str, object]:
+def _truth(sound: Sound, clip: np.ndarray, game: str) -> dict[str, object]:
     return {
-        "seat": sound.seat, "kind": sound.kind, "text": sound.text,
+        "seat": sound.seat, "kind": sound.kind, "text": sound.text, "phrase": phrase_of(sound, game),
         "onset": round(sound.onset, 5), "end": round(sound.onset + len(clip) / RATE, 5),
         "voice": sound.voice.label if sound.voice else None,
     }
@@ -443,8 +443,8 @@ def committed_set(seed: int = 1) -> list[Scenario]:
         race("race4_babble20", rng, [10, 25, 100], noise="babble", snr_db=20, seed=seed + 3),
         race("race2_babble10", rng, [100], noise="babble", snr_db=10, seed=seed + 4),
         race("race2_close", rng, [4], noise="pink", snr_db=30, seed=seed + 5),
-        race("race2_ko", rng, [80], noise="pink", snr_db=30, seed=seed + 12, lang="ko", phrases=("dog", "pig"),
-             voices=synth.KOREAN_VOICES[:2]),
+        race("race2_ko", np.random.default_rng(seed + 105), [80], noise="pink", snr_db=30, seed=seed + 5, lang="ko",
+             phrases=("dog", "pig"), voices=synth.KOREAN_VOICES[1:2]),
         repeat_call("repeat_bam3", rng, "bam bam bam", 0.2, seed=seed + 6),
         repeat_call("repeat_bim2", rng, "bim bim", 0.12, seed=seed + 7, noise="babble", snr_db=25),
         slap_round("slaps_pink20", rng, [40, 90], seed=seed + 8, multichannel=True),
