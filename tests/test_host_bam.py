@@ -12,7 +12,7 @@ from tests.host_helpers import run_offline
 from voicehost.decks import load_decks
 from voicehost.eventlog import read_events
 from voicehost.host.build import PlaySettings, run_session, settings_for_resume
-from voicehost.host.flows.bam import BamFlow, parse_judgement, spoken_numbers
+from voicehost.host.flows.bam import BamFlow, number_words, parse_judgement, spoken_numbers
 from voicehost.host.words import number_phrase
 from voicehost.rules import bam
 from voicehost.speak.realize import Realizer
@@ -81,6 +81,12 @@ def judge_bot(plan: list[tuple[str, str]] | None = None, seed: int = 7) -> Any:
 def test_spoken_numbers_join_compounds_and_split_lists(phrase: str, numbers: list[int]) -> None:
     """Card numbers are read from words: lists split, tens/hundreds join ('twenty one' is 21)."""
     assert spoken_numbers(phrase) == numbers
+
+
+def test_printed_numbers_said_in_words_read_back() -> None:
+    """Every printed card number the host says ('one hundred and five') is read back as that number."""
+    assert number_words(21) == "twenty one" and number_words(105) == "one hundred and five"
+    assert all(spoken_numbers(number_words(n)) == [n] for n in range(1, 400))
 
 
 @pytest.mark.parametrize("phrase, judged", [
@@ -350,3 +356,142 @@ def test_setup_lists_grey_cards_in_printed_order() -> None:
     setup = events[0].to_json()
     grey = [c for c, f in setup["cards"].items() if f["color"] == "grey"]
     assert list(enumerate(grey, start=1)) == [(n, c.id) for n, c in deck.numbered_grey()]
+
+
+# ---- table cards ------------------------------------------------------------------------------
+
+def play_without_earphones(tmp_path: Path, realizer: Realizer, lines: str, **options: Any) -> tuple[Any, str, BamFlow, list[dict[str, Any]]]:
+    """A game whose only output is the table speaker (no private routes at all)."""
+    import io
+
+    from voicehost.clock import SimClock
+    from voicehost.eventlog import EventLogWriter
+    from voicehost.host.build import transcript_printer
+    from voicehost.host.flows.bam import make_flow
+    from voicehost.host.inputs import ScriptInput, read_script
+    from voicehost.host.mouth import Mouth
+    from voicehost.host.session import Host, Session
+    from voicehost.speak.output import TABLE, NullSink
+    from voicehost.speak.service import SpeechService
+    from voicehost.speak.voice import EspeakVoice
+
+    players = tuple(PLAYERS.split(","))
+    clock = SimClock()
+    script = tmp_path / "script.txt"
+    script.write_text(lines)
+    out = io.StringIO()
+    service = SpeechService(EspeakVoice(), {TABLE: NullSink()}, clock, transcript=transcript_printer(players, out, True))
+    log = EventLogWriter(tmp_path / "game.jsonl")
+    host = Host(clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(1), log=log)
+    flow = make_flow(host, 1, {"realizer": realizer, **options})
+    try:
+        outcome = Session(flow, ScriptInput(read_script(script, players), clock), host).run()
+    finally:
+        service.close()
+        log.close()
+    return outcome, out.getvalue(), flow, read_events(tmp_path / "game.jsonl")
+
+
+def test_table_cards_is_automatic_without_private_outputs(tmp_path: Path, realizer: Realizer) -> None:
+    """Without earphones the game plays with printed cards: 'seven' is the card printed seven."""
+    lines = "1 Ben: seven\n2 Ben: my hand\n3 Cem: help\n"
+    outcome, transcript, flow, events = play_without_earphones(tmp_path, realizer, lines, decks=(SINGLE,))
+    assert events[0]["card_mode"] == "table" and events[0]["state"]["hands"] is None
+    printed = dict(load_decks([SINGLE]).numbered_grey())
+    assert next(e for e in events if e["type"] == "submit")["cards"] == [printed[7].id]
+    said = table_lines(transcript)
+    assert len(said) == len(transcript.splitlines())  # nothing private was even attempted
+    assert "host: Ben plays seven." in said
+    assert "host: Ben, I cannot tell you privately: you hold your own cards at this table." in said
+    assert any(line.startswith("host: Say the number printed on the card you play, for example seven.") for line in said)
+    assert "printed grey cards and deal ten to each player" in said[0]
+
+
+def test_dealt_cards_need_earphones(tmp_path: Path, realizer: Realizer) -> None:
+    """--cards dealt without private outputs is refused before the game starts."""
+    with pytest.raises(bam.BadSetup, match="private earphone"):
+        play_without_earphones(tmp_path, realizer, "1 Ben: seven\n", decks=(SINGLE,), cards="dealt")
+
+
+def table_bot(seed: int) -> Any:
+    """Players who play printed numbers not out of play (compound numbers spoken in words)."""
+    rng = random.Random(seed)
+
+    def decide(flow: Any, now: float) -> list[tuple[float, str, str]]:
+        state: bam.BamState = flow.state
+        if state.phase is bam.Phase.SUBMITTING:
+            gone = state.out_of_play()
+            free = [n for n, c in flow.printed.items() if c not in gone]
+            picks = rng.sample(free, state.blanks * len(state.waiting_for))
+            return [(1.0 + i, p, " then ".join(number_words(n) for n in picks[i * state.blanks:(i + 1) * state.blanks]))
+                    for i, p in enumerate(state.waiting_for)]
+        if state.phase is bam.Phase.JUDGING:
+            best, worst = rng.sample(range(1, len(state.reading) + 1), 2)
+            return [(2.0, state.master, f"best {number_phrase(best)} worst {number_phrase(worst)}")]
+        return []
+
+    return decide
+
+
+def test_table_cards_whole_game_replays_and_tells_no_hands(tmp_path: Path, realizer: Realizer) -> None:
+    """--cards table, base deck: four rounds by printed numbers (up to 240), chores announced, the log replays."""
+    outcome, transcript, flow, events = play(tmp_path, realizer, bot=table_bot(2), seed=8, cards="table")
+    assert outcome.finished and events[-1]["reason"] == "rounds_done"
+    assert events[0]["card_mode"] == "table"
+    assert bam.replay(events) == flow.state
+    assert "your cards:" not in transcript
+    said = table_lines(transcript)
+    printed = {c.id: n for n, c in load_decks(["base"]).numbered_grey()}
+    submits = [e for e in events if e["type"] == "submit"]
+    assert len(submits) == 12 and any(printed[e["cards"][0]] > 100 for e in submits)
+    for e in submits:
+        spoken = " then ".join(number_words(printed[c]) for c in e["cards"])
+        assert f"host: {e['player']} plays {spoken}." in said
+    assert sum("keep card" in line and "discard pile" in line for line in said) == 4
+    assert sum("draw back to ten cards" in line for line in said) == 3  # no draws after the last round
+
+
+def test_table_cards_refusals_name_the_card(tmp_path: Path, realizer: Realizer) -> None:
+    """Printed cards: a number not in the deck, a card on the table, a won card and a discarded
+    card are each refused with a re-prompt; play goes on."""
+    def decide(flow: Any, now: float) -> list[tuple[float, str, str]]:
+        state: bam.BamState = flow.state
+        if state.round == 1 and state.phase is bam.Phase.SUBMITTING:
+            return [(1, "Ben", "seven"), (2, "Cem", "seven"), (3, "Cem", "fifty"), (4, "Cem", "eight"), (5, "Dan", "nine")]
+        if state.round == 1 and state.phase is bam.Phase.JUDGING:
+            return [(1, "Anna", "best one worst two")]
+        if state.round == 2 and state.phase is bam.Phase.SUBMITTING and not state.submitted:
+            won = next(n for n, c in flow.printed.items() if any(c in stack for stack in state.won_grey.values()))
+            thrown = next(n for n, c in flow.printed.items() if c in state.discard)
+            return [(1, "Cem", number_phrase(won)), (2, "Dan", number_phrase(thrown)),
+                    (3, "Cem", "three"), (4, "Dan", "four"), (5, "Anna", "five")]
+        return []
+
+    outcome, transcript, flow, events = play(tmp_path, realizer, bot=decide, decks=(SINGLE,), cards="table")
+    said = table_lines(transcript)
+    state = flow.state
+    assert state is not None
+    won = next(n for n, c in flow.printed.items() if c in [c for s in state.won_grey.values() for c in s])
+    assert "host: Cem, card seven is already on the table this round: play another." in said
+    assert "host: Cem, there is no card fifty in this deck." in said
+    assert f"host: Cem, card {number_phrase(won)} was won as a point: play another." in said
+    assert any(line.startswith("host: Dan, card ") and line.endswith("is on the discard pile: play another.") for line in said)
+    assert [e["player"] for e in events if e["type"] == "submit"] == ["Ben", "Cem", "Dan", "Cem", "Dan", "Anna"]
+    assert state.round == 2 and state.phase is bam.Phase.JUDGING
+
+
+def test_table_cards_resume_keeps_the_mode(tmp_path: Path, realizer: Realizer) -> None:
+    """A table-cards game resumed on a session with private routes stays a table-cards game."""
+    outcome, transcript, flow, events = play(tmp_path, realizer, lines="1 Ben: seven\n", seed=3, cards="table",
+                                             decks=(SINGLE,))
+    script = tmp_path / "more.txt"
+    script.write_text("1 Cem: twelve\n2 Dan: my hand\n")
+    base = PlaySettings("", (), f"script:{script}", 0, tmp_path / "game.jsonl", None, True, {"realizer": realizer})
+    import io
+    out = io.StringIO()
+    run_session(settings_for_resume(events, tmp_path / "game.jsonl", base), resume=events, stdout=out)
+    after = read_events(tmp_path / "game.jsonl")
+    printed = dict(load_decks([SINGLE]).numbered_grey())
+    assert [e["cards"] for e in after if e["type"] == "submit"] == [[printed[7].id], [printed[12].id]]
+    assert "your cards:" not in out.getvalue()
+    assert "host → Dan: Dan, you hold printed cards in this game" in out.getvalue()

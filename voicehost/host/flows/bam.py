@@ -419,7 +419,7 @@ class BamFlow(Flow):
         """Tell a player what they played: privately with earphones, else at the table (by number)."""
         player = ev["player"]
         if self.mode == "table":
-            numbers = [_number_words(self._printed_number(c)) for c in ev["cards"]]
+            numbers = [number_words(self._printed_number(c)) for c in ev["cards"]]
             self.say(f"{player} plays {' then '.join(numbers)}.")
         elif self.host.mouth.private_outputs:
             texts = [self._grey_text(c) for c in ev["cards"]]
@@ -443,7 +443,7 @@ class BamFlow(Flow):
     def _table_chores(self, best: JsonObject, draw: bool, reshuffle: bool) -> None:
         """Printed cards: what the players do with their cards after a judgement."""
         state = self._state()
-        kept = _number_words(self._printed_number(best["card"]))
+        kept = number_words(self._printed_number(best["card"]))
         text = f"{best['player']}, keep card {kept} as your point; the other played cards go on the discard pile."
         if draw:
             text += f" Everyone who played: draw back to {number_phrase(state.hand_size)} cards."
@@ -528,7 +528,7 @@ class BamFlow(Flow):
         if state.phase is bam.Phase.OVER:
             return commands
         top = max(self.printed) if self.mode == "table" and self.printed else state.hand_size
-        n = [_number_words(i) for i in range(1, top + 1)]
+        n = [number_words(i) for i in range(1, top + 1)]
         pairs = [f"{a} then {b}" for a in n for b in n if a != b] if state.blanks == 2 and len(n) <= 20 else []
         return [*n, *pairs, "then", "best", "worst", *commands]
 
@@ -546,9 +546,9 @@ class BamFlow(Flow):
 
     def _no_such_card(self, player: str, n: int) -> str:
         if self.mode == "table":
-            return f"{player}, there is no card {_number_words(n)} in this deck."
+            return f"{player}, there is no card {number_words(n)} in this deck."
         held = [number_phrase(k) for k, _ in self.slots.numbered(player)]
-        return f"{player}, you have no card {_number_words(n)}: your cards are numbered {held[0]} to {held[-1]}." if held else f"{player}, you hold no cards."
+        return f"{player}, you have no card {number_words(n)}: your cards are numbered {held[0]} to {held[-1]}." if held else f"{player}, you hold no cards."
 
     def _out_of_play(self, player: str, reason: str) -> str:
         """Printed cards: why the card a player named cannot be played."""
@@ -556,7 +556,7 @@ class BamFlow(Flow):
         won = {c for stack in state.won_grey.values() for c in stack}
         where = {"already_played": set(state.table), "won_card": won, "discarded": set(state.discard)}.get(reason, set())
         number = next((n for n in self.last_numbers if self.printed.get(n) in where), None)
-        card = f"card {_number_words(number)}" if number is not None else "that card"
+        card = f"card {number_words(number)}" if number is not None else "that card"
         why = {"already_played": "is already on the table this round", "won_card": "was won as a point",
                "discarded": "is on the discard pile"}.get(reason, "is not in this deck")
         return f"{player}, {card} {why}: play another."
@@ -676,7 +676,7 @@ def _count_cards(n: int) -> str:
     return f"{n} grey card{'' if n == 1 else 's'}"
 
 
-def _number_words(n: int) -> str:
+def number_words(n: int) -> str:
     """A printed number as said: 'seven', 'twenty one', 'one hundred and five'."""
     if n <= 20:
         return number_phrase(n)
@@ -686,7 +686,7 @@ def _number_words(n: int) -> str:
     if n < 1000:
         rest = n % 100
         head = f"{number_phrase(n // 100)} hundred"
-        return head if rest == 0 else f"{head} and {_number_words(rest)}"
+        return head if rest == 0 else f"{head} and {number_words(rest)}"
     return str(n)
 
 
