@@ -236,7 +236,7 @@ class BamFlow(Flow):
             self.host.players, deck.red, deck.grey, seed=self.seed, rounds_per_player=self.settings.rounds,
             first_master=self.settings.first_master, t=self.now(), card_mode=self.mode)
         self.state = state
-        self._welcome(len(deck.red), len(deck.grey))
+        self._welcome()
         self._after(self._record(events))
 
     def resume(self, events: Sequence[JsonObject]) -> None:
@@ -388,7 +388,7 @@ class BamFlow(Flow):
         if not self.over:
             self._arm_reminder()
 
-    def _welcome(self, reds: int, greys: int) -> None:
+    def _welcome(self) -> None:
         state = self._state()
         rounds = "once" if state.rounds_per_player == 1 else f"{number_phrase(state.rounds_per_player)} times"
         how = ("You will hear your cards privately, numbered: play one by saying its number."
