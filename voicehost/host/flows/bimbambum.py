@@ -289,17 +289,21 @@ class BimBamBumFlow(Flow):
         if any(p == heard.player for p, _ in self.slaps):
             return
         self.slaps.append((heard.player, heard.onset))
-        slapped = {p for p, _ in self.slaps}
-        if state.caller in slapped or all(p in slapped for p in state.after(state.caller)):
+        if self._race_decided(state):
             self._judge_race()
 
+    def _race_decided(self, state: bb.State) -> bool:
+        """True once the caller or every other player has slapped: no need to wait any longer."""
+        assert state.caller is not None
+        slapped = {p for p, _ in self.slaps}
+        return state.caller in slapped or all(p in slapped for p in state.after(state.caller))
+
     def _judge_race(self) -> None:
+        """Send the slaps (cleared in ``_act`` once judged); the rules rank them by onset."""
         state = self._state()
-        assert state.caller is not None and state.slap_closes is not None
-        slaps = tuple(self.slaps)  # cleared once the race is judged (see _act)
-        slapped = {p for p, _ in slaps}
-        everyone = state.caller in slapped or all(p in slapped for p in state.after(state.caller))
-        closes = 0.0 if everyone else state.slap_closes
+        assert state.slap_closes is not None
+        slaps = tuple(self.slaps)
+        closes = 0.0 if self._race_decided(state) else state.slap_closes
         self._act(lambda t: bb.SlapRace(slaps, max(t, closes)))
 
     # ---- timers ---------------------------------------------------------------------------
