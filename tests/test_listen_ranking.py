@@ -1,0 +1,154 @@
+"""Ranking and the streaming listener, above the recogniser (a fake that answers from the
+fixture's truth): order by onset, one shout per sound, chatter and coughs ignored, the host's
+voice ignored by time span, phrases settable per moment, block size irrelevant."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT
+from voicehost.listen.fake import FakeRecognizer
+from voicehost.listen.fixtures import BIMBAMBUM_CALLS, BIMBAMM_PHRASES, Fixture, fixtures_in, match, read_fixture
+from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Segment, Shout
+from voicehost.listen.pipeline import Listener, listen_to
+from voicehost.listen.ranking import counted_phrase, first, last, ranked
+from voicehost.listen.sources import FileSource
+
+FIXTURES = ROOT / "audio_fixtures"
+ALL = fixtures_in(FIXTURES)
+
+
+def _truth(fixture: Fixture) -> FakeRecognizer:
+    def answer(segment: Segment) -> str | None:
+        sound = fixture.sound_at(segment.event.seat, segment.event.onset)
+        return str(sound["phrase"]) if sound and sound["kind"] == "shout" else None
+    return FakeRecognizer(answer)
+
+
+def _phrases(fixture: Fixture) -> Sequence[str]:
+    return BIMBAMM_PHRASES if fixture.manifest["game"] == "bimbamm" else BIMBAMBUM_CALLS + ("slap",)
+
+
+def _run(fixture: Fixture, block: int = 4096) -> tuple[list[dict[str, object]], Listener]:
+    rec = fixture.load()
+    listener = Listener(rec.seats, _truth(fixture), _phrases(fixture))
+    shouts: list[Shout] = []
+    for b in FileSource(rec, block).blocks():
+        shouts += listener.feed(b)
+    shouts += listener.flush()
+    return [s.to_json() for s in ranked(shouts)], listener
+
+
+def _shout(player: str, phrase: str, onset: float) -> Shout:
+    return Shout(player, phrase, onset, onset + 0.3, 0.9)
+
+
+def test_ranked_first_and_last_follow_the_onset() -> None:
+    """ranked() sorts by onset; first() is the earliest valid one; last() the latest of a phrase."""
+    shouts = [_shout("Ben", "dog", 1.02), _shout("Anna", "cat", 1.0), _shout("Cleo", "slap", 1.5), _shout("Dev", "slap", 1.45)]
+    assert [s.player for s in ranked(shouts)] == ["Anna", "Ben", "Dev", "Cleo"]
+    assert first(shouts, ["dog"]).player == "Ben"  # type: ignore[union-attr]
+    assert last(shouts, "slap").player == "Cleo"  # type: ignore[union-attr]
+    assert first([], None) is None
+
+
+def test_repetitions_are_counted_from_the_bursts_only_when_allowed() -> None:
+    """'bam bam' heard as three word bursts becomes 'bam bam bam'; one burst or a mixed phrase stays."""
+    three = AcousticEvent("A", EventKind.VOICE, 1.0, 2.0, -10, bursts=((1.0, 1.2), (1.4, 1.6), (1.8, 2.0)))
+    one = AcousticEvent("A", EventKind.VOICE, 1.0, 1.6, -10, bursts=((1.0, 1.6),))
+    assert counted_phrase("bam bam", three, BIMBAMBUM_CALLS) == "bam bam bam"
+    assert counted_phrase("bam bam", one, BIMBAMBUM_CALLS) == "bam bam"
+    assert counted_phrase("bim bam bum", three, BIMBAMBUM_CALLS) == "bim bam bum"
+    assert counted_phrase("cat", three, BIMBAMM_PHRASES) == "cat"
+
+
+@pytest.mark.parametrize("fixture", [f for f in ALL if f.expected], ids=lambda f: f.name)
+def test_every_shout_is_found_once_and_the_first_player_is_right(fixture: Fixture) -> None:
+    """Replay through the listener: every expected shout found exactly once (no leak counted),
+    first player right, onsets within 60 ms (the first one within 25 ms when SNR ≥ 20 dB: a voiced
+    murmur before a 'b' can hide under babble; see README, Listening: measured)."""
+    found, _ = _run(fixture)
+    result = match(found, fixture.expected, tolerance=0.1)
+    assert not result.missed and not result.extra, (result.missed, result.extra)
+    assert found[0]["player"] == fixture.expected[0]["player"]
+    errors = result.onset_errors()
+    assert max(abs(e) for e in errors) <= 0.06, errors
+    if float(fixture.manifest["noise"]["snr_db"]) >= 20:  # type: ignore[index]
+        assert abs(float(found[0]["onset"]) - float(fixture.expected[0]["onset"])) <= 0.025  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fixture", [f for f in ALL if not f.expected], ids=lambda f: f.name)
+def test_chatter_coughs_laughter_and_the_host_produce_nothing(fixture: Fixture) -> None:
+    """Table talk, confusable words, coughs, laughter and the host's voice: no shout (nothing
+    impulsive is taken for a slap, nothing leaks into a shout)."""
+    found, listener = _run(fixture)
+    assert found == []
+    assert all(d.event.kind is not EventKind.SLAP for d in listener.decisions if fixture.manifest["game"] == "bimbambum")
+
+
+def test_shouts_do_not_depend_on_the_block_size() -> None:
+    """The same recording fed in blocks of 160, 1000 and 16000 frames gives the same shouts."""
+    fixture = read_fixture(FIXTURES / "slaps_pink20.json")
+    results = [_run(fixture, block)[0] for block in (160, 1000, 16000)]
+    assert results[0] == results[1] == results[2]
+
+
+def test_listen_to_runs_on_a_simulated_clock_faster_than_real_time() -> None:
+    """A whole recording is replayed in far less wall time than its duration, same shouts as streaming."""
+    import time
+
+    fixture = read_fixture(FIXTURES / "race3_pink20.json")
+    started = time.monotonic()
+    shouts, _ = listen_to(fixture.load(), _truth(fixture), BIMBAMM_PHRASES)
+    assert time.monotonic() - started < fixture.load().duration
+    assert [s.to_json() for s in shouts] == _run(fixture)[0]
+
+
+def test_the_hosts_own_voice_is_ignored_by_time_span() -> None:
+    """A shout inside a span given to ignore() is dropped; the same shout outside counts."""
+    fixture = read_fixture(FIXTURES / "race2_quiet.json")
+    rec = fixture.load()
+    t = float(fixture.expected[0]["onset"])  # type: ignore[arg-type]
+    listener = Listener(rec.seats, _truth(fixture), BIMBAMM_PHRASES)
+    listener.ignore(t - 0.05, t + 0.05, seats=[str(fixture.expected[0]["player"])])
+    shouts = [s for b in FileSource(rec, 4096).blocks() for s in listener.feed(b)] + listener.flush()
+    assert [s.player for s in shouts] == [fixture.expected[1]["player"]]
+    assert any(d.reason == "ignored" for d in listener.decisions)
+
+
+def test_phrases_can_change_between_moments() -> None:
+    """set_phrases() narrows what counts: a shout of a phrase no longer allowed is not reported."""
+    fixture = read_fixture(FIXTURES / "race2_close.json")
+    rec = fixture.load()
+    recognizer = _truth(fixture)
+    listener = Listener(rec.seats, recognizer, BIMBAMM_PHRASES)
+    listener.set_phrases(["cat"])
+    shouts = [s for b in FileSource(rec, 4096).blocks() for s in listener.feed(b)] + listener.flush()
+    assert shouts == []
+    assert recognizer.calls and all(phrases == ("cat",) for _, phrases in recognizer.calls)
+
+
+def test_silence_and_noise_only_give_no_shouts_and_no_recognition() -> None:
+    """A minute of faint noise: no event reaches the recogniser."""
+    rng = np.random.default_rng(3)
+    seats = ("Anna", "Ben", "Cleo")
+    recognizer = FakeRecognizer(lambda s: "cat")
+    listener = Listener(seats, recognizer, BIMBAMM_PHRASES)
+    shouts: list[Shout] = []
+    for k in range(60):
+        block = (rng.standard_normal((16000, 3)) * 10 ** (-60 / 20)).astype(np.float32)
+        shouts += listener.feed(AudioBlock(block, k * 16000, 16000))
+    assert shouts + listener.flush() == []
+    recognizer.assert_asked(0)
+
+
+def test_a_block_with_the_wrong_shape_or_rate_is_refused() -> None:
+    """Feeding 2 channels to a 3-seat listener, or 48 kHz audio, raises ValueError."""
+    listener = Listener(("A", "B", "C"), None, BIMBAMM_PHRASES)
+    with pytest.raises(ValueError, match="shape"):
+        listener.feed(AudioBlock(np.zeros((10, 2), np.float32), 0, 16000))
+    with pytest.raises(ValueError, match="rate"):
+        listener.feed(AudioBlock(np.zeros((10, 3), np.float32), 0, 48000))
