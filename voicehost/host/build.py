@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import random
 import sys
 from dataclasses import dataclass, field
@@ -155,11 +156,51 @@ def run_session(settings: PlaySettings, *, resume: list[JsonObject] | None = Non
     """Build, run (or resume) and close a session; the log is appended as the game goes."""
     from voicehost.host.session import Session
 
+    if resume is None and settings.log is not None:
+        write_session_file(settings)
     built = build_offline(settings, stdin=stdin, stdout=stdout)
+    if resume is not None:
+        built.host.rng.seed(settings.seed * 1_000_003 + len(resume))  # a fresh, reproducible stream
     try:
         return Session(built.flow, built.input, built.host).run(resume_from=resume)
     finally:
         built.close()
+
+
+def session_file(log: Path) -> Path:
+    """Where the game's options are kept next to its log (GAME.jsonl → GAME.session.json)."""
+    return log.with_name(log.stem + ".session.json")
+
+
+def write_session_file(settings: PlaySettings) -> None:
+    """Keep the game options that are plain data (deck, windows, rounds …) for 'voicehost resume'."""
+    assert settings.log is not None
+    plain = {k: v for k, v in settings.options.items() if _plain_data(v)}
+    data = {"game": settings.game, "players": list(settings.players), "seed": settings.seed, "options": plain}
+    path = session_file(settings.log)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _plain_data(value: object) -> bool:
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_plain_data(v) for v in value)
+    return False
+
+
+def saved_options(log: Path) -> dict[str, object]:
+    """The options saved next to ``log`` (empty when there is no session file)."""
+    path = session_file(log)
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise SettingsError(f"{path}: cannot read the saved game options ({error})") from error
+    options = data.get("options", {}) if isinstance(data, dict) else {}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
 
 
 def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings) -> PlaySettings:
@@ -169,5 +210,6 @@ def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings)
         raise SettingsError(f"{log}: the first event is not a voicehost game setup")
     players = tuple(str(p) for p in setup.get("players", []))
     last_t = max(float(e.get("t", 0.0)) for e in events)
+    options = {**saved_options(log), **base.options}
     return PlaySettings(str(setup["game"]), players, base.input, int(setup.get("seed", 0)), log,
-                        base.speech_wav, base.show_private, dict(base.options), start_time=last_t + 1.0)
+                        base.speech_wav, base.show_private, options, start_time=last_t + 1.0)

@@ -22,7 +22,7 @@ class Mouth:
         self.service = service
         self.players = list(players)
         self.last_table = ""
-        """The last table announcement (what "repeat" says again)."""
+        """The last table announcement that was news, not a reply (what "repeat" says again)."""
         self.last_private: dict[str, str] = {}
         """The last private line of each player."""
         self._barge = False
@@ -37,13 +37,17 @@ class Mouth:
         """The route for ``player`` (None: the table)."""
         return TABLE if player is None else seat(self.players.index(player) + 1)
 
-    def say(self, text: str, to: str | None = None, *, barge_in: bool = False) -> None:
-        """Say ``text`` at the table (``to`` None) or privately to one player."""
+    def say(self, text: str, to: str | None = None, *, barge_in: bool = False, reply: bool = False) -> None:
+        """Say ``text`` at the table (``to`` None) or privately to one player.
+
+        A ``reply`` (to "help", "score", "repeat" …) is not news: "repeat" does not repeat it.
+        """
         text = " ".join(text.split())
         if not text:
             return
         if to is None:
-            self.last_table = text
+            if not reply:
+                self.last_table = text
             barge_in, self._barge = barge_in or self._barge, False
         else:
             self.last_private[to] = text

@@ -110,9 +110,9 @@ class Flow(ABC):
         the default does nothing.
         """
 
-    def say(self, text: str, to: str | None = None, *, barge_in: bool = False) -> None:
-        """Speak at the table or to one player."""
-        self.host.mouth.say(text, to, barge_in=barge_in)
+    def say(self, text: str, to: str | None = None, *, barge_in: bool = False, reply: bool = False) -> None:
+        """Speak at the table or to one player (``reply``: an answer, not news to repeat)."""
+        self.host.mouth.say(text, to, barge_in=barge_in, reply=reply)
 
     def now(self) -> float:
         """Session time, seconds (rounded to microseconds, so logs read cleanly)."""
@@ -168,7 +168,7 @@ class Session:
         if what is not None and self._command(heard, what):
             return
         if self.paused:
-            self.flow.say(f"The game is paused. Say resume to go on.")
+            self.flow.say("The game is paused. Say resume to go on.", reply=True)
             return
         try:
             self.flow.on_heard(heard)
@@ -179,17 +179,17 @@ class Session:
         """Carry out a global command; False if the flow should handle the phrase instead."""
         flow, mouth, player = self.flow, self.host.mouth, heard.player
         if what is Command.REPEAT:
-            mouth.say(mouth.last_table or "Nothing to repeat yet.")
+            mouth.say(mouth.last_table or "Nothing to repeat yet.", reply=True)
         elif what is Command.SCORE:
-            flow.say(flow.score_text())
+            flow.say(flow.score_text(), reply=True)
         elif what is Command.HELP:
-            flow.say(flow.help_text(player))
+            flow.say(flow.help_text(player), reply=True)
         elif what is Command.SLOWER:
             mouth.slower()
-            flow.say("I will speak more slowly.")
+            flow.say("I will speak more slowly.", reply=True)
         elif what is Command.FASTER:
             mouth.faster()
-            flow.say("I will speak faster.")
+            flow.say("I will speak faster.", reply=True)
         elif what is Command.PAUSE:
             self._pause()
         elif what is Command.RESUME:
@@ -200,7 +200,7 @@ class Session:
             text = flow.table_text()
             if text is None:
                 return False
-            flow.say(text)
+            flow.say(text, reply=True)
         elif what in (Command.MY_CARD, Command.MY_HAND):
             text = flow.private_text(player, what)
             if text is None:
@@ -208,7 +208,7 @@ class Session:
             if mouth.private_outputs:
                 flow.say(text, to=player)
             else:
-                flow.say(f"{player}, I cannot tell you privately: you hold your own cards at this table.")
+                flow.say(f"{player}, I cannot tell you privately: you hold your own cards at this table.", reply=True)
         return True
 
     def _pause(self) -> None:
