@@ -10,7 +10,8 @@ Synthetic clips: every target phrase of Bim Bamm! and Bim Bam Bum! spoken by eac
 (confusable words like "pick" and everyday words; see CHATTER). With --speech-commands DIR, the real
 recordings: 10 speakers × cat/dog (targets) and 100 clips of other words (must be rejected).
 --holdout-decoys removes every chatter word of the run from the pack's decoys, to measure
-rejection on words the grammar has never seen. --learn writes the learnt per-phrase decoy
+rejection on words the grammar has never seen. --no-decoys runs the plain-grammar baseline (no
+decoys, no learnt tuning) for comparison. --learn writes the learnt per-phrase decoy
 exclusions, precision and confidence thresholds to voicehost/listen/recognize/tuning.toml (learn
 with one seed, report with another).
 """
@@ -152,33 +153,48 @@ def print_confusions(outcomes: list[Outcome]) -> None:
         print(f"    {n:3d} × {text}")
 
 
+FA_COST = 3.0
+"""A false accept costs this many missed shouts when thresholds are learnt."""
+
+
 def learn(outcomes: list[Outcome], engine: str, lang: str) -> None:
-    """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml."""
+    """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml.
+
+    A decoy is left out while a phrase is allowed when it stole at least two of that phrase's clips
+    and stole more of them than it caught chatter. A phrase's confidence threshold maximises
+    (right accepts - FA_COST x false accepts) over the run."""
+    from voicehost.listen.vocab import load_pack
+
+    pack = load_pack(lang)
+    target_words = pack.spoken_words(pack.all_phrases())
     steals: dict[str, Counter[str]] = defaultdict(Counter)
     catches: Counter[str] = Counter()
     for o in outcomes:
+        decoys = set(o.words) - target_words
         if o.truth is not None and o.phrase is None and o.rejected_as == "out_of_grammar":
-            for word in set(o.words):
+            for word in decoys:
                 steals[o.truth][word] += 1
         if o.truth is None and o.phrase is None:
-            for word in set(o.words):
+            for word in decoys:
                 catches[word] += 1
     drops = {p: sorted(w for w, n in c.items() if n >= 2 and n > catches[w]) for p, c in steals.items()}
     drops = {p: ws for p, ws in drops.items() if ws}
     accepted: dict[str, list[bool]] = defaultdict(list)
-    good_conf: dict[str, list[float]] = defaultdict(list)
+    scored: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for o in outcomes:
         if o.phrase is not None:
             accepted[o.phrase].append(o.phrase == o.truth)
-            if o.phrase == o.truth:
-                good_conf[o.phrase].append(o.confidence)
+            scored[o.phrase].append((o.confidence, o.phrase == o.truth))
     precision = {p: round(float(np.mean(v)), 3) for p, v in accepted.items()}
     all_ok = [x for v in accepted.values() for x in v]
     precision["default"] = round(float(np.mean(all_ok)), 3) if all_ok else 0.5
     thresholds = {"default": 0.0}
     if engine == "vosk":
-        for p, confs in good_conf.items():
-            thresholds[p] = round(min(0.9, float(np.percentile(confs, 5))) - 0.01, 3) if len(confs) >= 5 else 0.0
+        for p, items in scored.items():
+            gain = {t: sum(ok for c, ok in items if c >= t) - FA_COST * sum(not ok for c, ok in items if c >= t)
+                    for t in sorted({0.0, *(c for c, _ in items)})}
+            best = max(gain.values())
+            thresholds[p] = round(min(t for t, g in gain.items() if g == best), 3)
     write_tuning(engine, lang, drops, precision, thresholds)
 
 
@@ -221,12 +237,25 @@ def main() -> int:
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
     parser.add_argument("--holdout-decoys", action="store_true", help="remove the run's chatter words from the decoys")
     parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run")
+    parser.add_argument("--no-decoys", action="store_true", help="baseline: plain grammar, no decoys, no tuning")
     parser.add_argument("--no-synthetic", action="store_true", help="only the real recordings")
     args = parser.parse_args()
 
     start = time.perf_counter()
     recognizer = build_recognizer(args.lang, args.engine, args.model)
     print(f"engine: {recognizer.description} (built in {time.perf_counter() - start:.2f} s)")
+    if args.learn:
+        from voicehost.listen.recognize.rejection import Tuning
+
+        recognizer.tuning = Tuning()  # type: ignore[attr-defined]  # learn from the untuned decisions
+    if args.no_decoys:
+        from dataclasses import replace
+
+        from voicehost.listen.recognize.rejection import Tuning
+
+        recognizer.pack = replace(recognizer.pack, decoys=())  # type: ignore[attr-defined]
+        recognizer.tuning = Tuning()  # type: ignore[attr-defined]
+        print("baseline: plain grammar of the targets (no decoys, no learnt tuning)")
     if args.holdout_decoys:
         from dataclasses import replace
 
