@@ -246,3 +246,21 @@ def test_sphinx_counts_repetitions_on_real_clips(sphinx) -> None:  # type: ignor
     repeated = [(s, t) for s, t, _ in clips("en") if t and len(t.split()) > 1 and len(set(t.split())) == 1]
     right = sum(sphinx.recognize(s, phrases_for("bimbambum", "en")).phrase == t for s, t in repeated)
     assert right >= len(repeated) - 2, (right, len(repeated))
+
+
+def test_a_split_syllable_is_not_an_extra_repetition() -> None:
+    """Two bursts inside one short recognised word (a nasal tail) count once: 'bam bam' stays two."""
+    audio = burst_clip(3, gap=0.05)
+    event = AcousticEvent("seat", EventKind.VOICE, 0.2, 1.0, -10.0, bursts=((0.2, 0.4), (0.55, 0.7), (0.75, 0.85)))
+    segment = Segment(event, audio, 16000, 0.0)
+    heard = [WordTiming("bam", 0.2, 0.45, 0.9), WordTiming("bam", 0.52, 0.9, 0.9)]
+    assert reconcile_repetitions("bam bam", phrases_for("bimbambum", "en"), heard, segment) == "bam bam"
+
+
+def test_a_word_invented_over_silence_is_not_counted() -> None:
+    """A third 'bum' the recogniser placed where the signal has no burst does not count."""
+    audio = burst_clip(2)
+    event = AcousticEvent("seat", EventKind.VOICE, 0.2, 0.8, -10.0, bursts=((0.2, 0.4), (0.55, 0.75)))
+    segment = Segment(event, audio, 16000, 0.0)
+    heard = [WordTiming("bum", 0.2, 0.4, 0.9), WordTiming("bum", 0.55, 0.75, 0.9), WordTiming("bum", 0.9, 1.2, 0.9)]
+    assert reconcile_repetitions("bum bum bum", phrases_for("bimbambum", "en"), heard, segment) == "bum bum"

@@ -40,6 +40,9 @@ MAX_REPEATS = 3
 EDGE_SHARE = 0.5
 """Stray words around a phrase may last at most this share of the phrase's own duration."""
 
+TAIL = 0.4
+"""Seconds after the last recognised word where a burst still counts as a dropped repetition."""
+
 MAX_SYLLABLE = 0.45
 """Seconds: a burst longer than this is several syllables run together, so it cannot be counted."""
 
@@ -165,9 +168,10 @@ def reconcile_repetitions(phrase: str, allowed: Sequence[str], words: Sequence[W
     """Count a repeated word ("bam bam bam") from the signal's syllable bursts, not only the recogniser.
 
     Recognisers merge or split quickly repeated syllables; the energy envelope does not lie about how
-    many loud syllables there were. When the phrase is one word repeated, the number of bursts in the
-    spoken span (the segment's ``event.bursts`` from the onset stage, or bursts measured here when
-    it has none) decides the count, as long as that count is an allowed phrase.
+    many loud syllables there were. When the phrase is one word repeated, the syllable bursts (the
+    segment's ``event.bursts`` from the onset stage, or bursts measured here when it has none) are
+    placed on the recognised words to count the repetitions (:func:`_count_syllables`); the count
+    wins when it is an allowed phrase.
     """
     parts = phrase.split()
     if len(set(parts)) != 1:
@@ -177,13 +181,28 @@ def reconcile_repetitions(phrase: str, allowed: Sequence[str], words: Sequence[W
     if len(options) < 2:
         return phrase
     bursts = segment_bursts(segment)
-    if words:
-        lo = segment.start + words[0].start - 0.12
-        hi = segment.start + words[-1].end + 0.12
-        bursts = [b for b in bursts if b[1] > lo and b[0] < hi]
-    if not bursts or any(b - a > MAX_SYLLABLE for a, b in bursts):
+    if not words or not bursts or any(b - a > MAX_SYLLABLE for a, b in bursts):
         return phrase  # merged syllables: the envelope cannot count them, keep the recogniser's count
-    return options.get(len(bursts), phrase)
+    return options.get(_count_syllables(words, bursts, segment.start), phrase)
+
+
+def _count_syllables(words: Sequence[WordTiming], bursts: Sequence[tuple[float, float]], offset: float) -> int:
+    """Repetitions said, from the bursts placed on the recogniser's words.
+
+    A word of one syllable's length counts once if a burst overlaps it, however many it holds (a
+    nasal tail can split a "bam" into two bursts), and not at all over silence (an invented word);
+    a longer word counts each burst centred inside it (the recogniser ran "bam bam" together);
+    bursts just after the last word count too (a dropped final word)."""
+    centres = [offset + (a + b) / 2 for a, b in bursts]
+    count = 0
+    for word in words:
+        start, end = offset + word.start, offset + word.end
+        heard = any(a < end and b > start for a, b in bursts)
+        inside = sum(start <= c < end for c in centres)
+        count += max(int(heard), inside) if end - start > MAX_SYLLABLE else int(heard)
+    last = offset + words[-1].end
+    count += sum(last <= c < last + TAIL for c in centres)
+    return count
 
 
 def segment_bursts(segment: Segment) -> list[tuple[float, float]]:
@@ -200,12 +219,14 @@ def syllable_bursts(
     drop_db: float = 10.0,
     min_burst: float = 0.05,
     min_gap: float = 0.03,
+    peak_db: float = 6.0,
 ) -> list[tuple[float, float]]:
     """(start, end) seconds of loud syllable-like bursts in mono audio.
 
     A frame (``frame`` seconds) belongs to a burst when its level is within ``drop_db`` dB of the
     loudest frame and well above the noise floor (the 10th percentile level + 6 dB); bursts closer
-    than ``min_gap`` seconds merge and bursts shorter than ``min_burst`` seconds are dropped.
+    than ``min_gap`` seconds merge; bursts shorter than ``min_burst`` seconds, or whose peak is more
+    than ``peak_db`` dB under the loudest (a nasal tail, an echo), are not syllables.
     """
     hop = max(1, int(rate * frame))
     n = len(samples) // hop
@@ -223,4 +244,9 @@ def syllable_bursts(
             runs[-1][1] = int(i)
         else:
             runs.append([int(i), int(i)])
-    return [(a * frame, (b + 1) * frame) for a, b in runs if (b + 1 - a) * frame >= min_burst]
+    loudest = float(smooth.max())
+    return [
+        (a * frame, (b + 1) * frame)
+        for a, b in runs
+        if (b + 1 - a) * frame >= min_burst and float(smooth[a : b + 1].max()) >= loudest - peak_db
+    ]
