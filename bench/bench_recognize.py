@@ -51,6 +51,13 @@ CHATTER = {
 }
 """Words and short phrases said around the table that are not shouts (the bench's own list)."""
 
+CONFUSABLE = {
+    "en": {"pick", "dock", "monkey", "bomb", "kitten", "piggy", "hand", "ten", "bean", "boom", "bang", "shop",
+           "chip", "sheep", "ham", "bin", "hat", "pen", "bug", "big", "cut"},
+    "ko": {"강아지", "고양", "밤나무", "봄", "범", "개미", "돼지고기", "나귀", "빵"},
+}
+"""Chatter one sound away from a target ("pick"/"pig"): reported apart from everyday chatter."""
+
 
 @dataclass
 class Outcome:
@@ -135,10 +142,16 @@ def summarise(outcomes: list[Outcome], engine: str) -> list[str]:
     secs = sum(o.seconds for o in outcomes)
     dur = sum(o.duration for o in outcomes)
     set_name = outcomes[0].clip_set if outcomes else "-"
+    lang = "ko" if any("\uac00" <= ch <= "\ud7a3" for o in chatter for ch in o.said) else "en"
+    near = [o for o in chatter if o.said in CONFUSABLE[lang]]
+    far = [o for o in chatter if o.said not in CONFUSABLE[lang]]
+    split = (f"        of which: confusable words {sum(o.phrase is not None for o in near)}/{len(near)}, "
+             f"everyday chatter {sum(o.phrase is not None for o in far)}/{len(far)}")
     return [
         f"{engine:7s} {set_name:10s} {right:4d}/{len(targets):<4d} {100 * right / max(1, len(targets)):6.1f}% "
         f"{wrong:6d} {fa:5d}/{len(chatter):<4d} {100 * fa / max(1, len(chatter)):6.1f}% "
-        f"{1000 * secs / max(1, len(outcomes)):8.1f} {secs / max(dur, 1e-9):7.3f}"
+        f"{1000 * secs / max(1, len(outcomes)):8.1f} {secs / max(dur, 1e-9):7.3f}",
+        split,
     ]
 
 
