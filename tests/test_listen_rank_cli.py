@@ -173,3 +173,11 @@ def test_bad_input_gives_one_line_naming_the_file_and_exit_2(tmp_path: Path, cas
     named = {"name without file": "'A='", "same seat twice": "'A'", "seat twice in --seats": "'A'"}.get(case)
     files = [a.split("=", 1)[-1] for a in args if a.endswith(".wav")]
     assert (named or files[0]) in lines[0], lines[0]
+
+
+def test_the_english_phrases_are_exactly_the_contract() -> None:
+    """The phrases rank reports in English are exactly those of the command-line contract."""
+    from voicehost.commands.rank import CONTRACT_PHRASES, game_phrases
+
+    for game, phrases in CONTRACT_PHRASES.items():
+        assert sorted(game_phrases(game, "en")) == sorted(phrases)

@@ -152,3 +152,39 @@ def test_a_block_with_the_wrong_shape_or_rate_is_refused() -> None:
         listener.feed(AudioBlock(np.zeros((10, 2), np.float32), 0, 16000))
     with pytest.raises(ValueError, match="rate"):
         listener.feed(AudioBlock(np.zeros((10, 3), np.float32), 0, 48000))
+
+
+def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
+    """A race played into the virtual 2-channel microphone and heard through LiveSource: both
+    shouts, in order, with the same onset gap as replaying the file (within 6 ms, after two
+    resamplings 16→48→16 kHz through PulseAudio): one code path."""
+    import threading
+    import time
+
+    import sounddevice as sd
+    import soxr
+
+    from voicehost.clock import WallClock
+    from voicehost.listen.sources import LiveInput, LiveSource
+
+    fixture = read_fixture(FIXTURES / "race2_quiet.json")
+    rec = fixture.load()
+    played = np.stack([soxr.resample(rec.samples[:, i], 16000, 48000) for i in range(2)], axis=1).astype(np.float32)
+    by_seat = {str(e["player"]): str(e["phrase"]) for e in fixture.expected}
+    listener = Listener(rec.seats, FakeRecognizer(lambda seg: by_seat.get(seg.event.seat)), BIMBAMM_PHRASES)
+    shouts: list[Shout] = []
+    with LiveSource([LiveInput("vh_mics", rec.seats)], WallClock(), device_rate=48000) as source:
+        player = threading.Thread(target=lambda: sd.play(played, 48000, device="vh_mics_play", blocking=True))
+        time.sleep(0.3)
+        player.start()
+        deadline = time.monotonic() + rec.duration + 5
+        while time.monotonic() < deadline and (player.is_alive() or len(shouts) < 2):
+            for block in source.read(timeout=0.2):
+                shouts += listener.feed(block)
+        player.join(timeout=5)
+    shouts += listener.flush()
+    assert [s.player for s in ranked(shouts)] == [e["player"] for e in fixture.expected]
+    gap = ranked(shouts)[1].onset - ranked(shouts)[0].onset
+    replayed, _ = _run(fixture)
+    file_gap = float(replayed[1]["onset"]) - float(replayed[0]["onset"])  # type: ignore[arg-type]
+    assert abs(gap - file_gap) <= 0.006, (gap, file_gap)

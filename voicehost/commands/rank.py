@@ -105,20 +105,12 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def game_phrases(game: str, lang: str) -> tuple[str, ...]:
     """The phrases that count in ``game`` for ``lang``: the vocabulary pack's when there is one."""
-    try:
-        from voicehost.listen.vocab import phrases_for
-    except ImportError:
-        phrases_for = None
-    if phrases_for is not None:
-        phrases = tuple(phrases_for(game, lang))
-        if game == "bimbambum" and "slap" not in phrases:
-            phrases += ("slap",)
-        return phrases
-    if lang != "en":
-        from voicehost.errors import InputError
+    from voicehost.listen.vocab import phrases_for
 
-        raise InputError(f"no vocabulary for language {lang!r} in this build; use --lang en")
-    return CONTRACT_PHRASES[game]
+    phrases = tuple(phrases_for(game, lang))
+    if game == "bimbambum" and "slap" not in phrases:
+        phrases += ("slap",)
+    return phrases
 
 
 def _recognizer(args: argparse.Namespace):  # type: ignore[no-untyped-def]

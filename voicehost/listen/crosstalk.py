@@ -268,7 +268,7 @@ def _cancel(target: np.ndarray, sources: Mapping[SeatName, tuple[np.ndarray, tup
 def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
     count = 1 + (len(x) - n) // hop if len(x) >= n else 0
     index = np.arange(n)[None, :] + hop * np.arange(count)[:, None]
-    return 10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14)
+    return np.asarray(10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14), dtype=np.float64)
 
 
 def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate: int, cfg: CrosstalkConfig) -> _Leak | None:

@@ -263,7 +263,7 @@ def babble(frames: int, rng: np.random.Generator, lang: str = "en", talkers: int
             clip = set_active_level(_BABBLE_RENDERER.speech(text, voice), -20 + rng.uniform(-4, 4))
             add_at(bed, (pos, clip))
             pos += len(clip) + int(rng.uniform(0.1, 0.6) * RATE)
-    return (bed / (np.sqrt(np.mean(bed**2)) + 1e-12)).astype(np.float32)
+    return np.asarray(bed / (np.sqrt(np.mean(bed**2)) + 1e-12), dtype=np.float32)
 
 
 def phrase_of(sound: Sound, game: str) -> str | None:
@@ -516,7 +516,8 @@ class Fixture:
     @property
     def expected(self) -> list[dict[str, object]]:
         """Expected shouts, sorted by onset."""
-        return list(self.manifest["expected"])  # type: ignore[call-overload]
+        expected: list[dict[str, object]] = list(self.manifest["expected"])  # type: ignore[call-overload]
+        return expected
 
     def audio_args(self) -> list[str]:
         """``voicehost rank`` arguments naming this fixture's audio."""

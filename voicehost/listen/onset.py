@@ -197,7 +197,7 @@ class MinimumTracker:
             self._mins[0] = self._current
             self._current = np.full_like(self._current, np.inf)
         floor = np.minimum(self._mins.min(axis=0), self._current)
-        return np.where(np.isfinite(floor), floor, smoothed)
+        return np.asarray(np.where(np.isfinite(floor), floor, smoothed), dtype=np.float64)
 
 
 @dataclass
@@ -235,6 +235,8 @@ class OnsetDetector:
         self._tracker = MinimumTracker(cfg.bands, cfg.floor_span, cfg.floor_sub)
         self._next = 0
         """Index of the next detection frame to compute."""
+        self._started: int | None = None
+        """Detection frame index where this seat's audio began (set by the first block)."""
         self._bg_values: deque[float] = deque(maxlen=cfg.background_frames)
         self._bg_median = 1.0
         self._bg_spread = 1.0
@@ -254,7 +256,18 @@ class OnsetDetector:
     # --- streaming ---------------------------------------------------------------------------
 
     def process(self, samples: np.ndarray, start_frame: int) -> list[AcousticEvent]:
-        """Feed mono samples starting at session frame ``start_frame``; return completed events."""
+        """Feed mono samples starting at session frame ``start_frame``; return completed events.
+
+        The first call fixes where this seat's audio begins (a live stream starts some time into
+        the session): nothing before it is invented, so no silence-to-noise jump looks like a sound."""
+        if self._started is None:
+            cfg = self.config
+            self._started = -(-start_frame // cfg.hop)
+            self._next = self._started
+            self._last_end = self._started * cfg.hop
+            self.history.end = self._started * cfg.hop
+            samples = samples[self._started * cfg.hop - start_frame :]
+            start_frame = self._started * cfg.hop
         self.history.write(samples, start_frame)
         cfg = self.config
         available = (self.history.end - cfg.window) // cfg.hop + 1 - self._next
@@ -296,7 +309,7 @@ class OnsetDetector:
         excess = float(np.mean(np.maximum(energy - floor, 0.0)))
         level = 10 * np.log10(np.sum(10 ** (energy / 10)) + 1e-14)
         margin = max(cfg.on_margin_db, cfg.spread_factor * self._bg_spread)
-        loud = excess > self._bg_median + margin and level > cfg.min_level_dbfs and k >= cfg.warmup_frames
+        loud = excess > self._bg_median + margin and level > cfg.min_level_dbfs and k >= (self._started or 0) + cfg.warmup_frames
         quiet = excess < self._bg_median + cfg.off_ratio * margin
         if self._event is not None and not quiet:
             self._event.last_active = k + 1
@@ -371,7 +384,10 @@ class OnsetDetector:
         audio = self.history.read(start, stop)
         around = self.history.read(start, max(stop, start + int(0.15 * cfg.rate)))
         kind = classify(around, cfg, spans[1][0] - start if len(spans) > 1 else None, spans[0][1] - start)
-        to_s = lambda n: n / cfg.rate - self.offset  # noqa: E731 - tiny local conversion
+
+        def to_s(n: int) -> float:
+            return n / cfg.rate - self.offset
+
         return AcousticEvent(
             seat=self.seat, kind=kind, onset=to_s(start), end=to_s(stop), level_db=peak_level_db(audio, cfg.rate),
             bursts=tuple((to_s(a), to_s(b)) for a, b in spans),

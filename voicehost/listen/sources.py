@@ -54,7 +54,7 @@ class Recording:
     @property
     def duration(self) -> float:
         """Seconds."""
-        return self.samples.shape[0] / self.rate
+        return float(self.samples.shape[0] / self.rate)
 
 
 def parse_track(spec: str) -> tuple[SeatName, Path]:
@@ -341,7 +341,7 @@ class LiveSource:
         return out
 
     def _drain(self, state: _Stream) -> list[AudioBlock]:
-        out = []
+        out: list[AudioBlock] = []
         while True:
             try:
                 data, adc_time = state.blocks.get_nowait()

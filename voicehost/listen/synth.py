@@ -136,7 +136,7 @@ def envelope_db(samples: np.ndarray, rate: int, frame: float = 0.001) -> np.ndar
     if frames == 0:
         return np.zeros(0, dtype=np.float64)
     blocks = samples[: frames * n].astype(np.float64).reshape(frames, n)
-    return 10.0 * np.log10(np.mean(blocks**2, axis=1) + 1e-20)
+    return np.asarray(10.0 * np.log10(np.mean(blocks**2, axis=1) + 1e-20), dtype=np.float64)
 
 
 def sound_bounds(samples: np.ndarray, rate: int) -> tuple[int, int]:
@@ -171,7 +171,7 @@ def pink_noise(frames: int, rng: np.random.Generator) -> np.ndarray:
     freqs = np.arange(spectrum.size, dtype=np.float64)
     freqs[0] = 1.0
     pink = np.fft.irfft(spectrum / np.sqrt(freqs), n=frames)
-    return (pink / (np.sqrt(np.mean(pink**2)) + 1e-12)).astype(np.float32)
+    return np.asarray(pink / (np.sqrt(np.mean(pink**2)) + 1e-12), dtype=np.float32)
 
 
 def _decay(frames: int, rate: int, tau: float) -> np.ndarray:
