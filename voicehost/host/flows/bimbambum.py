@@ -72,6 +72,8 @@ class BimBamBumSettings:
     """Without a time window: seconds of silence before the host reminds the player."""
     reminders: int = 3
     """Reminders for one turn before the host waits silently."""
+    quick: int | None = None
+    """A quick game: deal this many cards per player instead of the rulebook's number."""
 
 
 @dataclass(frozen=True)
@@ -237,10 +239,11 @@ class BimBamBumFlow(Flow):
         players, first = self.host.players, self.first
         trial_rng = random.Random()
         trial_rng.setstate(self.host.rng.getstate())
-        trial, _ = bb.new_game(players, trial_rng, self.seed, first=first, settings=self.rules, t=self.now())
+        trial, _ = bb.new_game(players, trial_rng, self.seed, first=first, settings=self.rules, t=self.now(),
+                               each=self.settings.quick)
         self.say(f"{first} starts. {self._turn_text(first, trial.top(first))}", barge_in=early)
         state, events = bb.new_game(players, self.host.rng, self.seed, first=first,
-                                    settings=self.rules, t=self._silent_at())
+                                    settings=self.rules, t=self._silent_at(), each=self.settings.quick)
         self.state = state
         self.host.record(events)
         self._arm()
@@ -547,6 +550,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds after a BIM BAM BUM! in which slaps count (default 2)")
     parser.add_argument("--first", metavar="NAME",
                         help="who starts (default: whoever shouts BIM BAM BUM! loudest)")
+    parser.add_argument("--quick", type=int, metavar="N",
+                        help="a quick game: deal N cards to each player instead of the full deal")
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -560,6 +565,8 @@ def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
         options["slap_window"] = args.slap_window
     if args.first is not None:
         options["first_player"] = args.first
+    if args.quick is not None:
+        options["quick"] = args.quick
     return options
 
 
@@ -572,4 +579,8 @@ def make_flow(host: Host, seed: int, options: dict[str, Any]) -> BimBamBumFlow:
             raise bb.SetupError(f"--first {first}: nobody of that name is at the table "
                                 f"({', '.join(host.players)})")
         options = {**options, "first_player": matches[0]}
+    quick = options.get("quick")
+    full = bb.CARDS_PER_PLAYER.get(len(host.players))
+    if quick is not None and full is not None and not 1 <= int(quick) <= full:
+        raise bb.SetupError(f"--quick {quick}: deal 1 to {full} cards each to {len(host.players)} players")
     return BimBamBumFlow(host, seed, BimBamBumSettings(**options))

@@ -29,15 +29,19 @@ _NO_PILES: tuple[Pile, ...] = ((), (), ())
 
 def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first: PlayerName | None = None,
              settings: Settings = Settings(), extension: Sequence[Card] | None = None,
-             t: float = 0.0) -> tuple[State, list[Event]]:
+             t: float = 0.0, each: int | None = None) -> tuple[State, list[Event]]:
     """Shuffle, deal per the rulebook's table, box the excess, and start the first round.
 
     ``first`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
-    is only recorded in the setup event, so a log says how its deal was made.
+    is only recorded in the setup event, so a log says how its deal was made. ``each`` deals
+    fewer cards per player than the table says (the "quick game" house rule; the rest is boxed).
     """
     cards = game_cards(len(players), extension)
     rng.shuffle(cards)
-    each = CARDS_PER_PLAYER[len(players)]
+    full = CARDS_PER_PLAYER[len(players)]
+    if each is not None and not 1 <= each <= full:
+        raise SetupError(f"a quick game deals 1 to {full} cards each to {len(players)} players, not {each}")
+    each = each or full
     decks = {p: cards[i * each:(i + 1) * each] for i, p in enumerate(players)}
     if first is None:
         first = players[rng.randrange(len(players))]
