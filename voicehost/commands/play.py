@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from voicehost.status import ExitStatus
@@ -37,6 +38,11 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random; the log records it)")
     parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here (default: logs/GAME-SEED-N.jsonl)")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
+    parser.add_argument("--config", type=Path, metavar="TABLE.toml", help="microphones, speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker")
+    parser.add_argument("--record", type=Path, metavar="DIR", help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'")
+    parser.add_argument("--lang", default="en", metavar="LANG", help="language of the players' words (default en; see 'voicehost models list')")
+    parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "sphinx"], help="speech recogniser (default auto: an installed Vosk model, else PocketSphinx for English)")
+    parser.add_argument("--model", type=Path, metavar="DIR", help="a Vosk model folder to use")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,10 +71,34 @@ def run(args: argparse.Namespace) -> int:
 
     players = check_players(args.players.split(","))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
-    log = args.log or log_path_for(Path("logs"), args.game, seed)
+    if args.record is not None:
+        log = args.log or args.record / "events.jsonl"
+    else:
+        log = args.log or log_path_for(Path("logs"), args.game, seed)
     settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args))
-    outcome = run_session(settings)
+    if args.input == "mic":
+        outcome = _run_live(settings, args)
+    else:
+        if args.record is not None:
+            print("voicehost play: --record needs --input mic (it saves the microphones)", file=sys.stderr)
+            return ExitStatus.USAGE
+        outcome = run_session(settings)
     print(f"(event log: {log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")
     return ExitStatus.OK
+
+
+def _run_live(settings: object, args: argparse.Namespace) -> object:
+    """Microphones and speakers: build, run until the game ends or Ctrl-C, close everything."""
+    from voicehost.host.build import write_session_file
+    from voicehost.host.live import ListenSettings, build_live
+    from voicehost.host.session import Session
+
+    listen = ListenSettings(args.lang, args.engine, args.model)
+    write_session_file(settings)  # type: ignore[arg-type]
+    built = build_live(settings, listen, args.config, record=args.record)  # type: ignore[arg-type]
+    try:
+        return Session(built.flow, built.input, built.host).run()
+    finally:
+        built.close()

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
@@ -20,6 +20,9 @@ from voicehost.host.session import Flow, Host, Outcome
 from voicehost.rules.base import JsonObject
 from voicehost.speak.output import TABLE, NullSink, Route, Sink, WavSink, seat
 from voicehost.speak.service import Kind, SpeechService, TranscriptLine
+
+if TYPE_CHECKING:
+    from voicehost.speak.voice import EspeakVoice
 
 GAMES = ("bimbamm", "bimbambum", "bam")
 
@@ -47,6 +50,10 @@ class PlaySettings:
     """Game options (race window, time window, deck, rounds, ...)."""
     start_time: float = 0.0
     """Session clock at the start, seconds (a resumed game continues its log's clock)."""
+    speech_rate: int | None = None
+    """The host's speaking rate, words per minute (None: the voice's default)."""
+    voice: str | None = None
+    """The host's espeak-ng voice (None: the default)."""
 
     @property
     def script(self) -> Path | None:
@@ -83,6 +90,13 @@ def transcript_printer(players: tuple[str, ...], stream: TextIO, show_private: b
             print(f"host: {line.text}", file=stream, flush=True)
 
     return show
+
+
+def host_voice(settings: PlaySettings) -> "EspeakVoice":
+    """The host's voice with the session's voice and rate."""
+    from voicehost.speak.voice import DEFAULT_RATE, EspeakVoice
+
+    return EspeakVoice(voice=settings.voice, rate=settings.speech_rate or DEFAULT_RATE)
 
 
 def timeline_outputs(players: tuple[str, ...], speech_wav: Path | None) -> dict[Route, Sink]:
@@ -142,7 +156,7 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: 
     else:
         raise SettingsError(f"unknown input {settings.input!r}: use mic, text or script:FILE")
     service = SpeechService(
-        EspeakVoice(), timeline_outputs(settings.players, settings.speech_wav), clock,
+        host_voice(settings), timeline_outputs(settings.players, settings.speech_wav), clock,
         transcript=transcript_printer(settings.players, stdout, settings.show_private),
     )
     log = EventLogWriter(settings.log) if settings.log else None
@@ -212,4 +226,5 @@ def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings)
     last_t = max(float(e.get("t", 0.0)) for e in events)
     options = {**saved_options(log), **base.options}
     return PlaySettings(str(setup["game"]), players, base.input, int(setup.get("seed", 0)), log,
-                        base.speech_wav, base.show_private, options, start_time=last_t + 1.0)
+                        base.speech_wav, base.show_private, options, start_time=last_t + 1.0,
+                        speech_rate=base.speech_rate, voice=base.voice)

@@ -1,0 +1,364 @@
+"""Session fixtures: complete short games rendered to audio, with their expected event logs.
+
+A session spec (``audio_fixtures/sessions/NAME.toml``) says who sits where, the seed, the game's
+options, each player's synthetic voice and who says what when. The generator
+
+1. plays the game from those timed lines on a simulated clock (exactly like
+   ``voicehost play GAME --input script:...``), which gives the expected event log and the host's
+   speech on the table speaker (audio and speaking spans);
+2. renders one microphone track per player: their lines in their voice at their times, every
+   line leaking into the other microphones (crosstalk), the host's voice from the table speaker
+   reaching every microphone, room noise and an electrical floor;
+3. writes ``NAME/`` as a recorded session: mics.flac (FLAC keeps fixtures small), spans.jsonl, session.json, events.jsonl —
+   what ``voicehost play --record`` writes and ``voicehost replay`` reads.
+
+Regenerate with ``python -m voicehost.host.fixtures`` (all specs) or ``--only NAME``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import shutil
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from voicehost.errors import InputError
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "audio_fixtures" / "sessions"
+RATE = 16000
+
+
+class SpecError(InputError):
+    """A session spec is malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One thing a player says (or does: 'slap' is a hand slap on the table)."""
+
+    t: float
+    """Seconds: when the sound starts."""
+    player: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SessionSpec:
+    """A scripted game to render."""
+
+    name: str
+    game: str
+    players: tuple[str, ...]
+    seed: int
+    lines: tuple[Line, ...]
+    options: dict[str, Any] = field(default_factory=dict)
+    voices: tuple[int, ...] = ()
+    """Index into the English synthetic voices, per player."""
+    snr_db: float = 45.0
+    noise: str = "pink"
+    host_db: float = -32.0
+    """Level of the host's voice from the table speaker at each microphone, dBFS (active RMS)."""
+    tail: float = 3.0
+    """Seconds of room sound after the last line or the host's last word."""
+    engine: str = "sphinx"
+    speech_rate: int = 210
+    """The host's speaking rate in the fixture, words per minute (brisk keeps fixtures short)."""
+
+
+def load_spec(path: Path) -> SessionSpec:
+    """Read and check one spec file."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError(f"{path}: cannot read ({error})") from error
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path}: {error}") from error
+    known = {"game", "players", "seed", "options", "voices", "snr_db", "noise", "host_db", "tail", "engine", "script", "speech_rate"}
+    unknown = set(data) - known
+    if unknown:
+        raise SpecError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
+    for key in ("game", "players", "seed", "script"):
+        if key not in data:
+            raise SpecError(f"{path}: missing field '{key}'")
+    players = tuple(str(p) for p in data["players"])
+    lines = []
+    for number, raw in enumerate(str(data["script"]).splitlines(), start=1):
+        text = raw.strip()
+        if not text or text.startswith("#"):
+            continue
+        stamp, _, rest = text.partition(" ")
+        name, _, said = rest.partition(":")
+        if name.strip() not in players or not said.strip():
+            raise SpecError(f"{path}: script line {number}: expected 'SECONDS NAME: words', got {text!r}")
+        lines.append(Line(float(stamp), name.strip(), said.strip()))
+    return SessionSpec(
+        name=Path(path).stem, game=str(data["game"]), players=players, seed=int(data["seed"]), lines=tuple(lines),
+        options=dict(data.get("options", {})), voices=tuple(int(v) for v in data.get("voices", range(len(players)))),
+        snr_db=float(data.get("snr_db", 45.0)), noise=str(data.get("noise", "pink")),
+        host_db=float(data.get("host_db", -32.0)), tail=float(data.get("tail", 3.0)), engine=str(data.get("engine", "sphinx")),
+        speech_rate=int(data.get("speech_rate", 210)),
+    )
+
+
+def play_script(spec: SessionSpec, folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, str]:
+    """Play the spec's lines on a simulated clock: (events, host spans, table audio at 16 kHz, transcript)."""
+    from voicehost.eventlog import read_events
+    from voicehost.host.build import PlaySettings, build_offline
+    from voicehost.host.session import Session
+    from voicehost.speak.output import TABLE
+    from voicehost.listen.synth import resample
+
+    script = folder / "script.txt"
+    script.write_text("".join(f"{line.t:.3f} {line.player}: {line.text}\n" for line in spec.lines))
+    log = folder / "events.jsonl"
+    wav = folder / "table.wav"
+    options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in spec.options.items()}
+    settings = PlaySettings(spec.game, spec.players, f"script:{script}", spec.seed, log, wav, True, options,
+                            speech_rate=spec.speech_rate)
+    out = io.StringIO()
+    built = build_offline(settings, stdout=out)
+    try:
+        Session(built.flow, built.input, built.host).run()
+        spans = [{"start": round(s.start, 4), "end": round(s.end, 4), "text": s.text}
+                 for s in built.service.spans(TABLE) if s.end > s.start]
+    finally:
+        built.close()
+    import soundfile
+
+    table, rate = soundfile.read(str(wav), dtype="float32")
+    return read_events(log), spans, resample(table, rate, RATE), out.getvalue()
+
+
+def render(spec: SessionSpec, table: np.ndarray) -> np.ndarray:
+    """The microphones: players' lines with crosstalk and room noise, plus the host's voice."""
+    from voicehost.listen import fixtures as lf
+    from voicehost.listen.synth import ENGLISH_VOICES
+
+    end = max([line.t + 2.5 for line in spec.lines] + [len(table) / RATE]) + spec.tail
+    sounds = []
+    for line in spec.lines:
+        seat = spec.players.index(line.player)
+        voice = ENGLISH_VOICES[spec.voices[seat] % len(ENGLISH_VOICES)]
+        if line.text.lower() in ("slap", "clap"):
+            sounds.append(lf.Sound(line.player, line.text.lower(), line.t))
+        else:
+            sounds.append(lf.Sound(line.player, "shout", line.t, spoken_text(line.text), voice))
+    scenario = lf.Scenario(spec.name, "bimbamm", spec.players, tuple(sounds), round(end, 3), spec.noise, spec.snr_db, spec.seed)
+    tracks = lf.Renderer().render(scenario).tracks.astype(np.float64)
+    host = lf.set_active_level(table, spec.host_db) if np.any(table) else table
+    rng = np.random.default_rng(spec.seed + 17)
+    for j in range(tracks.shape[1]):
+        delay = int(rng.uniform(0.002, 0.006) * RATE)
+        gain = 10 ** (rng.uniform(-1.5, 1.5) / 20)
+        n = min(len(host), tracks.shape[0] - delay)
+        tracks[delay : delay + n, j] += host[:n] * gain
+    peak = float(np.max(np.abs(tracks)))
+    if peak > 0.99:
+        tracks *= 0.99 / peak
+    return tracks.astype(np.float32)
+
+
+def spoken_text(text: str) -> str:
+    """What the synthetic voice reads for a script line ("two, bam bam!" stays as it is)."""
+    return text
+
+
+def generate(spec: SessionSpec, out: Path) -> dict[str, Any]:
+    """Render one spec into ``out/NAME/``; returns a summary."""
+    import soundfile
+
+    target = out / spec.name
+    with tempfile.TemporaryDirectory(prefix="voicehost-session-") as tmp:
+        events, spans, table, transcript = play_script(spec, Path(tmp))
+        mics = render(spec, table)
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        soundfile.write(str(target / "mics.flac"), mics, RATE, subtype="PCM_16", format="FLAC")
+        shutil.copy(Path(tmp) / "events.jsonl", target / "events.jsonl")
+    (target / "spans.jsonl").write_text("".join(json.dumps(s) + "\n" for s in spans))
+    session = {"game": spec.game, "players": list(spec.players), "seed": spec.seed, "options": spec.options,
+               "lang": "en", "engine": spec.engine, "model": None, "rate": RATE, "start_frame": 0,
+               "seats": list(spec.players), "fixture": spec.name, "speech_rate": spec.speech_rate}
+    (target / "session.json").write_text(json.dumps(session, indent=2) + "\n")
+    (target / "transcript.txt").write_text(transcript)
+    over = events[-1]["type"] == "game_over"
+    return {"name": spec.name, "events": len(events), "seconds": round(len(mics) / RATE, 1), "over": over,
+            "bytes": (target / "mics.flac").stat().st_size}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: regenerate the session fixtures."""
+    parser = argparse.ArgumentParser(prog="python -m voicehost.host.fixtures", description=(
+        "Render the scripted session specs in audio_fixtures/sessions/*.toml into recorded sessions "
+        "(mics.wav, spans.jsonl, session.json, events.jsonl) that 'voicehost replay' checks."))
+    parser.add_argument("--specs", type=Path, default=DEFAULT_DIR, help="folder with the NAME.toml specs")
+    parser.add_argument("--out", type=Path, default=None, help="where to write NAME/ folders (default: next to the specs)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="render only this spec (repeatable)")
+    args = parser.parse_args(argv)
+    specs = sorted(args.specs.glob("*.toml"))
+    if args.only:
+        specs = [p for p in specs if p.stem in args.only]
+    if not specs:
+        print(f"no session specs found in {args.specs}", file=sys.stderr)
+        return 2
+    for i, path in enumerate(specs, start=1):
+        print(f"[{i}/{len(specs)}] {path.stem} …", file=sys.stderr, flush=True)
+        summary = generate(load_spec(path), args.out or args.specs)
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+# ---- drafting a script with bots (a developer tool: the result is frozen in a spec file) -----
+
+class DraftInput:
+    """Bots that speak a little after the host falls silent; every line is kept for the spec."""
+
+    def __init__(self, flow: Any, clock: Any, decide: Any, limit: int = 400) -> None:
+        self.flow, self.clock, self.decide = flow, clock, decide
+        self.lines: list[Line] = []
+        self._pending: list[tuple[float, str, str]] = []
+        self._seen: object = None
+        self._limit = limit
+
+    def next(self, deadline: float | None) -> Any:
+        from voicehost.host.words import Heard, normalise
+
+        marker = (len(self.flow.host.events), getattr(self.flow, "state", None) is None)
+        if not self._pending and marker != self._seen:
+            self._seen = marker
+            base = self.flow.host.mouth.silent_at()
+            self._pending = sorted((round(base + d, 2), p, s) for d, p, s in self.decide(self.flow))
+        if not self._pending or len(self.lines) >= self._limit:
+            if deadline is None:
+                return None
+            self.clock.advance_to(deadline)
+            return []
+        t, player, text = self._pending[0]
+        if deadline is not None and t > deadline:
+            self.clock.advance_to(deadline)
+            return []
+        self._pending.pop(0)
+        self.lines.append(Line(t, player, text))
+        self.clock.advance_to(t + 0.6)
+        return [Heard(player, normalise(text), t, t + 0.6, 1.0, "script")]
+
+    def close(self) -> None:
+        pass
+
+
+def _bimbamm_bot(rng: Any) -> Any:
+    from voicehost.host.words import number_phrase
+    from voicehost.rules import bimbamm as bb
+
+    def decide(flow: Any) -> list[tuple[float, str, str]]:
+        state = flow.state
+        if state is None or state.over:
+            return []
+        if state.phase is bb.Phase.TURN:
+            flips = [a for a in bb.legal_actions(state, 0.0) if isinstance(a, bb.Flip)]
+            held = {h for h in state.hands if h is not None}
+
+            def gain(a: Any) -> tuple[int, float]:
+                other = state.tiles[a.tile].black if state.tiles[a.tile].up.value == "white" else state.tiles[a.tile].white
+                return (state.counts()[other] + 1 if other in held else 0, rng.random())
+
+            best = max(flips, key=gain)
+            return [(0.7, state.turn, f"flip {number_phrase(best.tile + 1)}")]
+        if state.phase is bb.Phase.RACE:
+            holders = [p for p in state.players if state.hand(p) in state.race]
+            return [(0.4 + 0.35 * i, p, state.hand(p).value) for i, p in enumerate(holders)]
+        if state.phase is bb.Phase.SCORER:
+            pairs = [a for a in bb.legal_actions(state, 0.0) if isinstance(a, bb.ScorerFlips)]
+            a, b = rng.choice(pairs).tiles
+            return [(0.7, state.scorer, f"{number_phrase(a + 1)} and {number_phrase(b + 1)}")]
+        return []
+
+    return decide
+
+
+def _bimbambum_bot(rng: Any) -> Any:
+    from voicehost.host.words import number_phrase
+    from voicehost.rules import bimbambum as bb
+
+    def decide(flow: Any) -> list[tuple[float, str, str]]:
+        state = flow.state
+        if state is None:
+            return [(0.5 + 0.3 * i, p, "bim bam bum") for i, p in enumerate(flow.host.players)] if not getattr(flow, "shouts", None) else []
+        if state.is_over:
+            return []
+        if state.phase is bb.Phase.SLAP:
+            others = [p for p in state.players if p != state.caller]
+            rng.shuffle(others)
+            return [(0.3 + 0.25 * i, p, "ship" if i % 2 else "slap") for i, p in enumerate(others)]
+        pile = rng.randrange(3)
+        said = state.expected(pile)
+        return [(0.6, state.turn, f"{number_phrase(pile + 1)} {said}")]
+
+    return decide
+
+
+def _bam_bot(rng: Any) -> Any:
+    from voicehost.host.words import number_phrase
+
+    def decide(flow: Any) -> list[tuple[float, str, str]]:
+        state = flow.state
+        if state is None or state.phase.value == "over":
+            return []
+        if state.phase.value == "awaiting_judgement" or state.phase.value == "judging":
+            n = len(state.submissions)
+            best, worst = rng.sample(range(1, n + 1), 2)
+            return [(1.0, state.master, f"best {number_phrase(best)} worst {number_phrase(worst)}")]
+        lines = []
+        for i, player in enumerate(state.waiting_for):
+            slots = flow.slots.slots.get(player, [])
+            numbers = [k + 1 for k, c in enumerate(slots) if c is not None]
+            picks = rng.sample(numbers, state.blanks)
+            text = " then ".join(number_phrase(k) for k in picks)
+            lines.append((1.0 + 1.5 * i, player, text))
+        return lines
+
+    return decide
+
+
+def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], bot_seed: int = 1,
+          speech_rate: int = 210) -> tuple[list[Line], list[dict[str, Any]]]:
+    """Play a game with bots on a simulated clock; the lines they said and the events."""
+    import random
+
+    from voicehost.host.build import PlaySettings, build_offline
+    from voicehost.host.session import Session
+
+    rng = random.Random(bot_seed)
+    bots = {"bimbamm": _bimbamm_bot, "bimbambum": _bimbambum_bot, "bam": _bam_bot}
+    with tempfile.TemporaryDirectory(prefix="voicehost-draft-") as tmp:
+        settings = PlaySettings(game, players, "script:/dev/null", seed, Path(tmp) / "log.jsonl", None, True, options,
+                                speech_rate=speech_rate)
+        built = build_offline(settings, stdout=io.StringIO())
+        source = DraftInput(built.flow, built.host.clock, bots[game](rng))
+        try:
+            Session(built.flow, source, built.host).run()
+        finally:
+            built.close()
+        return source.lines, built.host.events
+
+
+def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], lines: list[Line]) -> str:
+    """A spec file for a drafted game."""
+    opts = ", ".join(f"{k} = {json.dumps(v)}" for k, v in options.items())
+    script = "\n".join(f"{line.t:.2f} {line.player}: {line.text}" for line in lines)
+    return (f'game = "{game}"\nplayers = {json.dumps(list(players))}\nseed = {seed}\n'
+            f"options = {{ {opts} }}\nvoices = {json.dumps(list(range(len(players))))}\n"
+            f'script = """\n{script}\n"""\n')

@@ -1,0 +1,231 @@
+"""Microphones (live) and recorded sessions (replay) as a session input.
+
+:class:`AudioInput` feeds audio blocks to the listening pipeline's :class:`~voicehost.listen.
+pipeline.Listener` with the phrases the game allows at that moment, and hands the shouts it
+produces to the session as :class:`~voicehost.host.words.Heard` items. The host's own voice is
+ignored: the speaking spans of the table speaker (published by the speech service live, or read
+from a recording on replay) are passed to the listener.
+
+:class:`SessionRecorder` keeps what ``--record DIR`` saves: every microphone channel in one
+multichannel WAV (written as the game goes), the host's speaking spans, and the session's
+settings; the event log goes to the same folder.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from voicehost.clock import Clock
+from voicehost.host.words import Heard
+from voicehost.listen.messages import AudioBlock, SeatName, Shout
+
+MICS_FILE = "mics.wav"
+"""What a live recording writes; a fixture may store mics.flac instead (smaller, same samples)."""
+SPANS_FILE = "spans.jsonl"
+SESSION_FILE = "session.json"
+EVENTS_FILE = "events.jsonl"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A time span during which the host was audible at the table."""
+
+    start: float
+    """Seconds on the session clock."""
+    end: float
+    """Seconds on the session clock."""
+    text: str = ""
+
+
+def heard_from(shout: Shout) -> Heard:
+    """The session's view of a ranked shout."""
+    level = shout.details.get("level_db") if shout.details else None
+    return Heard(shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic",
+                 float(level) if isinstance(level, (int, float)) else None)
+
+
+class AudioInput:
+    """Heard items from audio blocks through the listening pipeline.
+
+    ``read(timeout)`` returns the next blocks (possibly none yet) or None at the end of a
+    recording. ``phrases()`` is asked before every block: the game's grammar of the moment.
+    """
+
+    def __init__(self, listener: Any, read: Callable[[float], list[AudioBlock] | None], clock: Clock,
+                 phrases: Callable[[], Sequence[str]], *, recorder: "SessionRecorder | None" = None,
+                 spans: Sequence[Span] = (), idle_note: Callable[[float], None] | None = None) -> None:
+        self.listener = listener
+        self._read = read
+        self.clock = clock
+        self.phrases = phrases
+        self.recorder = recorder
+        self._spans: list[Span] = list(spans)
+        self._lock = threading.Lock()
+        self._ended = False
+        self._idle_note = idle_note
+        self.blocks = 0
+        """Blocks processed so far."""
+
+    def add_span(self, span: Span) -> None:
+        """The host is (or was) audible at the table during ``span`` (thread-safe)."""
+        with self._lock:
+            self._spans.append(span)
+
+    def _apply_spans(self) -> None:
+        with self._lock:
+            spans, self._spans = self._spans, []
+        for span in spans:
+            self.listener.ignore(span.start, span.end)
+            if self.recorder is not None:
+                self.recorder.span(span)
+
+    def next(self, deadline: float | None) -> list[Heard] | None:
+        """Shouts heard up to ``deadline`` (block by block); None once a recording has ended."""
+        if self._ended:
+            return None
+        while True:
+            self._apply_spans()
+            self.listener.set_phrases(list(self.phrases()))
+            wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - self.clock.now()))
+            blocks = self._read(wait)
+            if blocks is None:
+                self._ended = True
+                shouts = self.listener.flush()
+                return [heard_from(s) for s in shouts] or None
+            shouts: list[Shout] = []
+            for block in blocks:
+                self.blocks += 1
+                if self.recorder is not None:
+                    self.recorder.block(block)
+                shouts.extend(self.listener.feed(block))
+            if shouts:
+                return [heard_from(s) for s in sorted(shouts, key=lambda s: (s.onset, s.player))]
+            if deadline is not None and self.clock.now() >= deadline:
+                return []
+
+    def close(self) -> None:
+        """Finish the recording (if any)."""
+        if self.recorder is not None:
+            self._apply_spans()
+            self.recorder.close()
+
+
+def file_reader(blocks: Any) -> Callable[[float], list[AudioBlock] | None]:
+    """``read`` for :class:`AudioInput` over an iterator of blocks (a recording, on a SimClock)."""
+    iterator = iter(blocks)
+
+    def read(timeout: float) -> list[AudioBlock] | None:
+        block = next(iterator, None)
+        return None if block is None else [block]
+
+    return read
+
+
+class SessionRecorder:
+    """Writes a session folder as the game goes: mics.wav, spans.jsonl, session.json.
+
+    Blocks from several devices arrive separately, each for its own seats and starting frame;
+    the recorder lines them up on the session's frame axis and writes frames once every seat
+    has delivered them (silence fills gaps), so the WAV is one multichannel file in seat order.
+    """
+
+    def __init__(self, folder: Path, seats: Sequence[SeatName], rate: int, settings: dict[str, Any]) -> None:
+        import soundfile
+
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.seats = tuple(seats)
+        self.rate = rate
+        self._wav = soundfile.SoundFile(str(self.folder / MICS_FILE), "w", samplerate=rate,
+                                        channels=len(self.seats), subtype="PCM_16", format="WAV")
+        self._written = 0
+        self._first: int | None = None
+        self._pending: dict[SeatName, list[tuple[int, np.ndarray]]] = {s: [] for s in self.seats}
+        self._spans = open(self.folder / SPANS_FILE, "a", encoding="utf-8")
+        self._last_flush = time.monotonic()
+        (self.folder / SESSION_FILE).write_text(json.dumps({**settings, "seats": list(self.seats), "rate": rate}, indent=2) + "\n")
+
+    def block(self, block: AudioBlock) -> None:
+        """Keep one block (any subset of seats)."""
+        seats = block.seats or self.seats
+        if self._first is None:
+            self._first = block.start_frame
+            self._set_origin(block.start_frame)
+        for column, seat in enumerate(seats):
+            if seat in self._pending:
+                self._pending[seat].append((block.start_frame, block.samples[:, column].copy()))
+        self._write_ready()
+        if time.monotonic() - self._last_flush > 1.0:
+            self._wav.flush()
+            self._last_flush = time.monotonic()
+
+    def _set_origin(self, frame: int) -> None:
+        """The WAV starts at session frame ``frame``: noted so replay puts t = 0 where it belongs."""
+        path = self.folder / SESSION_FILE
+        data = json.loads(path.read_text())
+        data["start_frame"] = frame
+        path.write_text(json.dumps(data, indent=2) + "\n")
+        self._written = frame
+
+    def _available(self, seat: SeatName) -> int:
+        chunks = self._pending[seat]
+        return max((start + len(x) for start, x in chunks), default=self._written)
+
+    def _write_ready(self) -> None:
+        upto = min(self._available(s) for s in self.seats)
+        if upto <= self._written:
+            return
+        out = np.zeros((upto - self._written, len(self.seats)), dtype=np.float32)
+        for i, seat in enumerate(self.seats):
+            keep = []
+            for start, samples in self._pending[seat]:
+                a, b = max(start, self._written), min(start + len(samples), upto)
+                if b > a:
+                    out[a - self._written : b - self._written, i] = samples[a - start : b - start]
+                if start + len(samples) > upto:
+                    keep.append((start, samples))
+            self._pending[seat] = keep
+        self._wav.write(np.clip(out, -1.0, 1.0))
+        self._written = upto
+
+    def span(self, span: Span) -> None:
+        """Note a speaking span of the host."""
+        self._spans.write(json.dumps({"start": round(span.start, 4), "end": round(span.end, 4), "text": span.text}) + "\n")
+        self._spans.flush()
+
+    def close(self) -> None:
+        """Write what every seat delivered (padding the shorter ones) and close the files."""
+        longest = max((self._available(s) for s in self.seats), default=self._written)
+        for seat in self.seats:
+            if self._available(seat) < longest:
+                self._pending[seat].append((self._available(seat), np.zeros(longest - self._available(seat), np.float32)))
+        self._write_ready()
+        self._wav.close()
+        self._spans.close()
+
+
+def mics_path(folder: Path) -> Path:
+    """The microphones of a recorded session: mics.wav, else mics.flac."""
+    for name in (MICS_FILE, "mics.flac"):
+        if (Path(folder) / name).exists():
+            return Path(folder) / name
+    return Path(folder) / MICS_FILE
+
+
+def read_spans(path: Path) -> list[Span]:
+    """The host's speaking spans saved by a recording."""
+    if not path.exists():
+        return []
+    spans = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            obj = json.loads(line)
+            spans.append(Span(float(obj["start"]), float(obj["end"]), str(obj.get("text", ""))))
+    return spans

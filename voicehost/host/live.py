@@ -1,0 +1,248 @@
+"""Sessions that listen to audio: live microphones (``--input mic``) and recorded sessions (replay).
+
+Both run the same flow, session loop and listening pipeline; they differ in where the blocks
+come from (sounddevice streams on the wall clock, or a WAV on a simulated clock) and where the
+host's voice goes (sound devices, or a timeline).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+import numpy as np
+
+from voicehost.clock import Clock, SimClock, WallClock
+from voicehost.errors import InputError
+from voicehost.eventlog import EventLogWriter
+from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, timeline_outputs, transcript_printer
+from voicehost.host.listening import (
+    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, SessionRecorder, Span, file_reader, mics_path, read_spans,
+)
+from voicehost.host.mouth import Mouth
+from voicehost.host.session import Host
+from voicehost.listen.messages import AudioBlock
+
+
+@dataclass(frozen=True)
+class ListenSettings:
+    """How to listen."""
+
+    lang: str = "en"
+    engine: str = "auto"
+    """'auto', 'vosk' or 'sphinx'."""
+    model: Path | None = None
+    """A Vosk model folder (overrides the choice by language)."""
+
+
+def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str, Any]:
+    """What a recording keeps about its session (enough to replay it)."""
+    options = {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.options.items()
+               if isinstance(v, (str, int, float, bool, list, tuple)) or v is None}
+    return {"game": settings.game, "players": list(settings.players), "seed": settings.seed, "options": options,
+            "lang": listen.lang, "engine": listen.engine, "model": str(listen.model) if listen.model else None,
+            "speech_rate": settings.speech_rate, "voice": settings.voice}
+
+
+def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
+    """The listening pipeline with the recogniser for the language (built once, shared by all seats)."""
+    from voicehost.listen.pipeline import Listener
+    from voicehost.listen.recognize import build_recognizer
+
+    recognizer = build_recognizer(listen.lang, listen.engine, listen.model)
+    print(f"(listening with {getattr(recognizer, 'description', recognizer.name)})", file=stdout, flush=True)
+    return Listener(seats, recognizer, [], offsets=offsets)
+
+
+def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path | None, *,
+               record: Path | None = None, stdout: TextIO = sys.stdout) -> Built:
+    """A live session: microphones from the table config (or the default input), speech on its devices."""
+    from voicehost.audio.devices import find_device, list_devices
+    from voicehost.host.table import check_devices, load_table
+    from voicehost.listen.sources import LiveSource
+    from voicehost.speak.output import TABLE, DeviceSink, device_sink, seat
+    from voicehost.speak.service import SpeechService
+    from voicehost.speak.voice import EspeakVoice
+
+    table = load_table(table_path) if table_path else default_table(settings.players)
+    if tuple(table.names) != settings.players:
+        raise SettingsError(f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order")
+    for warning in check_devices(table, list_devices()):
+        print(f"(table: {warning})", file=stdout)
+    clock = WallClock(settings.start_time)
+    outputs: dict[Any, Any] = {}
+    speaker = device_sink(table.speaker, None, clock)
+    if speaker is None:
+        raise SettingsError("no speaker: connect one or name it in the table config ([table] speaker = ...)")
+    outputs[TABLE] = speaker
+    for k, s in enumerate(table.seats, start=1):
+        if s.output is not None:
+            device = find_device(s.output.device, output=True)
+            assert device is not None
+            outputs[seat(k)] = DeviceSink(device, s.output.index, clock)
+    log = EventLogWriter(settings.log) if settings.log else None
+    recorder = SessionRecorder(record, table.names, 16000, session_settings(settings, listen)) if record else None
+    source = LiveSource(table.live_inputs(), clock)
+    listener = make_listener(table.names, listen, table.latencies, stdout)
+    holder: dict[str, Any] = {}
+    audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: holder["flow"].phrases(),
+                       recorder=recorder)
+    service = SpeechService(host_voice(settings), outputs, clock,
+                            transcript=transcript_printer(settings.players, stdout, False),
+                            on_span=_span_forwarder(audio))
+    host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
+                rng=random.Random(settings.seed), log=log)
+    flow = build_flow(settings, host)
+    holder["flow"] = flow
+    if table.single_microphone:
+        print("(one microphone for everybody: turns and judging work, but who shouted first cannot be told)", file=stdout)
+    service.open()
+    source.start()
+    return Built(flow, _Stopping(audio, source), host, service, log)
+
+
+class _Stopping:
+    """An AudioInput that also stops the live streams when closed."""
+
+    def __init__(self, audio: AudioInput, source: Any) -> None:
+        self.audio = audio
+        self.source = source
+
+    def next(self, deadline: float | None) -> Any:
+        return self.audio.next(deadline)
+
+    def close(self) -> None:
+        self.source.stop()
+        self.audio.close()
+
+
+def _span_forwarder(audio: AudioInput) -> Any:
+    def forward(span: Any) -> None:
+        if not span.route.private and span.final and span.end > span.start:
+            audio.add_span(Span(span.start, span.end, span.text))
+    return forward
+
+
+def default_table(players: tuple[str, ...]) -> Any:
+    """Without a table config: the default input device, one channel per player if it has enough."""
+    from voicehost.audio.devices import find_device
+    from voicehost.host.table import Channel, Seat, Table
+
+    device = find_device(None, output=False)
+    if device is None:
+        raise SettingsError("no microphone found: connect one, name it in a table config (--config), or use --input text")
+    enough = device.max_input_channels >= len(players)
+    seats = tuple(Seat(p, Channel(device.index, k + 1 if enough else 1)) for k, p in enumerate(players))
+    return Table(None, seats)
+
+
+# ---- replay ---------------------------------------------------------------------------------
+
+def load_session(folder: Path) -> dict[str, Any]:
+    """A recorded session's settings (session.json), checked."""
+    path = Path(folder) / SESSION_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{folder}: not a recorded session (no {SESSION_FILE})") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: cannot read ({error})") from error
+    for key in ("game", "players", "seed"):
+        if key not in data:
+            raise InputError(f"{path}: missing field '{key}'")
+    if not mics_path(folder).exists():
+        raise InputError(f"{folder}: the recording {MICS_FILE} is missing")
+    return data
+
+
+def recorded_blocks(folder: Path, seats: tuple[str, ...], clock: SimClock, start_frame: int, block_frames: int = 1600) -> Iterator[AudioBlock]:
+    """The recording as blocks on the session's frame axis, moving the simulated clock along."""
+    from voicehost.listen.sources import load_multichannel
+
+    recording = load_multichannel(mics_path(folder), seats)
+    rate = recording.rate
+    samples = recording.samples.astype(np.float32, copy=False)
+    for start in range(0, samples.shape[0], block_frames):
+        chunk = samples[start : start + block_frames]
+        frame = start_frame + start
+        clock.advance_to((frame + chunk.shape[0]) / rate)
+        yield AudioBlock(chunk, frame, rate, capture_time=frame / rate, seats=seats)
+
+
+def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Path, speech_wav: Path | None = None,
+                 stdout: TextIO = sys.stdout) -> tuple[Built, dict[str, Any]]:
+    """A session re-run from a recording on a simulated clock (faster than real time)."""
+    from voicehost.speak.service import SpeechService
+    from voicehost.speak.voice import EspeakVoice
+
+    data = load_session(folder)
+    players = tuple(str(p) for p in data["players"])
+    options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.get("options", {}).items()}
+    settings = PlaySettings(str(data["game"]), players, "replay", int(data["seed"]), log, speech_wav, True, options,
+                            speech_rate=data.get("speech_rate"), voice=data.get("voice"))
+    listen = listen or ListenSettings(str(data.get("lang", "en")), str(data.get("engine", "auto")),
+                                      Path(data["model"]) if data.get("model") else None)
+    clock = SimClock(float(data.get("start_frame", 0)) / float(data.get("rate", 16000)))
+    listener = make_listener(players, listen, {str(k): float(v) for k, v in data.get("offsets", {}).items()}, stdout)
+    holder: dict[str, Any] = {}
+    blocks = recorded_blocks(folder, players, clock, int(data.get("start_frame", 0)))
+    audio = AudioInput(listener, file_reader(blocks), clock, lambda: holder["flow"].phrases(),
+                       spans=read_spans(Path(folder) / SPANS_FILE))
+    service = SpeechService(host_voice(settings), timeline_outputs(players, speech_wav), clock,
+                            transcript=transcript_printer(players, stdout, True))
+    writer = EventLogWriter(log)
+    host = Host(clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(settings.seed), log=writer)
+    flow = build_flow(settings, host)
+    holder["flow"] = flow
+    return Built(flow, audio, host, service, writer), data
+
+
+def compare_events(expected: list[dict[str, Any]], got: list[dict[str, Any]], *, tolerance: float = 0.05) -> list[str]:
+    """Differences between two event logs, ignoring "t" and allowing ``tolerance`` seconds on onsets."""
+    problems = []
+    for i, (a, b) in enumerate(zip(expected, got)):
+        diff = _diff(a, b, tolerance, "")
+        if diff:
+            problems.append(f"event {i} ({a.get('type')}): {diff}")
+            if len(problems) >= 5:
+                break
+    if len(expected) != len(got) and len(problems) < 5:
+        problems.append(f"the recording's log has {len(expected)} events, the replay {len(got)}")
+    return problems
+
+
+def _diff(a: Any, b: Any, tolerance: float, path: str) -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if key in ("t", "window_opens"):
+                continue
+            d = _diff(a.get(key), b.get(key), tolerance, f"{path}.{key}" if path else key)
+            if d:
+                return d
+        return ""
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items vs {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = _diff(x, y, tolerance, f"{path}[{i}]")
+            if d:
+                return d
+        return ""
+    if isinstance(a, float) or isinstance(b, float):
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a - b) <= tolerance:
+            return ""
+    if a != b:
+        return f"{path}: {a!r} vs {b!r}"
+    return ""
+
+
+def replay_settings_note(data: dict[str, Any]) -> str:
+    """One line describing a recorded session."""
+    return f"{data['game']} with {', '.join(data['players'])} (seed {data['seed']})"
+
+
+__all__ = ["ListenSettings", "build_live", "build_replay", "compare_events", "load_session", "replace", "EVENTS_FILE"]
