@@ -133,10 +133,13 @@ class Outcome:
 class Session:
     """Runs one game flow until it ends or the input runs out."""
 
-    def __init__(self, flow: Flow, source: Input, host: Host, *, pause_note: str = "") -> None:
+    def __init__(self, flow: Flow, source: Input, host: Host, *,
+                 on_heard: Callable[[Heard], None] | None = None) -> None:
         self.flow = flow
         self.input = source
         self.host = host
+        self.on_heard = on_heard
+        """Called with everything heard (e.g. to show a replay's listening on the terminal)."""
         self.paused = False
         self._paused_timers: list[tuple[str, float]] = []
 
@@ -164,6 +167,8 @@ class Session:
 
     def dispatch(self, heard: Heard) -> None:
         """Global commands first, then the game flow (which never sees a paused game's input)."""
+        if self.on_heard is not None:
+            self.on_heard(heard)
         what = command(heard.phrase)
         if what is not None and self._command(heard, what):
             return

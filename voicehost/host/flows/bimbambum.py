@@ -461,7 +461,7 @@ class BimBamBumFlow(Flow):
         return f"{player}: {card.value if card else 'no card'}."
 
     def _rules_text(self) -> str:
-        cards = count(CARDS_PER_PLAYER[len(self.host.players)], "card")
+        cards = count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], "card")
         window = self.rules.window
         if window is None:
             limit = "There is no time limit."
@@ -491,7 +491,7 @@ class BimBamBumFlow(Flow):
 
     def score_text(self) -> str:
         if self.state is None:
-            return f"Everybody starts with {count(CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
+            return f"Everybody starts with {count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
         return self._cards_text(self.state)
 
     def table_text(self) -> str:
