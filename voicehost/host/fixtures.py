@@ -362,3 +362,34 @@ def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str,
     return (f'game = "{game}"\nplayers = {json.dumps(list(players))}\nseed = {seed}\n'
             f"options = {{ {opts} }}\nvoices = {json.dumps(list(range(len(players))))}\n"
             f'script = """\n{script}\n"""\n')
+
+
+def ensure_session(name: str, specs: Path = DEFAULT_DIR) -> Path:
+    """The folder of session fixture ``name``, rendering its audio first if it is not there."""
+    folder = specs / name
+    if not (folder / "mics.flac").exists() and not (folder / "mics.wav").exists():
+        print(f"(rendering the session fixture {name} once: a few seconds)", file=sys.stderr, flush=True)
+        generate(load_spec(specs / f"{name}.toml"), specs)
+    return folder
+
+
+def mix_for_listening(folder: Path, host_wav: Path, rate: int = 22050) -> Any:
+    """What a person at the table would hear: the host's voice plus the players (all microphones mixed)."""
+    import soundfile
+
+    from voicehost.audio.buffer import Audio
+    from voicehost.listen.synth import resample
+
+    mics_file = folder / "mics.flac" if (folder / "mics.flac").exists() else folder / "mics.wav"
+    mics, mics_rate = soundfile.read(str(mics_file), dtype="float32", always_2d=True)
+    room = resample(mics.mean(axis=1), mics_rate, rate)
+    host, host_rate = soundfile.read(str(host_wav), dtype="float32") if host_wav.exists() else (np.zeros(0, np.float32), rate)
+    host = resample(host, host_rate, rate) if len(host) else host
+    n = max(len(room), len(host))
+    mix = np.zeros(n, dtype=np.float32)
+    mix[: len(room)] += room * 1.5
+    mix[: len(host)] += host * 0.8
+    peak = float(np.max(np.abs(mix))) if n else 0.0
+    if peak > 0.99:
+        mix *= 0.99 / peak
+    return Audio(mix, rate)
