@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from voicehost.host.build import PlaySettings
+    from voicehost.host.session import Outcome
 
 from voicehost.status import ExitStatus
 
@@ -89,15 +94,15 @@ def run(args: argparse.Namespace) -> int:
     return ExitStatus.OK
 
 
-def _run_live(settings: object, args: argparse.Namespace) -> object:
+def _run_live(settings: "PlaySettings", args: argparse.Namespace) -> "Outcome":
     """Microphones and speakers: build, run until the game ends or Ctrl-C, close everything."""
     from voicehost.host.build import write_session_file
     from voicehost.host.live import ListenSettings, build_live
     from voicehost.host.session import Session
 
     listen = ListenSettings(args.lang, args.engine, args.model)
-    write_session_file(settings)  # type: ignore[arg-type]
-    built = build_live(settings, listen, args.config, record=args.record)  # type: ignore[arg-type]
+    write_session_file(settings)
+    built = build_live(settings, listen, args.config, record=args.record)
     try:
         return Session(built.flow, built.input, built.host).run()
     finally:

@@ -78,7 +78,7 @@ def check_espeak() -> Check:
 
 def check_devices() -> list[Check]:
     """PortAudio loads and lists input/output devices."""
-    from voicehost.audio.devices import list_devices
+    from voicehost.audio.devices import DeviceInfo, list_devices
 
     try:
         devices = list_devices()
@@ -86,7 +86,9 @@ def check_devices() -> list[Check]:
         return [Check("sound devices", Level.FAIL, str(error), "sudo apt-get install libportaudio2")]
     inputs = [d for d in devices if d.max_input_channels > 0]
     outputs = [d for d in devices if d.max_output_channels > 0]
-    fmt = lambda ds, key: ", ".join(f"{d.index}: {d.name} ({getattr(d, key)} ch)" for d in ds[:8]) or "none"  # noqa: E731
+    def fmt(ds: list[DeviceInfo], key: str) -> str:
+        return ", ".join(f"{d.index}: {d.name} ({getattr(d, key)} ch)" for d in ds[:8]) or "none"
+
     out_check = (
         Check("sound output", Level.OK, fmt(outputs, "max_output_channels"))
         if outputs
