@@ -107,9 +107,10 @@ def _note_base_clash(name: str, deck: Deck) -> None:
     """Tell the author when a deck cannot be combined with the base deck (it is only a note)."""
     from voicehost.decks.load import load_deck
 
-    if name == "base":
-        return
     base = load_deck("base")
+    if name == "base" or (deck.source is not None and base.source is not None
+                          and Path(deck.source).resolve() == Path(base.source).resolve()):
+        return
     ids = {c.id for c in base.red} | {c.id for c in base.grey}
     clash = [i for i in [c.id for c in deck.red] + [c.id for c in deck.grey] if i in ids]
     if clash:
