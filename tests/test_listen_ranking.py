@@ -107,14 +107,19 @@ def test_listen_to_runs_on_a_simulated_clock_faster_than_real_time() -> None:
     assert [s.to_json() for s in shouts] == _run(fixture)[0]
 
 
-def test_the_hosts_own_voice_is_ignored_by_time_span() -> None:
-    """A shout inside a span given to ignore() is dropped; the same shout outside counts."""
+def test_a_span_announced_after_the_sound_was_heard_drops_it() -> None:
+    """Without a reference signal, a shout that began in a speaking span the listener learnt of
+    only after hearing it is dropped (it may be the host); the other shout counts."""
     fixture = read_fixture(FIXTURES / "race2_quiet.json")
     rec = fixture.load()
     t = float(fixture.expected[0]["onset"])  # type: ignore[arg-type]
     listener = Listener(rec.seats, _truth(fixture), BIMBAMM_PHRASES)
-    listener.ignore(t - 0.05, t + 0.05, seats=[str(fixture.expected[0]["player"])])
-    shouts = [s for b in FileSource(rec, 4096).blocks() for s in listener.feed(b)] + listener.flush()
+    shouts = []
+    for block in FileSource(rec, 1024).blocks():
+        shouts.extend(listener.feed(block))
+        if block.start_frame / rec.rate > t + 0.1 and not listener._ignored:
+            listener.ignore(t - 0.05, t + 0.05, seats=[str(fixture.expected[0]["player"])])
+    shouts.extend(listener.flush())
     assert [s.player for s in shouts] == [fixture.expected[1]["player"]]
     assert any(d.reason == "ignored" for d in listener.decisions)
 

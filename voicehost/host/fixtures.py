@@ -8,8 +8,10 @@ options, each player's synthetic voice and who says what when. The generator
    speech on the table speaker (audio and speaking spans);
 2. renders one microphone track per player: their lines in their voice at their times, every
    line leaking into the other microphones (crosstalk), the host's voice from the table speaker
-   reaching every microphone, room noise and an electrical floor;
-3. writes ``NAME/`` as a recorded session: mics.flac (FLAC keeps fixtures small), spans.jsonl, session.json, events.jsonl —
+   reaching every microphone through a room path (direct sound, reflections, a reverberant
+   tail), room noise and an electrical floor;
+3. writes ``NAME/`` as a recorded session: mics.flac (FLAC keeps fixtures small), host.flac (what the
+   table speaker played: the echo canceller's reference), spans.jsonl, session.json, events.jsonl —
    what ``voicehost play --record`` writes and ``voicehost replay`` reads.
 
 Regenerate with ``python -m voicehost.host.fixtures`` (all specs) or ``--only NAME``.
@@ -34,6 +36,9 @@ from voicehost.errors import InputError
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "audio_fixtures" / "sessions"
 RATE = 16000
+HOST_FILE = "host.flac"
+"""The table speaker's audio (the host's voice as played) at 16 kHz from t = 0: the echo
+canceller's reference on replay."""
 
 
 class SpecError(InputError):
@@ -68,6 +73,8 @@ class SessionSpec:
     """Level of the host's voice from the table speaker at each microphone, dBFS (active RMS)."""
     tail: float = 3.0
     """Seconds of room sound after the last line or the host's last word."""
+    echo_rt60: float = 0.3
+    """Seconds: reverberation time of the room path from the table speaker to the microphones."""
     engine: str = "sphinx"
     speech_rate: int = 210
     """The host's speaking rate in the fixture, words per minute (brisk keeps fixtures short)."""
@@ -81,7 +88,8 @@ def load_spec(path: Path) -> SessionSpec:
         raise SpecError(f"{path}: cannot read ({error})") from error
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path}: {error}") from error
-    known = {"game", "players", "seed", "options", "voices", "snr_db", "noise", "host_db", "tail", "engine", "script", "speech_rate"}
+    known = {"game", "players", "seed", "options", "voices", "snr_db", "noise", "host_db", "tail", "engine", "script", "speech_rate",
+             "echo_rt60"}
     unknown = set(data) - known
     if unknown:
         raise SpecError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
@@ -104,11 +112,70 @@ def load_spec(path: Path) -> SessionSpec:
         options=dict(data.get("options", {})), voices=tuple(int(v) for v in data.get("voices", range(len(players)))),
         snr_db=float(data.get("snr_db", 45.0)), noise=str(data.get("noise", "pink")),
         host_db=float(data.get("host_db", -32.0)), tail=float(data.get("tail", 3.0)), engine=str(data.get("engine", "sphinx")),
-        speech_rate=int(data.get("speech_rate", 210)),
+        speech_rate=int(data.get("speech_rate", 210)), echo_rt60=float(data.get("echo_rt60", 0.3)),
     )
 
 
-def play_script(spec: SessionSpec, folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, str]:
+DECISION_LATENCY = 0.45
+"""Seconds from the end of a line until the listener has decided it (the quiet that closes an
+event, the refinement's look-back, one replay block): the scripted game hears each line then,
+as the replay will."""
+
+
+class LineTiming:
+    """How long each player's line lasts in their synthetic voice (rendered once, cached)."""
+
+    def __init__(self, players: Sequence[str], voices: Sequence[int]) -> None:
+        from voicehost.listen import fixtures as lf
+        from voicehost.listen.synth import ENGLISH_VOICES
+
+        self.renderer = lf.Renderer()
+        self.voices = {p: ENGLISH_VOICES[(voices[i] if i < len(voices) else i) % len(ENGLISH_VOICES)]
+                       for i, p in enumerate(players)}
+
+    def duration(self, player: str, text: str) -> float:
+        """Seconds from the line's first to its last audible sound."""
+        from voicehost.listen import fixtures as lf
+
+        if text.lower() in ("slap", "clap"):
+            return 0.1
+        return len(lf.audible(self.renderer.speech(spoken_text(text), self.voices[player]))) / RATE
+
+
+class SpokenLinesInput:
+    """Timed lines on a simulated clock, each heard when a listener would have decided it: at
+    its true end (from its rendered length) plus :data:`DECISION_LATENCY`."""
+
+    def __init__(self, lines: Sequence[Line], clock: Any, timing: LineTiming, tail: float = 10.0) -> None:
+        self._lines = sorted(lines, key=lambda line: line.t)
+        self._clock = clock
+        self._timing = timing
+        self._end = (self._lines[-1].t + 3.0 if self._lines else 0.0) + tail
+
+    def next(self, deadline: float | None) -> Any:
+        """The next line once it is decided, unless a deadline comes first."""
+        from voicehost.host.words import Heard, normalise
+
+        if not self._lines:
+            if deadline is None or deadline > self._end:
+                return None
+            self._clock.advance_to(deadline)
+            return []
+        first = self._lines[0]
+        end = first.t + self._timing.duration(first.player, first.text)
+        heard = end + DECISION_LATENCY
+        if deadline is not None and heard > deadline:
+            self._clock.advance_to(deadline)
+            return []
+        self._lines.pop(0)
+        self._clock.advance_to(heard)
+        return [Heard(first.player, normalise(first.text), first.t, end, 1.0, "script")]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def play_script(spec: SessionSpec, folder: Path, timing: LineTiming) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, str]:
     """Play the spec's lines on a simulated clock: (events, host spans, table audio at 16 kHz, transcript)."""
     from voicehost.eventlog import read_events
     from voicehost.host.build import PlaySettings, build_offline
@@ -125,6 +192,7 @@ def play_script(spec: SessionSpec, folder: Path) -> tuple[list[dict[str, Any]], 
                             speech_rate=spec.speech_rate)
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
+    built.input = SpokenLinesInput(spec.lines, built.host.clock, timing)
     try:
         Session(built.flow, built.input, built.host).run()
         spans = [{"start": round(s.start, 4), "end": round(s.end, 4), "text": s.text}
@@ -137,7 +205,7 @@ def play_script(spec: SessionSpec, folder: Path) -> tuple[list[dict[str, Any]], 
     return read_events(log), spans, resample(table, rate, RATE), out.getvalue()
 
 
-def render(spec: SessionSpec, table: np.ndarray) -> np.ndarray:
+def render(spec: SessionSpec, table: np.ndarray, renderer: Any = None) -> np.ndarray:
     """The microphones: players' lines with crosstalk and room noise, plus the host's voice."""
     from voicehost.listen import fixtures as lf
     from voicehost.listen.synth import ENGLISH_VOICES
@@ -152,18 +220,42 @@ def render(spec: SessionSpec, table: np.ndarray) -> np.ndarray:
         else:
             sounds.append(lf.Sound(line.player, "shout", line.t, spoken_text(line.text), voice))
     scenario = lf.Scenario(spec.name, "bimbamm", spec.players, tuple(sounds), round(end, 3), spec.noise, spec.snr_db, spec.seed)
-    tracks = lf.Renderer().render(scenario).tracks.astype(np.float64)
-    host = lf.set_active_level(table, spec.host_db) if np.any(table) else table
+    tracks = (renderer or lf.Renderer()).render(scenario).tracks.astype(np.float64)
+    level = lf.active_rms_db(table) if np.any(table) else 0.0
     rng = np.random.default_rng(spec.seed + 17)
     for j in range(tracks.shape[1]):
-        delay = int(rng.uniform(0.002, 0.006) * RATE)
-        gain = 10 ** (rng.uniform(-1.5, 1.5) / 20)
-        n = min(len(host), tracks.shape[0] - delay)
-        tracks[delay : delay + n, j] += host[:n] * gain
+        path = room_path(rng, spec.echo_rt60) * 10 ** ((spec.host_db - level + rng.uniform(-1.5, 1.5)) / 20)
+        echo = convolve(table.astype(np.float64), path)[: tracks.shape[0]]
+        tracks[: len(echo), j] += echo
     peak = float(np.max(np.abs(tracks)))
     if peak > 0.99:
         tracks *= 0.99 / peak
     return tracks.astype(np.float32)
+
+
+def room_path(rng: np.random.Generator, rt60: float) -> np.ndarray:
+    """Impulse response from the table speaker to one microphone at 16 kHz, unit gain on the
+    direct sound: the direct path 2-6 ms away, six early reflections (walls, table top) within
+    25 ms and a diffuse tail decaying by 60 dB in ``rt60`` seconds (a furnished living room:
+    0.2-0.4 s), 12 dB under the direct sound. The host's voice reaches every microphone
+    through such a path, so cancelling it takes more than a gain and a delay."""
+    length = int((0.006 + max(rt60, 0.01) * 0.6) * RATE)
+    path = np.zeros(length)
+    direct = int(rng.uniform(0.002, 0.006) * RATE)
+    path[direct] = 1.0
+    for _ in range(6):
+        path[direct + int(rng.uniform(0.003, 0.025) * RATE)] += rng.uniform(0.1, 0.4) * rng.choice([-1.0, 1.0])
+    t = np.arange(length - direct) / RATE
+    tail = rng.standard_normal(length - direct) * np.exp(-6.9 * t / max(rt60, 0.01))
+    tail *= 10 ** (-12 / 20) / (np.sqrt(np.sum(tail**2)) + 1e-12)
+    path[direct:] += tail
+    return path
+
+
+def convolve(x: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Linear convolution by FFT (a direct one of a whole session with a room path is too slow)."""
+    size = 1 << int(np.ceil(np.log2(len(x) + len(h))))
+    return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)[: len(x) + len(h) - 1]
 
 
 def spoken_text(text: str) -> str:
@@ -177,12 +269,16 @@ def generate(spec: SessionSpec, out: Path) -> dict[str, Any]:
 
     target = out / spec.name
     with tempfile.TemporaryDirectory(prefix="voicehost-session-") as tmp:
-        events, spans, table, transcript = play_script(spec, Path(tmp))
-        mics = render(spec, table)
+        timing = LineTiming(spec.players, spec.voices)
+        events, spans, table, transcript = play_script(spec, Path(tmp), timing)
+        mics = render(spec, table, timing.renderer)
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         soundfile.write(str(target / "mics.flac"), mics, RATE, subtype="PCM_16", format="FLAC")
+        host = np.zeros(len(mics), dtype=np.float32)
+        host[: min(len(host), len(table))] = table[: len(host)]
+        soundfile.write(str(target / HOST_FILE), np.clip(host, -1.0, 1.0), RATE, subtype="PCM_16", format="FLAC")
         shutil.copy(Path(tmp) / "events.jsonl", target / "events.jsonl")
     (target / "spans.jsonl").write_text("".join(json.dumps(s) + "\n" for s in spans))
     session = {"game": spec.game, "players": list(spec.players), "seed": spec.seed, "options": spec.options,
@@ -226,8 +322,8 @@ if __name__ == "__main__":
 class DraftInput:
     """Bots that speak a little after the host falls silent; every line is kept for the spec."""
 
-    def __init__(self, flow: Any, clock: Any, decide: Any, limit: int = 400) -> None:
-        self.flow, self.clock, self.decide = flow, clock, decide
+    def __init__(self, flow: Any, clock: Any, decide: Any, timing: LineTiming, limit: int = 400) -> None:
+        self.flow, self.clock, self.decide, self.timing = flow, clock, decide, timing
         self.lines: list[Line] = []
         self._pending: list[tuple[float, str, str]] = []
         self._seen: object = None
@@ -252,8 +348,9 @@ class DraftInput:
             return []
         self._pending.pop(0)
         self.lines.append(Line(t, player, text))
-        self.clock.advance_to(t + 0.6)
-        return [Heard(player, normalise(text), t, t + 0.6, 1.0, "script")]
+        end = t + self.timing.duration(player, text)
+        self.clock.advance_to(end + DECISION_LATENCY)
+        return [Heard(player, normalise(text), t, end, 1.0, "script")]
 
     def close(self) -> None:
         pass
@@ -334,7 +431,7 @@ def _bam_bot(rng: Any) -> Any:
 
 
 def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], bot_seed: int = 1,
-          speech_rate: int = 210) -> tuple[list[Line], list[dict[str, Any]]]:
+          speech_rate: int = 210, voices: Sequence[int] = ()) -> tuple[list[Line], list[dict[str, Any]]]:
     """Play a game with bots on a simulated clock; the lines they said and the events."""
     import random
 
@@ -347,7 +444,7 @@ def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any
         settings = PlaySettings(game, players, "script:/dev/null", seed, Path(tmp) / "log.jsonl", None, True, options,
                                 speech_rate=speech_rate)
         built = build_offline(settings, stdout=io.StringIO())
-        source = DraftInput(built.flow, built.host.clock, bots[game](rng))
+        source = DraftInput(built.flow, built.host.clock, bots[game](rng), LineTiming(players, voices or range(len(players))))
         try:
             Session(built.flow, source, built.host).run()
         finally:

@@ -28,6 +28,9 @@ from voicehost.listen.messages import AudioBlock, SeatName, Shout
 
 MICS_FILE = "mics.wav"
 """What a live recording writes; a fixture may store mics.flac instead (smaller, same samples)."""
+HOST_FILE = "host.wav"
+"""What the table speaker played (the host's voice) from the recording's first frame: the echo
+canceller's reference on replay. A fixture may store host.flac instead."""
 SPANS_FILE = "spans.jsonl"
 SESSION_FILE = "session.json"
 EVENTS_FILE = "events.jsonl"
@@ -217,6 +220,14 @@ def mics_path(folder: Path) -> Path:
         if (Path(folder) / name).exists():
             return Path(folder) / name
     return Path(folder) / MICS_FILE
+
+
+def host_path(folder: Path) -> Path | None:
+    """The table speaker's audio of a recorded session (host.wav or host.flac), if it was kept."""
+    for name in (HOST_FILE, "host.flac"):
+        if (Path(folder) / name).exists():
+            return Path(folder) / name
+    return None
 
 
 def read_spans(path: Path) -> list[Span]:

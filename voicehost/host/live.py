@@ -21,10 +21,12 @@ from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, timeline_outputs, transcript_printer
 from voicehost.host.listening import (
-    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, SessionRecorder, Span, file_reader, mics_path, read_spans,
+    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, SessionRecorder, Span, file_reader, host_path, mics_path,
+    read_spans,
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
+from voicehost.listen.echo import Reference
 from voicehost.listen.messages import AudioBlock
 
 
@@ -188,6 +190,9 @@ def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Pat
                                       Path(data["model"]) if data.get("model") else None)
     clock = SimClock(float(data.get("start_frame", 0)) / float(data.get("rate", 16000)))
     listener = make_listener(players, listen, {str(k): float(v) for k, v in data.get("offsets", {}).items()}, stdout)
+    host_audio = host_path(folder)
+    if host_audio is not None:
+        listener.use_reference(Reference.from_file(host_audio, int(data.get("rate", 16000)), int(data.get("start_frame", 0))))
     holder: dict[str, Any] = {}
     blocks = recorded_blocks(folder, players, clock, int(data.get("start_frame", 0)))
     audio = AudioInput(listener, file_reader(blocks), clock, lambda: holder["flow"].phrases(),

@@ -81,6 +81,10 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
+    far_field: bool = True
+    """Drop sounds that come from the table speaker (see below). Off when the host's voice is
+    cancelled with its reference signal: then only players' sounds remain, and a group shouting
+    one after the other could pass for the speaker."""
     far_field_spread_db: float = 7.0
     """A sound heard by every seat within this many dB of its loudest, …"""
     far_field_coherence: float = 0.8
@@ -140,7 +144,7 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     t0 = min(e.onset for e in events) - cfg.pre
     t1 = max(e.end for e in events) + cfg.post
     signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
-    if _far_field(signals, by_seat, t0, rate, len(offsets), cfg):
+    if cfg.far_field and _far_field(signals, by_seat, t0, rate, len(offsets), cfg):
         return []
     early = {s: _early_level(signals[s], int(round((e.onset - t0) * rate)), rate) for s, e in by_seat.items()}
     order = _order(list(by_seat.values()), early, cfg)
@@ -180,7 +184,8 @@ def _far_field(signals: Mapping[SeatName, np.ndarray], events: Mapping[SeatName,
     """True for a sound every seat heard about equally loud and alike: the table speaker (the
     host's own voice), not a player. A player's shout is 8 dB or more louder at their own
     microphone than at the others. Needs three seats or more (two cannot tell a speaker between
-    them from a shout)."""
+    them from a shout). Levels are compared over the same stretch of time: players shouting one
+    after the other are each loudest at their own microphone, but not at the same moment."""
     if seats < 3 or len(events) < seats:
         return False
     loudest = max(events.values(), key=lambda e: e.level_db)
@@ -190,9 +195,9 @@ def _far_field(signals: Mapping[SeatName, np.ndarray], events: Mapping[SeatName,
     for seat, event in events.items():
         if seat == loudest.seat:
             continue
-        if loudest.level_db - event.level_db > cfg.far_field_spread_db:
-            return False
         other = signals[seat][max(0, start - lag) : start + len(piece) + lag]
+        if loudest.level_db - min(event.level_db, peak_level_db(other, rate)) > cfg.far_field_spread_db:
+            return False
         if _peak_correlation(piece, other) < cfg.far_field_coherence:
             return False
     return True

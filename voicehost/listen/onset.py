@@ -98,6 +98,18 @@ class OnsetConfig:
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
+    echo_decay_db: float = 1.5
+    """dB per detection frame by which the host's masking level may fall: what the echo
+    canceller leaves behind follows the host's recent loudness, not each syllable (150 dB/s)."""
+    leak_percentile: float = 90.0
+    """Speaking spans only: the host's leak level is this percentile of a seat's band energies
+    over the span frames (the host's loud syllables; a player louder than those is heard) …"""
+    leak_margin_db: float = 3.0
+    """… plus this margin, dB."""
+    leak_frames: int = 500
+    """… over the last this many span frames (5 s) …"""
+    leak_min_frames: int = 30
+    """… once there are this many; before, the frame's own level counts as the host's."""
     weak_burst_db: float = 15.0
     """Leading and trailing bursts this much quieter than the event's loudest are background
     (babble, a breath), not part of the event."""
@@ -185,6 +197,8 @@ class MinimumTracker:
         self._current = np.full(bands, np.inf)
         self._count = 0
         self._smooth: list[np.ndarray] = []
+        self.updates = 0
+        """Frames seen (the floor is established once the memory is full)."""
 
     def update(self, energy_db: np.ndarray) -> np.ndarray:
         """Add one frame, return the floor (dB per band)."""
@@ -192,6 +206,7 @@ class MinimumTracker:
         smoothed = np.mean(self._smooth, axis=0)
         self._current = np.minimum(self._current, smoothed)
         self._count += 1
+        self.updates += 1
         if self._count % self.sub == 0:
             self._mins = np.roll(self._mins, 1, axis=0)
             self._mins[0] = self._current
@@ -229,6 +244,14 @@ class OnsetDetector:
         self.offset = offset
         """Seconds this seat's audio lags the table (input latency); subtracted from every time."""
         self.history = History(int(cfg.history * cfg.rate))
+        self._echo = History(int(cfg.history * cfg.rate))
+        """The echo canceller's estimate of the host's residue, sample for sample."""
+        self._host = History(int(cfg.history * cfg.rate))
+        """Nonzero where a speaking span says the host is audible (no reference signal)."""
+        self._leak_frames: deque[np.ndarray] = deque(maxlen=cfg.leak_frames)
+        self._echo_level: np.ndarray | None = None
+        """The last frame's masking level (decays: what remains of the host lingers in the room)."""
+        self._leak_level: np.ndarray | None = None
         self._masks = band_masks(cfg.window, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.bands)
         self._fine_nfft = max(128, cfg.fine_window)
         self._fine_masks = band_masks(self._fine_nfft, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.fine_bands)
@@ -250,39 +273,91 @@ class OnsetDetector:
         self._last_end = 0
         self._quiet_frames: list[int] = []
         """Recent detection frames judged to be background (for the refinement's noise statistics)."""
-        self.floor_db: np.ndarray = np.zeros(cfg.bands)
+        self.floor_db: np.ndarray = np.full(cfg.bands, -np.inf)
         """Current noise floor per band, dB (for diagnostics)."""
 
     # --- streaming ---------------------------------------------------------------------------
 
-    def process(self, samples: np.ndarray, start_frame: int) -> list[AcousticEvent]:
+    def process(self, samples: np.ndarray, start_frame: int, echo: np.ndarray | None = None,
+                host: np.ndarray | None = None) -> list[AcousticEvent]:
         """Feed mono samples starting at session frame ``start_frame``; return completed events.
 
         The first call fixes where this seat's audio begins (a live stream starts some time into
-        the session): nothing before it is invented, so no silence-to-noise jump looks like a sound."""
+        the session): nothing before it is invented, so no silence-to-noise jump looks like a sound.
+
+        The host's voice, when known, comes alongside, sample for sample: ``echo`` is the echo
+        canceller's estimate of what of the host may remain in ``samples`` (its level per band
+        becomes the floor while it sounds), ``host`` is nonzero where only the speaking spans say
+        the host is audible (the floor then rises to this seat's measured leak level + a margin).
+        Either way the noise floor and the background statistics do not learn from those frames."""
         if self._started is None:
             cfg = self.config
             self._started = -(-start_frame // cfg.hop)
             self._next = self._started
             self._last_end = self._started * cfg.hop
             self.history.end = self._started * cfg.hop
-            samples = samples[self._started * cfg.hop - start_frame :]
+            self._echo.end = self._host.end = self.history.end
+            skip = self._started * cfg.hop - start_frame
+            samples = samples[skip:]
+            echo = None if echo is None else echo[skip:]
+            host = None if host is None else host[skip:]
             start_frame = self._started * cfg.hop
         self.history.write(samples, start_frame)
+        self._echo.write(np.zeros(len(samples), np.float32) if echo is None else echo, start_frame)
+        self._host.write(np.zeros(len(samples), np.float32) if host is None else host, start_frame)
         cfg = self.config
         available = (self.history.end - cfg.window) // cfg.hop + 1 - self._next
         if available <= 0:
             return []
         first = self._next * cfg.hop
-        audio = self.history.read(first, first + (available - 1) * cfg.hop + cfg.window)
-        energies = band_energies_db(audio, cfg.window, cfg.hop, self._masks, cfg.window)
+        last = first + (available - 1) * cfg.hop + cfg.window
+        energies = band_energies_db(self.history.read(first, last), cfg.window, cfg.hop, self._masks, cfg.window)
+        maskers = self._maskers(first, last, energies)
         events: list[AcousticEvent] = []
-        for energy in energies:
-            done = self._step(self._next, energy)
+        for energy, masker in zip(energies, maskers):
+            done = self._step(self._next, energy, masker)
             self._next += 1
             if done is not None:
                 events.append(done)
         return events
+
+    def _maskers(self, first: int, last: int, energies: np.ndarray) -> list[np.ndarray | None]:
+        """Per detection frame: the host's level per band that a sound must rise above (dB), or
+        None where the host is silent."""
+        cfg = self.config
+        count = len(energies)
+        out: list[np.ndarray | None] = [None] * count
+        echo = self._echo.read(first, last)
+        host = self._host.read(first, last)
+        if np.any(echo) or self._echo_level is not None:
+            levels = band_energies_db(echo, cfg.window, cfg.hop, self._masks, cfg.window)
+            for i in range(count):
+                frame = echo[i * cfg.hop : i * cfg.hop + cfg.window]
+                level = levels[i] if np.any(frame) else None
+                if self._echo_level is not None:
+                    decayed = self._echo_level - cfg.echo_decay_db
+                    level = decayed if level is None else np.maximum(level, decayed)
+                    if float(np.max(level)) < -140.0:
+                        level = None
+                self._echo_level = out[i] = level
+        if np.any(host):
+            for i in range(count):
+                centre = i * cfg.hop + cfg.window // 2
+                if host[centre] > 0:
+                    leak = self._span_leak(energies[i])
+                    out[i] = leak if out[i] is None else np.maximum(out[i], leak)
+        return out
+
+    def _span_leak(self, energy: np.ndarray) -> np.ndarray:
+        """Speaking spans only (no reference signal): this seat's leak level of the host's voice,
+        a high percentile of its band energies over recent span frames, plus a margin."""
+        cfg = self.config
+        self._leak_frames.append(energy)
+        if len(self._leak_frames) < cfg.leak_min_frames:
+            return energy + cfg.leak_margin_db
+        if self._leak_level is None or len(self._leak_frames) % 10 == 0:
+            self._leak_level = np.percentile(np.array(self._leak_frames), cfg.leak_percentile, axis=0)
+        return np.asarray(self._leak_level + cfg.leak_margin_db)
 
     def decided_until(self) -> float:
         """Session seconds (before the latency offset) before which every event that can still
@@ -293,6 +368,10 @@ class OnsetDetector:
             frame = min(frame, self._event.bursts[0].start)
         return (max(0, frame) * cfg.hop) / cfg.rate - cfg.search_back
 
+    def heard_until(self) -> float:
+        """Session seconds (before the latency offset) of audio this detector has processed."""
+        return self._next * self.config.hop / self.config.rate
+
     def flush(self) -> list[AcousticEvent]:
         """Close the event in progress (end of the recording)."""
         if self._event is None:
@@ -302,10 +381,11 @@ class OnsetDetector:
                 burst.end = self._next
         return [self._close()]
 
-    def _step(self, k: int, energy: np.ndarray) -> AcousticEvent | None:
+    def _step(self, k: int, energy: np.ndarray, masker: np.ndarray | None = None) -> AcousticEvent | None:
         cfg = self.config
-        floor = self._tracker.update(energy) + cfg.floor_bias_db
-        self.floor_db = floor
+        if masker is None or self._tracker.updates < cfg.floor_span * cfg.floor_sub:
+            self.floor_db = self._tracker.update(energy) + cfg.floor_bias_db
+        floor = self.floor_db if masker is None else np.maximum(self.floor_db, masker)
         excess = float(np.mean(np.maximum(energy - floor, 0.0)))
         level = 10 * np.log10(np.sum(10 ** (energy / 10)) + 1e-14)
         margin = max(cfg.on_margin_db, cfg.spread_factor * self._bg_spread)
@@ -321,8 +401,10 @@ class OnsetDetector:
             if self._loud_run >= cfg.on_frames:
                 self._start_burst(k - cfg.on_frames + 1)
                 self._loud_run = 0
-            elif not loud:
+            elif not loud and masker is None:
                 self._learn_background(k, excess)
+            elif not loud:
+                self._note_quiet(k)
         else:
             burst.peak = max(burst.peak, excess)
             dip = excess < burst.peak - cfg.dip_db
@@ -343,6 +425,10 @@ class OnsetDetector:
         if len(self._bg_values) >= 10 and k % 5 == 0:
             median, high = np.percentile(np.fromiter(self._bg_values, float), [50, 90])
             self._bg_median, self._bg_spread = float(median), float(high - median)
+        self._note_quiet(k)
+
+    def _note_quiet(self, k: int) -> None:
+        """Frame ``k`` held no sound of the seat's own (its noise, or the host's residue)."""
         self._quiet_frames.append(k)
         if len(self._quiet_frames) > 400:
             del self._quiet_frames[:100]

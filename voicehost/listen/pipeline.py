@@ -12,17 +12,25 @@ Per seat an :class:`~voicehost.listen.onset.OnsetDetector` finds events; once ev
 past the end of a group of overlapping events (a *cluster*), :func:`~voicehost.listen.crosstalk.
 resolve` gives each sound one owner with its own audio; slaps become "slap", voiced events go to
 the recogniser with the phrases allowed at that moment, and the shouts come out sorted by onset.
-The host's own voice can be excluded by time span (:meth:`Listener.ignore`).
+
+The host's own voice reaches every microphone from the table speaker. With a
+:class:`~voicehost.listen.echo.Reference` (what the speaker played), each seat's channel first goes
+through an :class:`~voicehost.listen.echo.EchoCanceller`: the detectors, the crosstalk stage and
+the recogniser all see the cleaned audio, and the detector's threshold rises over what of the
+host may remain. Without one, the host's speaking spans (:meth:`Listener.ignore`) raise each
+seat's threshold to its measured leak level while the host talks; an event that began inside a
+span the listener learnt of only after hearing it is dropped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
 from voicehost.listen.crosstalk import CrosstalkConfig, OwnedEvent, resolve
+from voicehost.listen.echo import EchoCanceller, EchoConfig, Reference
 from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Recognition, Recognizer, SeatName, Segment, Shout
 from voicehost.listen.onset import OnsetConfig, OnsetDetector
 from voicehost.listen.ranking import ranked, shout_from, slap_shout
@@ -66,6 +74,10 @@ class _Span:
     start: float
     end: float
     seats: frozenset[SeatName] | None
+    known_from: float = 0.0
+    """Session seconds every seat had been heard up to when the span was announced: events
+    before that were detected without knowing of it."""
+    key: object = None
 
 
 class _Audio:
@@ -92,6 +104,10 @@ class Listener:
     config: ListenConfig = field(default_factory=ListenConfig)
     decisions: list[Decision] = field(default_factory=list)
     """Everything decided so far, in the order decided."""
+    reference: Reference | None = None
+    """What the table speaker played (the host's voice), for echo cancellation; None: only the
+    speaking spans are known."""
+    echo: EchoConfig = field(default_factory=EchoConfig)
 
     def __post_init__(self) -> None:
         if len(set(self.seats)) != len(self.seats):
@@ -102,14 +118,40 @@ class Listener:
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []
         self._ignored: list[_Span] = []
+        self._cancellers: dict[SeatName, EchoCanceller] = {}
+        if self.reference is not None:
+            self.use_reference(self.reference)
+
+    def use_reference(self, reference: Reference) -> None:
+        """Cancel the host's voice using ``reference`` (call before the first block)."""
+        self.reference = reference
+        self.crosstalk = replace(self.crosstalk, far_field=False)
+        self._cancellers = {s: EchoCanceller(reference, self.echo, self.offsets.get(s, 0.0)) for s in self.seats}
+
+    @property
+    def cancellers(self) -> Mapping[SeatName, EchoCanceller]:
+        """Each seat's echo canceller (empty without a reference)."""
+        return self._cancellers
 
     def set_phrases(self, phrases: Sequence[str]) -> None:
         """The phrases allowed from now on (what the game accepts at this moment)."""
         self.phrases = tuple(phrases)
 
-    def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None) -> None:
-        """Drop events starting in [start, end] seconds (the host speaking), on ``seats`` or all."""
-        self._ignored.append(_Span(start, end, frozenset(seats) if seats else None))
+    def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
+        """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
+
+        Without a reference signal, frames in the span need to rise over the seat's leak level
+        of the host's voice; events that began in a span announced only after they were heard
+        are dropped. A later call with the same ``key`` replaces the span (an utterance cut short)."""
+        heard = min((d.heard_until() - d.offset for d in self._detectors.values()), default=0.0)
+        span = _Span(start, end, frozenset(seats) if seats else None, heard, key)
+        if key is not None:
+            for i, old in enumerate(self._ignored):
+                if old.key == key:
+                    span.known_from = old.known_from
+                    self._ignored[i] = span
+                    return
+        self._ignored.append(span)
 
     def feed(self, block: AudioBlock) -> list[Shout]:
         """Process one block; return the shouts completed by it, sorted by onset."""
@@ -120,11 +162,37 @@ class Listener:
             raise ValueError(f"block rate {block.rate} Hz, the listener runs at {self.onset.rate} Hz")
         for column, seat in enumerate(seats):
             if seat in self._detectors:
-                self._pending.extend(self._detectors[seat].process(block.samples[:, column], block.start_frame))
+                self._hear(seat, block.samples[:, column], block.start_frame)
         return self._decide(final=False)
+
+    def _hear(self, seat: SeatName, samples: np.ndarray, start_frame: int, final: bool = False) -> None:
+        detector = self._detectors[seat]
+        canceller = self._cancellers.get(seat)
+        if canceller is None:
+            host = self._span_flags(seat, start_frame, len(samples)) if self._ignored else None
+            self._pending.extend(detector.process(samples, start_frame, host=host))
+            return
+        first, cleaned, echo = canceller.flush() if final else canceller.process(samples, start_frame)
+        if len(cleaned):
+            self._pending.extend(detector.process(cleaned, first, echo=echo))
+
+    def _span_flags(self, seat: SeatName, start: int, count: int) -> np.ndarray | None:
+        """1.0 where a speaking span covers the seat's frames [start, start + count)."""
+        rate, offset = self.onset.rate, self.offsets.get(seat, 0.0)
+        flags = np.zeros(count, dtype=np.float32)
+        for span in self._ignored:
+            if span.seats is not None and seat not in span.seats:
+                continue
+            a = max(0, int(round((span.start + offset) * rate)) - start)
+            b = min(count, int(round((span.end + offset) * rate)) - start)
+            if b > a:
+                flags[a:b] = 1.0
+        return flags if np.any(flags) else None
 
     def flush(self) -> list[Shout]:
         """End of input: close every open event and decide everything left."""
+        for seat in self._cancellers:
+            self._hear(seat, np.zeros(0, dtype=np.float32), 0, final=True)
         for detector in self._detectors.values():
             self._pending.extend(detector.flush())
         return self._decide(final=True)
@@ -184,8 +252,12 @@ class Listener:
         return decision.shout
 
     def _is_ignored(self, event: AcousticEvent) -> bool:
-        return any(span.start <= event.onset <= span.end and (span.seats is None or event.seat in span.seats)
-                   for span in self._ignored)
+        """An event heard before the listener knew the host was talking then (live spans arrive
+        late when there is no reference signal): it may be the host's voice, so it is dropped."""
+        if self.reference is not None:
+            return False
+        return any(span.start <= event.onset <= span.end and event.onset < span.known_from
+                   and (span.seats is None or event.seat in span.seats) for span in self._ignored)
 
     def _recognise(self, owned: OwnedEvent, decision: Decision) -> None:
         event, cfg = owned.event, self.config
