@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from voicehost.clock import Clock
 from voicehost.host.words import Heard
+from voicehost.listen.echo import Reference
 from voicehost.listen.messages import AudioBlock, SeatName, Shout
 
 MICS_FILE = "mics.wav"
@@ -45,6 +46,8 @@ class Span:
     end: float
     """Seconds on the session clock."""
     text: str = ""
+    key: object = field(default=None, compare=False)
+    """The utterance (a later span with the same key replaces this one: it was cut short)."""
 
 
 def heard_from(shout: Shout) -> Heard:
@@ -54,16 +57,82 @@ def heard_from(shout: Shout) -> Heard:
                  float(level) if isinstance(level, (int, float)) else None)
 
 
+class ReferenceTap:
+    """A sink in front of the table speaker's sink that keeps what it plays: the echo
+    canceller's reference (and, with ``--record``, host.wav).
+
+    The speech service calls :meth:`play` from its output thread; :meth:`collect` (the listening
+    thread) places every buffer that has started at its start time on the session's frame axis,
+    and cuts it where it was stopped (barge-in)."""
+
+    def __init__(self, sink: Any, rate: int = 16000) -> None:
+        self.sink = sink
+        self.realtime = sink.realtime
+        self.rate = sink.rate
+        self.listen_rate = rate
+        self._lock = threading.Lock()
+        self._playing: list[tuple[Any, Any, int | None]] = []
+
+    def open(self) -> object:
+        """Open the real sink."""
+        return self.sink.open()
+
+    def play(self, audio: Any, not_before: float) -> Any:
+        """Play on the real sink and keep the buffer."""
+        playback = self.sink.play(audio, not_before)
+        with self._lock:
+            self._playing.append((audio, playback, None))
+        return playback
+
+    def close(self) -> None:
+        """Close the real sink."""
+        self.sink.close()
+
+    def collect(self, reference: Reference, now: float, recorder: "SessionRecorder | None" = None) -> None:
+        """Add what has started playing to ``reference`` (and the recorder); cut what was
+        stopped. A buffer is followed until it has ended before ``now``."""
+        from voicehost.speak.output import resample
+
+        with self._lock:
+            playing, self._playing = self._playing, []
+        keep: list[tuple[Any, Any, int | None]] = []
+        for audio, playback, placed in playing:
+            if placed is None:
+                start = playback.started(0.0)
+                if start is None:
+                    keep.append((audio, playback, None))
+                    continue
+                placed = int(round(start * self.listen_rate))
+                samples = resample(audio, self.listen_rate)
+                reference.add(placed, samples, key=id(playback))
+                if recorder is not None:
+                    recorder.host(placed, samples)
+            end = playback.end
+            if end is not None and playback.interrupted:
+                reference.stop(id(playback), int(round(end * self.listen_rate)))
+                if recorder is not None:
+                    recorder.host_stop(placed, int(round(end * self.listen_rate)))
+                continue
+            if end is None or end > now:
+                keep.append((audio, playback, placed))
+        with self._lock:
+            self._playing = keep + self._playing
+
+
 class AudioInput:
     """Heard items from audio blocks through the listening pipeline.
 
     ``read(timeout)`` returns the next blocks (possibly none yet) or None at the end of a
     recording. ``phrases()`` is asked before every block: the game's grammar of the moment.
+    The host's voice: a ``tap`` on the table speaker gives the listener its reference signal as
+    the host speaks (live); a recorded session's reference is given to the listener directly.
+    ``live`` holds the microphones back until the reference is known up to the clock's now.
     """
 
     def __init__(self, listener: Any, read: Callable[[float], list[AudioBlock] | None], clock: Clock,
                  phrases: Callable[[], Sequence[str]], *, recorder: "SessionRecorder | None" = None,
-                 spans: Sequence[Span] = (), idle_note: Callable[[float], None] | None = None) -> None:
+                 spans: Sequence[Span] = (), idle_note: Callable[[float], None] | None = None,
+                 tap: ReferenceTap | None = None, live: bool = False) -> None:
         self.listener = listener
         self._read = read
         self.clock = clock
@@ -73,8 +142,22 @@ class AudioInput:
         self._lock = threading.Lock()
         self._ended = False
         self._idle_note = idle_note
+        self.tap = tap
+        self.live = live
+        if tap is not None and getattr(listener, "reference", None) is None:
+            listener.use_reference(Reference(tap.listen_rate))
         self.blocks = 0
         """Blocks processed so far."""
+
+    def _apply_reference(self) -> None:
+        reference = getattr(self.listener, "reference", None)
+        if self.tap is None or reference is None:
+            return
+        now = self.clock.now()
+        self.tap.collect(reference, now, self.recorder)
+        if self.live:
+            reference.known_until = int(now * reference.rate)
+            reference.forget_before(int((now - 30.0) * reference.rate))
 
     def add_span(self, span: Span) -> None:
         """The host is (or was) audible at the table during ``span`` (thread-safe)."""
@@ -85,7 +168,7 @@ class AudioInput:
         with self._lock:
             spans, self._spans = self._spans, []
         for span in spans:
-            self.listener.ignore(span.start, span.end)
+            self.listener.ignore(span.start, span.end, key=span.key)
             if self.recorder is not None:
                 self.recorder.span(span)
 
@@ -98,10 +181,13 @@ class AudioInput:
             self.listener.set_phrases(list(self.phrases()))
             wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - self.clock.now()))
             blocks = self._read(wait)
+            self._apply_reference()
             if blocks is None:
+                reference = getattr(self.listener, "reference", None)
+                if reference is not None:
+                    reference.known_until = None
                 self._ended = True
-                shouts = self.listener.flush()
-                return [heard_from(s) for s in shouts] or None
+                return [heard_from(s) for s in self.listener.flush()] or None
             shouts: list[Shout] = []
             for block in blocks:
                 self.blocks += 1
@@ -132,7 +218,8 @@ def file_reader(blocks: Any) -> Callable[[float], list[AudioBlock] | None]:
 
 
 class SessionRecorder:
-    """Writes a session folder as the game goes: mics.wav, spans.jsonl, session.json.
+    """Writes a session folder as the game goes: mics.wav, spans.jsonl, session.json, and at the
+    end host.wav (what the table speaker played, aligned with mics.wav: replay's echo reference).
 
     Blocks from several devices arrive separately, each for its own seats and starting frame;
     the recorder lines them up on the session's frame axis and writes frames once every seat
@@ -152,6 +239,8 @@ class SessionRecorder:
         self._first: int | None = None
         self._pending: dict[SeatName, list[tuple[int, np.ndarray]]] = {s: [] for s in self.seats}
         self._spans = open(self.folder / SPANS_FILE, "a", encoding="utf-8")
+        self._host = Reference(rate)
+        self._host_heard = False
         self._last_flush = time.monotonic()
         (self.folder / SESSION_FILE).write_text(json.dumps({**settings, "seats": list(self.seats), "rate": rate}, indent=2) + "\n")
 
@@ -198,6 +287,15 @@ class SessionRecorder:
         self._wav.write(np.clip(out, -1.0, 1.0))
         self._written = upto
 
+    def host(self, start_frame: int, samples: np.ndarray) -> None:
+        """The table speaker played ``samples`` from session frame ``start_frame`` (for host.wav)."""
+        self._host.add(start_frame, samples, key=start_frame)
+        self._host_heard = True
+
+    def host_stop(self, start_frame: int, end_frame: int) -> None:
+        """What started at ``start_frame`` was cut at ``end_frame``."""
+        self._host.stop(start_frame, end_frame)
+
     def span(self, span: Span) -> None:
         """Note a speaking span of the host."""
         self._spans.write(json.dumps({"start": round(span.start, 4), "end": round(span.end, 4), "text": span.text}) + "\n")
@@ -212,6 +310,11 @@ class SessionRecorder:
         self._write_ready()
         self._wav.close()
         self._spans.close()
+        if self._host_heard and self._first is not None:
+            import soundfile
+
+            host = self._host.read(self._first, self._written)
+            soundfile.write(str(self.folder / HOST_FILE), np.clip(host, -1.0, 1.0), self.rate, subtype="PCM_16", format="WAV")
 
 
 def mics_path(folder: Path) -> Path:

@@ -21,8 +21,8 @@ from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, timeline_outputs, transcript_printer
 from voicehost.host.listening import (
-    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, SessionRecorder, Span, file_reader, host_path, mics_path,
-    read_spans,
+    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, ReferenceTap, SessionRecorder, Span, file_reader, host_path,
+    mics_path, read_spans,
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
@@ -80,7 +80,8 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     speaker = device_sink(table.speaker, None, clock)
     if speaker is None:
         raise SettingsError("no speaker: connect one or name it in the table config ([table] speaker = ...)")
-    outputs[TABLE] = speaker
+    tap = ReferenceTap(speaker)
+    outputs[TABLE] = tap
     for k, s in enumerate(table.seats, start=1):
         if s.output is not None:
             device = find_device(s.output.device, output=True)
@@ -92,7 +93,7 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     listener = make_listener(table.names, listen, table.latencies, stdout)
     holder: dict[str, Any] = {}
     audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: holder["flow"].phrases(),
-                       recorder=recorder)
+                       recorder=recorder, tap=tap, live=True)
     service = SpeechService(host_voice(settings), outputs, clock,
                             transcript=transcript_printer(settings.players, stdout, False),
                             on_span=_span_forwarder(audio))
@@ -124,8 +125,8 @@ class _Stopping:
 
 def _span_forwarder(audio: AudioInput) -> Any:
     def forward(span: Any) -> None:
-        if not span.route.private and span.final and span.end > span.start:
-            audio.add_span(Span(span.start, span.end, span.text))
+        if not span.route.private and span.end > span.start:
+            audio.add_span(Span(span.start, span.end, span.text, key=span.id))
     return forward
 
 
@@ -177,7 +178,10 @@ def recorded_blocks(folder: Path, seats: tuple[str, ...], clock: SimClock, start
 
 def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Path, speech_wav: Path | None = None,
                  stdout: TextIO = sys.stdout) -> tuple[Built, dict[str, Any]]:
-    """A session re-run from a recording on a simulated clock (faster than real time)."""
+    """A session re-run from a recording on a simulated clock (faster than real time).
+
+    The host's voice in the microphones is cancelled with the recorded speaker track (host.wav
+    or host.flac); a recording without one falls back on its speaking spans."""
     from voicehost.speak.service import SpeechService
     from voicehost.speak.voice import EspeakVoice
 

@@ -345,7 +345,8 @@ class OnsetDetector:
                 centre = i * cfg.hop + cfg.window // 2
                 if host[centre] > 0:
                     leak = self._span_leak(energies[i])
-                    out[i] = leak if out[i] is None else np.maximum(out[i], leak)
+                    known = out[i]
+                    out[i] = leak if known is None else np.maximum(known, leak)
         return out
 
     def _span_leak(self, energy: np.ndarray) -> np.ndarray:
