@@ -177,6 +177,10 @@ class EchoConfig:
     """… and rises by at most this many dB per block (30 dB/s) …"""
     leak_min_db: float = -40.0
     """… and is never assumed below this …"""
+    host_floor_db: float = 0.0
+    """… but never below the host's own level at the microphone plus this (dB): the filter can
+    slip for a moment (a sudden low rumble in the host's audio), and the host's voice must never
+    start an event; a player is heard over the host when clearly louder than the host there."""
     untrained_leak_db: float = 20.0
     """The leak assumed at the start (the filter knows nothing yet) and its upper bound."""
     trained_db: float = -12.0
@@ -304,7 +308,7 @@ class EchoCanceller:
             self._choose(left, float(np.sum(e_back[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
         self._track_leak(float(np.sum(e_fore[inner:] ** 2)), float(np.sum(fore[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
         if self.trained:
-            masking = fore * 10 ** ((self.leak_db + cfg.leak_margin_db) / 20)
+            masking = fore * 10 ** (max(self.leak_db + cfg.leak_margin_db, cfg.host_floor_db) / 20)
         else:
             masking = mic * 10 ** (cfg.untrained_db / 20)
         part = slice(inner, inner + len(chunk))

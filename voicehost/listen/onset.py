@@ -397,12 +397,13 @@ class OnsetDetector:
         burst = self._event.bursts[-1] if self._event and self._event.bursts[-1].end < 0 else None
         if burst is None:
             self._dip_floor = min(self._dip_floor, excess)
+            raw_loud = excess > self._bg_median + margin
             loud = loud and excess >= self._dip_floor + cfg.dip_db / 2
             self._loud_run = self._loud_run + 1 if loud else 0
             if self._loud_run >= cfg.on_frames:
                 self._start_burst(k - cfg.on_frames + 1)
                 self._loud_run = 0
-            elif not loud and masker is None:
+            elif not loud and masker is None and not raw_loud:
                 self._learn_background(k, excess)
             elif not loud:
                 self._note_quiet(k)

@@ -1,0 +1,89 @@
+"""Whole recorded games: the session fixtures are generated from their specs, every player's
+line is heard on its own seat at its time (the host's voice cancelled), and a replay through the
+real PocketSphinx engine is deterministic and faster than real time."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_voicehost
+from voicehost.eventlog import read_events
+from voicehost.host.fixtures import load_spec, generate
+from voicehost.host.live import build_replay
+from voicehost.host.session import Session
+from voicehost.listen.echo import Reference
+from voicehost.listen.messages import AudioBlock
+from voicehost.listen.pipeline import Listener
+from voicehost.listen.sources import load_multichannel, read_audio
+
+SPECS = ROOT / "audio_fixtures" / "sessions"
+NAMES = sorted(p.stem for p in SPECS.glob("*.toml"))
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session fixtures, rendered from their specs into a temporary folder."""
+    out = tmp_path_factory.mktemp("sessions")
+    for name in NAMES:
+        generate(load_spec(SPECS / f"{name}.toml"), out)
+    return out
+
+
+def _replay(folder: Path, log: Path) -> tuple[list[dict[str, object]], float, float]:
+    log.unlink(missing_ok=True)
+    started = time.perf_counter()
+    built, _ = build_replay(folder, log=log, stdout=io.StringIO())
+    try:
+        Session(built.flow, built.input, built.host).run()
+    finally:
+        built.close()
+    return read_events(log), built.host.clock.now(), time.perf_counter() - started
+
+
+def test_there_is_a_session_spec_for_every_game() -> None:
+    """audio_fixtures/sessions/ holds a complete scripted game of each of the three games."""
+    assert {load_spec(SPECS / f"{n}.toml").game for n in NAMES} == {"bimbamm", "bimbambum", "bam"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_players_line_is_heard_on_their_seat_at_its_time(sessions: Path, name: str) -> None:
+    """Through the echo canceller with the recorded host track, every scripted line is an event
+    on its speaker's seat within 60 ms of its script time, and nothing is heard while only the host talks."""
+    spec = load_spec(SPECS / f"{name}.toml")
+    folder = sessions / name
+    recording = load_multichannel(folder / "mics.flac", spec.players)
+    host, _ = read_audio(folder / "host.flac")
+    listener = Listener(spec.players, None, ["cat"], reference=Reference.from_samples(host[:, 0], recording.rate))
+    for start in range(0, recording.samples.shape[0], 1600):
+        listener.feed(AudioBlock(recording.samples[start : start + 1600], start, recording.rate, seats=spec.players))
+    listener.flush()
+    events = [d.event for d in listener.decisions]
+    for line in spec.lines:
+        near = [e for e in events if e.seat == line.player and abs(e.onset - line.t) <= 0.06]
+        assert near, f"{name}: {line} not heard; events near it: {[(e.seat, round(e.onset, 3)) for e in events if abs(e.onset - line.t) < 1]}"
+    spans = [json.loads(s) for s in (folder / "spans.jsonl").read_text().splitlines()]
+    lone = [e for e in events if not any(line.t - 0.1 <= e.onset <= line.t + 3.0 for line in spec.lines)
+            and any(s["start"] <= e.onset <= s["end"] for s in spans)]
+    assert lone == [], [(e.seat, e.onset, e.level_db) for e in lone]
+
+
+def test_a_replay_of_a_replay_gives_identical_events_faster_than_real_time(sessions: Path, tmp_path: Path) -> None:
+    """`voicehost replay` run twice on the same recording (PocketSphinx) writes the very same
+    event log, and says it ran faster than real time. (Each run is its own process: espeak-ng,
+    which renders the host's words, keeps state across renders within one process.)"""
+    folder = sessions / "bimbambum_quick"
+    logs = []
+    for k in range(2):
+        log = tmp_path / f"replay{k}.jsonl"
+        result = run_voicehost("replay", str(folder), "--quiet", "--log", str(log), timeout=300)
+        assert "replayed" in result.stdout, result.stdout + result.stderr
+        speed = re.search(r"\(([0-9.]+)x real time\)", result.stdout)
+        assert speed is not None and float(speed.group(1)) > 1.0, result.stdout
+        logs.append(log.read_text())
+    assert logs[0] == logs[1] and len(logs[0].splitlines()) > 5
