@@ -264,3 +264,30 @@ def test_a_word_invented_over_silence_is_not_counted() -> None:
     segment = Segment(event, audio, 16000, 0.0)
     heard = [WordTiming("bum", 0.2, 0.4, 0.9), WordTiming("bum", 0.55, 0.75, 0.9), WordTiming("bum", 0.9, 1.2, 0.9)]
     assert reconcile_repetitions("bum bum bum", phrases_for("bimbambum", "en"), heard, segment) == "bum bum"
+
+
+def test_sphinx_result_does_not_depend_on_earlier_segments() -> None:
+    """The same segment decodes the same whatever was decoded before it (no CMN carry-over); words with
+    several CMUdict pronunciations ("read") can be added for a grammar."""
+    import numpy as np
+
+    from voicehost.listen.messages import AcousticEvent, EventKind, Segment
+    from voicehost.listen.recognize import build_recognizer
+    from voicehost.listen.synth import ENGLISH_VOICES, pink_noise, render_speech
+
+    recognizer = build_recognizer("en", "sphinx")
+    rng = np.random.default_rng(3)
+
+    def segment(text: str, voice: int) -> Segment:
+        speech = render_speech(text, ENGLISH_VOICES[voice])
+        pad = (pink_noise(4000, rng) * 0.003).astype(np.float32)
+        event = AcousticEvent("A", EventKind.VOICE, 0.25, 0.25 + len(speech) / 16000, -20.0)
+        return Segment(event, np.concatenate([pad, speech, pad]), 16000, 0.0)
+
+    animals = ["cat", "dog", "pig", "donkey", "hen"]
+    probes = [segment(word, v) for v, word in enumerate(["cat", "dog", "pig"])]
+    first = [recognizer.recognize(p, animals) for p in probes]
+    recognizer.recognize(segment("read two", 4), ["read two", "best two worst one"])
+    recognizer.recognize(segment("flip nine", 5), ["flip nine", "flip two"])
+    again = [recognizer.recognize(p, animals) for p in probes]
+    assert first == again

@@ -72,6 +72,7 @@ class SphinxRecognizer:
         self._known = {w for w in words if w in self._lexicon}
         self._searches: dict[tuple[str, ...], str] = {}
 
+
     def _dict_text(self, words: set[str]) -> str:
         lines = []
         for word in sorted(words):
@@ -88,8 +89,8 @@ class SphinxRecognizer:
                     f"PocketSphinx cannot say '{word}': it is not in CMUdict; add it to "
                     f"[pronunciations.sphinx] in {self.pack.source}"
                 )
-            for pron in prons:
-                self._decoder.add_word(word, pron, True)
+            for i, pron in enumerate(prons):
+                self._decoder.add_word(word if i == 0 else f"{word}({i + 1})", pron, True)
             self._known.add(word)
 
     def _search_for(self, phrases: Sequence[str]) -> str:
@@ -117,6 +118,7 @@ class SphinxRecognizer:
             raise ModelError(f"PocketSphinx needs {RATE} Hz audio, got a {segment.rate} Hz segment")
         self._decoder.activate_search(self._search_for(spoken))
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+        self._decoder.reinit_feat()  # live CMN would carry over: a result must not depend on earlier segments
         self._decoder.start_utt()
         self._decoder.process_raw(pcm, no_search=False, full_utt=True)
         self._decoder.end_utt()
