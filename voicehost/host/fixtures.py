@@ -393,7 +393,9 @@ def _bimbambum_bot(rng: Any) -> Any:
     def decide(flow: Any) -> list[tuple[float, str, str]]:
         state = flow.state
         if state is None:
-            return [(0.5 + 0.3 * i, p, "bim bam bum") for i, p in enumerate(flow.host.players)] if not getattr(flow, "shouts", None) else []
+            if getattr(flow, "first", None) is not None or getattr(flow, "shouts", None):
+                return []  # the first player is known (or the shouts are in): wait for the deal
+            return [(0.5 + 0.3 * i, p, "bim bam bum") for i, p in enumerate(flow.host.players)]
         if state.is_over:
             return []
         if state.phase is bb.Phase.SLAP:

@@ -214,14 +214,28 @@ def compare_events(expected: list[dict[str, Any]], got: list[dict[str, Any]], *,
     """Differences between two event logs, ignoring "t" and allowing ``tolerance`` seconds on onsets."""
     problems = []
     for i, (a, b) in enumerate(zip(expected, got)):
+        if a.get("type") != b.get("type"):
+            problems.append(f"event {i}: recorded {_brief(a)}, replayed {_brief(b)}")
+            break  # the games went apart: later differences follow from this one
         diff = _diff(a, b, tolerance, "")
         if diff:
-            problems.append(f"event {i} ({a.get('type')}): {diff}")
+            problems.append(f"event {i} ({a.get('type')}): {diff} (recorded vs replayed)")
             if len(problems) >= 5:
                 break
     if len(expected) != len(got) and len(problems) < 5:
         problems.append(f"the recording's log has {len(expected)} events, the replay {len(got)}")
     return problems
+
+
+def _brief(event: dict[str, Any]) -> str:
+    """An event in a few words for a report: '"play" by Anna (said "one bam")'."""
+    parts = [f'"{event.get("type")}"']
+    if "player" in event:
+        parts.append(f"by {event['player']}")
+    for key in ("said", "animal", "reason", "tile"):
+        if key in event:
+            parts.append(f"{key} {event[key]!r}")
+    return " ".join(parts)
 
 
 def _diff(a: Any, b: Any, tolerance: float, path: str) -> str:
