@@ -233,3 +233,24 @@ def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Pat
     mistakes = [e for e in f.host.events if e["type"] == "mistake"]  # type: ignore[attr-defined]
     assert mistakes and mistakes[-1]["player"] == "Cem" and mistakes[-1]["reason"] == "no_card"
     assert f.state.score("Cem") == 1  # type: ignore[attr-defined]  # a won card went back
+
+
+def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> None:
+    """phrases(): tile numbers on a turn, animals in a race, 'N and M' pairs of the scored animal's tiles for the scorer."""
+    from voicehost.rules.bimbamm.state import evolve
+
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="", tmp=tmp_path, options={"first_player": "Anna"})
+    state = flow.state  # type: ignore[attr-defined]
+    turn = flow.phrases()  # type: ignore[attr-defined]
+    assert "flip seven" in turn and "seven" in turn and "exchange with ben" in turn and "cat" in turn
+    flow.state = evolve(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
+    assert "flip seven" not in flow.phrases() and "pig" in flow.phrases()  # type: ignore[attr-defined]
+    pigs = [i for i, t in enumerate(state.tiles) if t.showing is bb.Animal.PIG]
+    flow.state = evolve(state, phase=bb.Phase.SCORER, scorer="Ben", scored=bb.Animal.PIG)  # type: ignore[attr-defined]
+    scorer = flow.phrases()  # type: ignore[attr-defined]
+    from voicehost.host.words import number_phrase
+
+    a, b = number_phrase(pigs[0] + 1), number_phrase(pigs[1] + 1)
+    assert f"{a} and {b}" in scorer and a in scorer
+    others = [i for i in range(15) if i not in pigs]
+    assert f"{number_phrase(others[0] + 1)} and {a}" not in scorer

@@ -470,6 +470,10 @@ class BimBammFlow(Flow):
         extra = ["challenge"] if self.table_cards else []
         if state.phase is bb.Phase.RACE:
             return [*animals, *extra]
+        if state.phase is bb.Phase.SCORER:
+            tiles = [number_phrase(i + 1) for i, t in enumerate(state.tiles) if t.showing is state.scored]
+            pairs = [f"{a} and {b}" for a in tiles for b in tiles if a != b]
+            return [*animals, *extra, *tiles, *pairs]
         numbers = [number_phrase(n) for n in range(1, 16)]
         return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), "swap", "exchange",
                 *(f"exchange with {p.lower()}" for p in state.players)]
