@@ -54,6 +54,12 @@ class ListenConfig:
     count_bursts: bool = False
     """Also count repetitions ("bam bam bam") from the bursts here. Off: the recognisers already
     count them from ``event.bursts`` (voicehost.listen.recognize.rejection)."""
+    echo_margin_db: float = 20.0
+    """A shout this many dB fainter than another seat's shout of the same phrase at the same
+    moment is that seat's leak, not a shout (a last guard after crosstalk)."""
+    echo_window: float = 0.06
+    """Seconds a leak may seem to start before its source (onsets are re-estimated on cleaned
+    audio); it may start any time until the source ends."""
 
 
 @dataclass
@@ -66,7 +72,7 @@ class Decision:
     segment_start: float = 0.0
     """Seconds: session time of the recognised segment's first sample."""
     reason: str = ""
-    """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed'."""
+    """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed', 'faint_echo'."""
 
 
 @dataclass
@@ -212,11 +218,39 @@ class Listener:
                 break
             for event in cluster:
                 self._pending.remove(event)
+            found = []
             for owned in resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk):
                 shout = self._judge(owned)
                 if shout is not None:
-                    shouts.append(shout)
+                    found.append(shout)
+            shouts.extend(self._drop_faint_echoes(found))
         return ranked(shouts)
+
+    def _drop_faint_echoes(self, shouts: list[Shout]) -> list[Shout]:
+        """A last guard against a leak taken for a shout: a sound that starts while another
+        seat's shout sounds, and is far fainter on its own microphone, is that seat's sound.
+
+        A player's own microphone is the nearest to them: their real shout is never
+        ``config.echo_margin_db`` quieter than a neighbour's shout at the same moment (leaks are
+        8-25 dB down, and a second shouter's own voice is close-talk loud).
+        """
+        cfg = self.config
+        kept = []
+        for shout in shouts:
+            level = _level(shout)
+            louder = [
+                other for other in shouts
+                if other is not shout
+                and other.onset - cfg.echo_window <= shout.onset <= other.end
+                and level is not None and (_level(other) or -200.0) - level >= cfg.echo_margin_db
+            ]
+            if louder:
+                for decision in self.decisions:
+                    if decision.shout is shout:
+                        decision.shout, decision.reason = None, "faint_echo"
+                continue
+            kept.append(shout)
+        return kept
 
     def _all_offsets(self) -> dict[SeatName, float]:
         return {s: self.offsets.get(s, 0.0) for s in self.seats}
@@ -280,6 +314,11 @@ class Listener:
         decision.shout = shout_from(event, recognition, spoken, cfg.count_bursts)
         if decision.shout is None:
             decision.reason = "not_allowed"
+
+
+def _level(shout: Shout) -> float | None:
+    level = shout.details.get("level_db") if shout.details else None
+    return float(level) if isinstance(level, (int, float)) else None
 
 
 def listen_to(recording: "Recording", recognizer: Recognizer | None, phrases: Sequence[str], *,
