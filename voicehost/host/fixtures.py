@@ -35,6 +35,8 @@ import numpy as np
 from voicehost.errors import InputError
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "audio_fixtures" / "sessions"
+GENERATOR_VERSION = 2
+"""Bump when the rendering changes, so renders made by an older generator are made again."""
 RATE = 16000
 HOST_FILE = "host.flac"
 """The table speaker's audio (the host's voice as played) at 16 kHz from t = 0: the echo
@@ -283,7 +285,8 @@ def generate(spec: SessionSpec, out: Path) -> dict[str, Any]:
     (target / "spans.jsonl").write_text("".join(json.dumps(s) + "\n" for s in spans))
     session = {"game": spec.game, "players": list(spec.players), "seed": spec.seed, "options": spec.options,
                "lang": "en", "engine": spec.engine, "model": None, "rate": RATE, "start_frame": 0,
-               "seats": list(spec.players), "fixture": spec.name, "speech_rate": spec.speech_rate}
+               "seats": list(spec.players), "fixture": spec.name, "speech_rate": spec.speech_rate,
+               "spec_sha256": spec_digest(spec)}
     (target / "session.json").write_text(json.dumps(session, indent=2) + "\n")
     (target / "transcript.txt").write_text(transcript)
     over = events[-1]["type"] == "game_over"
@@ -463,12 +466,25 @@ def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str,
             f'script = """\n{script}\n"""\n')
 
 
+def spec_digest(spec: SessionSpec) -> str:
+    """A fingerprint of a spec (and of the generator's version), to know when a render is stale."""
+    import hashlib
+
+    return hashlib.sha256(repr((GENERATOR_VERSION, spec)).encode("utf-8")).hexdigest()
+
+
 def ensure_session(name: str, specs: Path = DEFAULT_DIR) -> Path:
-    """The folder of session fixture ``name``, rendering its audio first if it is not there."""
+    """The folder of session fixture ``name``, rendering it first if missing or made from another spec."""
     folder = specs / name
-    if not (folder / "mics.flac").exists() and not (folder / "mics.wav").exists():
-        print(f"(rendering the session fixture {name} once: a few seconds)", file=sys.stderr, flush=True)
-        generate(load_spec(specs / f"{name}.toml"), specs)
+    spec = load_spec(specs / f"{name}.toml")
+    try:
+        current = json.loads((folder / "session.json").read_text()).get("spec_sha256")
+    except (OSError, json.JSONDecodeError):
+        current = None
+    has_audio = (folder / "mics.flac").exists() or (folder / "mics.wav").exists()
+    if not has_audio or current != spec_digest(spec):
+        print(f"(rendering the session fixture {name}: a few seconds)", file=sys.stderr, flush=True)
+        generate(spec, specs)
     return folder
 
 
