@@ -25,6 +25,8 @@ input modes:
   --input script:FILE  timed lines like '1.250 Anna: cat' drive the game on a simulated clock
 
 At any time a player can say: repeat, score, help, slower, faster, pause, resume, quit.
+With microphones, a microphone that stops pauses the game until it is back (or until somebody
+says continue); overflows and stops are summed up at the end.
 The event log (--log) is written as the game goes; 'voicehost resume LOG' continues a stopped game.
 Each game has its own options: voicehost play GAME --help.
 
@@ -48,6 +50,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the players' words (default en; see 'voicehost models list')")
     parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "sphinx"], help="speech recogniser (default auto: an installed Vosk model, else PocketSphinx for English)")
     parser.add_argument("--model", type=Path, metavar="DIR", help="a Vosk model folder to use")
+    parser.add_argument("--start-file", type=Path, metavar="FILE", help="with --input mic: once the microphones are ready and the game begins (t = 0), write {\"monotonic\": SECONDS} to FILE: the system's monotonic clock (CLOCK_MONOTONIC) at t = 0, for a program that feeds the microphones in step with the game")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +105,7 @@ def _run_live(settings: "PlaySettings", args: argparse.Namespace) -> "Outcome":
 
     listen = ListenSettings(args.lang, args.engine, args.model)
     write_session_file(settings)
-    built = build_live(settings, listen, args.config, record=args.record)
+    built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
     try:
         return Session(built.flow, built.input, built.host).run()
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, TextIO
@@ -26,6 +27,7 @@ from voicehost.host.listening import (
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
+from voicehost.host.words import COMMAND_PHRASES
 from voicehost.listen.echo import Reference
 from voicehost.listen.messages import AudioBlock
 
@@ -60,9 +62,48 @@ def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[
     return Listener(seats, recognizer, [], offsets=offsets)
 
 
+def listening_phrases(flow: Any) -> list[str]:
+    """What the microphones listen for: the game's phrases of the moment, and the global commands
+    ("repeat", "pause", "continue", "quit" …) that any player may say at any time — also while
+    the game is paused, when nothing else is accepted."""
+    phrases = list(flow.phrases())
+    known = set(phrases)
+    return phrases + [p for p in COMMAND_PHRASES if p not in known]
+
+
+class TableClock:
+    """The wall clock of a live session, started again once the table is ready (recogniser loaded,
+    speaker open, sound flowing from every microphone), so that t = 0 is when the game begins —
+    as in a script or a recorded session, where the host's welcome starts at t = 0."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.start = start
+        """Session seconds at the (re)start: 0 for a new game, later for a resumed one."""
+        self.origin = time.monotonic() - start
+        """``time.monotonic()`` (CLOCK_MONOTONIC) seconds at which the session clock reads 0."""
+
+    def now(self) -> float:
+        """Seconds on the session clock."""
+        return time.monotonic() - self.origin
+
+    def sleep(self, seconds: float) -> None:
+        """Really wait."""
+        if seconds > 0:
+            time.sleep(seconds)
+
+    def restart(self) -> float:
+        """The clock reads ``start`` now; returns the new :attr:`origin`."""
+        self.origin = time.monotonic() - self.start
+        return self.origin
+
+
 def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path | None, *,
-               record: Path | None = None, stdout: TextIO = sys.stdout) -> Built:
-    """A live session: microphones from the table config (or the default input), speech on its devices."""
+               record: Path | None = None, start_file: Path | None = None, stdout: TextIO = sys.stdout) -> Built:
+    """A live session: microphones from the table config (or the default input), speech on its devices.
+
+    ``start_file`` receives ``{"monotonic": X}``: the CLOCK_MONOTONIC seconds (Python's
+    ``time.monotonic()``) at which the session clock reads 0, so that another program can feed the
+    microphones in step with the session (the end-to-end test plays a recorded game that way)."""
     from voicehost.audio.devices import find_device, list_devices
     from voicehost.host.table import check_devices, load_table
     from voicehost.listen.sources import LiveSource
@@ -75,7 +116,7 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
         raise SettingsError(f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order")
     for warning in check_devices(table, list_devices()):
         print(f"(table: {warning})", file=stdout)
-    clock = WallClock(settings.start_time)
+    clock = TableClock(settings.start_time)
     outputs: dict[Any, Any] = {}
     speaker = device_sink(table.speaker, None, clock)
     if speaker is None:
@@ -92,7 +133,7 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     source = LiveSource(table.live_inputs(), clock)
     listener = make_listener(table.names, listen, table.latencies, stdout)
     holder: dict[str, Any] = {}
-    audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: holder["flow"].phrases(),
+    audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: listening_phrases(holder["flow"]),
                        recorder=recorder, tap=tap, live=True)
     service = SpeechService(host_voice(settings), outputs, clock,
                             transcript=transcript_printer(settings.players, stdout, False),
@@ -105,22 +146,83 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
         print("(one microphone for everybody: turns and judging work, but who shouted first cannot be told)", file=stdout)
     service.open()
     source.start()
-    return Built(flow, _Stopping(audio, source), host, service, log)
+    origin = clock.restart()
+    source.begin()
+    if start_file is not None:
+        start_file.write_text(json.dumps({"monotonic": origin}) + "\n", encoding="utf-8")
+    return Built(flow, LiveMicrophones(audio, source, clock, stdout), host, service, log)
 
 
-class _Stopping:
-    """An AudioInput that also stops the live streams when closed."""
+class LiveMicrophones:
+    """The live session's input: what the microphones heard (an :class:`AudioInput` over a
+    :class:`~voicehost.listen.sources.LiveSource`), plus which microphones stopped or came back
+    (:meth:`microphone_changes`, for the session), overflow notes on the terminal, and a summary
+    of both when it is closed."""
 
-    def __init__(self, audio: AudioInput, source: Any) -> None:
+    NOTE_EVERY = 5.0
+    """Seconds between two overflow notes on the terminal."""
+
+    def __init__(self, audio: AudioInput, source: Any, clock: Any, stdout: TextIO, *, step: float = 0.25) -> None:
         self.audio = audio
         self.source = source
+        self.clock = clock
+        self.stdout = stdout
+        self.step = step
+        """Seconds: how often a waiting :meth:`next` looks at the devices."""
+        self._changes: list[tuple[tuple[str, ...], bool]] = []
+        self._overflows = 0
+        self._noted_at = -self.NOTE_EVERY
+        self.summary: list[str] = []
+        """The closing summary (one line per device), once closed."""
 
-    def next(self, deadline: float | None) -> Any:
-        return self.audio.next(deadline)
+    def next(self, deadline: float | None) -> list[Any] | None:
+        """What was heard up to ``deadline``; returns early when a microphone stopped or came back."""
+        while True:
+            step = self.clock.now() + self.step
+            heard = self.audio.next(step if deadline is None else min(deadline, step))
+            self._watch()
+            if heard is None or heard or self._changes or (deadline is not None and self.clock.now() >= deadline):
+                return heard
+
+    def microphone_changes(self) -> list[tuple[tuple[str, ...], bool]]:
+        """(players, lost) for every microphone device that stopped (lost) or came back since the last call."""
+        changes, self._changes = self._changes, []
+        return changes
+
+    def _watch(self) -> None:
+        for change in self.source.changes():
+            who = ", ".join(change.seats)
+            if change.lost:
+                note = f"microphone {change.device!r} ({who}) stopped: {change.reason}; trying to reopen it every second"
+            else:
+                note = f"microphone {change.device!r} ({who}) is back"
+            print(f"({note})", file=self.stdout, flush=True)
+            self._changes.append((change.seats, change.lost))
+        overflows = sum(s.overflows for s in self.source.stats)
+        if overflows > self._overflows and self.clock.now() - self._noted_at >= self.NOTE_EVERY:
+            print(f"(microphones: {overflows} input overflow{'s' if overflows != 1 else ''} so far: the computer fell behind "
+                  "and a little sound was lost; the game goes on)", file=self.stdout, flush=True)
+            self._overflows, self._noted_at = overflows, self.clock.now()
 
     def close(self) -> None:
+        """Stop the streams, finish the recording, print the summary."""
+        stats = self.source.stats
         self.source.stop()
         self.audio.close()
+        self.summary = [device_summary(s) for s in stats]
+        for line in self.summary:
+            print(f"(microphones: {line})", file=self.stdout, flush=True)
+
+
+def device_summary(stats: Any) -> str:
+    """One line about one device's session: "'vh_mics' (Anna, Ben): 0 overflows, stopped once (6.1 s without sound)"."""
+    overflows = f"{stats.overflows} overflow{'s' if stats.overflows != 1 else ''}"
+    if stats.outages == 0:
+        outages = "never stopped"
+    else:
+        times = "once" if stats.outages == 1 else f"{stats.outages} times"
+        outages = f"stopped {times} ({stats.down_seconds:.1f} s without sound)"
+    return f"{stats.device!r} ({', '.join(stats.seats)}): {overflows}, {outages}"
 
 
 def _span_forwarder(audio: AudioInput) -> Any:
@@ -149,7 +251,7 @@ def load_session(folder: Path) -> dict[str, Any]:
     """A recorded session's settings (session.json), checked."""
     path = Path(folder) / SESSION_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"{folder}: not a recorded session (no {SESSION_FILE})") from None
     except (OSError, json.JSONDecodeError) as error:
@@ -199,7 +301,7 @@ def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Pat
         listener.use_reference(Reference.from_file(host_audio, int(data.get("rate", 16000)), int(data.get("start_frame", 0))))
     holder: dict[str, Any] = {}
     blocks = recorded_blocks(folder, players, clock, int(data.get("start_frame", 0)))
-    audio = AudioInput(listener, file_reader(blocks), clock, lambda: holder["flow"].phrases(),
+    audio = AudioInput(listener, file_reader(blocks), clock, lambda: listening_phrases(holder["flow"]),
                        spans=read_spans(Path(folder) / SPANS_FILE))
     service = SpeechService(host_voice(settings), timeline_outputs(players, speech_wav), clock,
                             transcript=transcript_printer(players, stdout, True))

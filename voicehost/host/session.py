@@ -142,6 +142,10 @@ class Session:
         """Called with everything heard (e.g. to show a replay's listening on the terminal)."""
         self.paused = False
         self._paused_timers: list[tuple[str, float]] = []
+        self.missing: list[str] = []
+        """Players whose microphone has stopped (live input only; issue 9)."""
+        self._for_microphones = False
+        """True while the game is paused because a microphone stopped, not because someone said pause."""
 
     def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
         """Start (or resume) the game and loop until it is over or the input ends."""
@@ -154,6 +158,10 @@ class Session:
             heard = self.input.next(deadline)
             if heard is None:
                 return Outcome(False, self.host.events, "input_ended")
+            # Live microphones tell which of them stopped or came back (other inputs have no such method).
+            changes = getattr(self.input, "microphone_changes", None)
+            for players, lost in (changes() if changes is not None else ()):
+                self.microphones_changed(players, lost)
             for item in heard:
                 self.dispatch(item)
                 if self.flow.over:
@@ -196,6 +204,7 @@ class Session:
             mouth.faster()
             flow.say("I will speak faster.", reply=True)
         elif what is Command.PAUSE:
+            self._for_microphones = False
             self._pause()
         elif what is Command.RESUME:
             self._resume()
@@ -216,7 +225,41 @@ class Session:
                 flow.say(f"{player}, I cannot tell you privately: you hold your own cards at this table.", reply=True)
         return True
 
-    def _pause(self) -> None:
+    def microphones_changed(self, players: Sequence[str], lost: bool) -> None:
+        """``players``' microphone stopped (``lost``) or is back.
+
+        A stopped microphone pauses the game until it is back, unless the players say "continue"
+        (the game then goes on without hearing them); when it comes back the game goes on by itself
+        if it was paused for it alone.
+        """
+        if lost:
+            new = [p for p in players if p in self.host.players and p not in self.missing]
+            self.missing.extend(new)
+            if not new:
+                return
+            them = "it" if len(new) == 1 else "them"
+            text = f"{_microphones(new)} stopped: the game is paused until {them} {'is' if len(new) == 1 else 'are'} back."
+            if len(self.missing) < len(self.host.players):
+                text += f" Say continue to go on without {them}."
+            if self.paused:
+                self.flow.say(text)
+            else:
+                self._for_microphones = True
+                self._pause(text)
+            return
+        back = [p for p in players if p in self.missing]
+        self.missing = [p for p in self.missing if p not in back]
+        if not back:
+            return
+        text = f"{_microphones(back)} {'is' if len(back) == 1 else 'are'} back."
+        if self.paused and self._for_microphones and not self.missing:
+            self._resume(f"{text} Let's go on.")
+        elif self.paused:
+            self.flow.say(text + ("" if self._for_microphones else " Say resume to go on."))
+        else:
+            self.flow.say(text, reply=True)
+
+    def _pause(self, text: str = "Paused. Say resume when you are ready.") -> None:
         if self.paused:
             return
         now = self.host.clock.now()
@@ -226,18 +269,29 @@ class Session:
             for name in timers.pop_due(due):
                 self._paused_timers.append((name, max(0.0, due - now)))
         self.paused = True
-        self.flow.say("Paused. Say resume when you are ready.")
+        self.flow.say(text)
 
-    def _resume(self) -> None:
+    def _resume(self, text: str | None = None) -> None:
         if not self.paused:
             return
+        if text is None:
+            text = f"We go on without {_microphones(self.missing)}." if self.missing and self._for_microphones else "Let's go on."
         self.paused = False
-        self.flow.say("Let's go on.")
+        self._for_microphones = False
+        self.flow.say(text)
         start = self.host.mouth.silent_at()
         for name, remaining in self._paused_timers:
             self.host.timers.start(name, start + remaining)
         self._paused_timers = []
         self.flow.after_pause()
+
+
+def _microphones(players: Sequence[str]) -> str:
+    """Say "Ben's microphone", or "Anna's and Ben's microphones" for several."""
+    names = [f"{p}'s" for p in players]
+    if len(names) == 1:
+        return f"{names[0]} microphone"
+    return f"{', '.join(names[:-1])} and {names[-1]} microphones"
 
 
 def log_path_for(folder: Path, game: str, seed: int) -> Path:

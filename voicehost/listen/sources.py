@@ -9,15 +9,20 @@ belong to, so the listener never needs to know where the audio came from.
   libsndfile reads (WAV 16/24/32-bit, float, FLAC, …) at 8 to 192 kHz, resampled with soxr. All
   tracks start at t = 0; shorter tracks are padded with silence at the end.
 - Live: one sounddevice input stream per device. The callback only copies the block with its ADC
-  capture time into a queue; conversion, resampling and everything else happen in :meth:`read`.
+  capture time into a queue; conversion, resampling, anchoring on the session clock, and
+  noticing a device that stopped (and reopening it) happen in :meth:`LiveSource.read`.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import struct
+import sys
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -243,25 +248,92 @@ class LiveInput:
         return self.channels or tuple(range(len(self.seats)))
 
 
-@dataclass
-class _Stream:
-    """One open device: its PortAudio stream, queue and time bookkeeping (reader side only)."""
+OPEN_SECONDS = 3.0
+"""Seconds a freshly opened stream may take to deliver its first block (an idle PulseAudio source
+takes 0.5 to 2 s, measured on PulseAudio 16.1)."""
+STALL_SECONDS = 1.5
+"""Seconds on the session clock without a block after which a running device counts as lost."""
+RETRY_SECONDS = 1.0
+"""Seconds between attempts to reopen a lost device."""
+MAX_REPORTED_LATENCY = 0.3
+"""Seconds: a stream reporting a longer input latency (callback time minus ADC time) at its first
+block is not believed (PulseAudio's ALSA plugin reports 0.36 to 0.54 s on a stream that opened
+on an idle source, whose audio in fact arrives in time); the block's arrival anchors it instead.
+Bluetooth headsets report up to about 0.25 s, which is kept."""
+FILL_LAG = 0.1
+"""Seconds behind the clock up to which a lost device's seats are filled with silence when no
+other device is running (keeps the listener deciding without waiting for a device that is gone)."""
 
-    spec: LiveInput
-    rate: int
-    """Device rate, Hz."""
-    stream: Any
-    blocks: "queue.Queue[tuple[np.ndarray, float]]"
-    resampler: Any = None
-    origin_frame: int | None = None
-    """Session frame (listener rate) of this stream's first delivered frame."""
-    delivered: int = 0
-    """Frames (listener rate) delivered so far."""
+
+@dataclass(frozen=True)
+class DeviceChange:
+    """A microphone device stopped delivering sound, or delivers again."""
+
+    device: str
+    """The device as the table config names it."""
+    seats: tuple[SeatName, ...]
+    lost: bool
+    """True: it stopped; False: it is back (re-anchored on the session clock)."""
+    t: float
+    """Seconds on the session clock when it was noticed."""
+    reason: str = ""
+    """Why it counts as lost: 'no sound for 1.5 s', 'the stream stopped', or the open error."""
+
+
+@dataclass
+class DeviceStats:
+    """What happened to one device during a session (for the final summary)."""
+
+    device: str
+    seats: tuple[SeatName, ...]
     overflows: int = 0
-    stream_t0: float = 0.0
-    """PortAudio stream time when the session clock read ``clock_t0``."""
-    clock_t0: float = 0.0
-    pending: list[np.ndarray] = field(default_factory=list)
+    """Blocks PortAudio flagged as input overflow (audio was lost before them)."""
+    outages: int = 0
+    """Times the device stopped delivering sound."""
+    down_seconds: float = 0.0
+    """Seconds without sound from it (finished outages)."""
+    arrival_anchors: int = 0
+    """Times a stream's reported capture time was not believed (see MAX_REPORTED_LATENCY)."""
+
+
+class _Phase(Enum):
+    PRIMING = "priming"
+    """Opened to wake the source up; closed and reopened as soon as sound flows."""
+    RUNNING = "running"
+    LOST = "lost"
+
+
+class _Device:
+    """One input device: its current stream and where its frames go (reader side only).
+
+    Everything here runs in the thread that calls :meth:`LiveSource.read`; the stream's callback
+    only puts ``(samples, adc_time, callback_time, overflow)`` into the queue of that stream.
+    """
+
+    def __init__(self, spec: LiveInput, index: int, channels: int, rate: int) -> None:
+        self.spec = spec
+        self.index = index
+        self.channels = channels
+        self.rate = rate
+        """Device rate, Hz."""
+        self.stream: Any = None
+        self.blocks: queue.Queue[tuple[np.ndarray, float, float, bool]] = queue.Queue()
+        self.phase = _Phase.LOST
+        self.opened_at = 0.0
+        """Session seconds when the current stream was opened."""
+        self.last_block_at = 0.0
+        """Session seconds when a block was last taken from the queue."""
+        self.next_try = 0.0
+        self.resampler: Any = None
+        self.origin: int | None = None
+        """Session frame (listener rate) of the current stream's first frame; None until anchored."""
+        self.delivered = 0
+        """Frames (listener rate) the current stream has produced since its anchor."""
+        self.end = 0
+        """Session frame up to which this device's seats have been delivered (or filled)."""
+        self.lost_at: float | None = None
+        """Session seconds when it was lost (None while it delivers)."""
+        self.stats = DeviceStats(str(spec.device), spec.seats)
 
 
 class LiveSource:
@@ -270,10 +342,22 @@ class LiveSource:
     The callback copies ``indata`` and the block's ADC capture time into a queue and returns.
     :meth:`read` converts capture times to the session clock (the injected clock), resamples to
     the listener's rate and places each device's frames on the session's frame axis.
+
+    Devices come and go. A device that delivers nothing for :data:`STALL_SECONDS` (measured on
+    the session clock when reading, never in the callback), or whose stream stopped, is *lost*:
+    its stream is closed, a :class:`DeviceChange` is queued for :meth:`changes`, its seats are
+    filled with silence so the listener keeps deciding for everybody else, and the reader tries
+    to reopen it every :data:`RETRY_SECONDS`. Every (re)opened stream is *primed*: opened until
+    sound flows, closed and opened again at once, because the first stream on an idle PulseAudio
+    source reports capture times off by 0.3 to 0.5 s (measured against a click's playback time;
+    the second is right to within 6 ms). Its first block then anchors it on the session clock
+    again. Input overflows are counted (:attr:`stats`), never fatal.
     """
 
     def __init__(self, inputs: Sequence[LiveInput], clock: Clock, rate: int = LISTEN_RATE,
-                 device_rate: int | None = None, block_seconds: float = 0.02) -> None:
+                 device_rate: int | None = None, block_seconds: float = 0.02, *,
+                 stall_seconds: float = STALL_SECONDS, retry_seconds: float = RETRY_SECONDS,
+                 open_seconds: float = OPEN_SECONDS) -> None:
         if not inputs:
             raise InputError("no input devices given")
         check_distinct([s for i in inputs for s in i.seats], {})
@@ -282,7 +366,11 @@ class LiveSource:
         self.rate = rate
         self.device_rate = device_rate
         self.block_seconds = block_seconds
-        self._streams: list[_Stream] = []
+        self.stall_seconds = stall_seconds
+        self.retry_seconds = retry_seconds
+        self.open_seconds = open_seconds
+        self._devices: list[_Device] = []
+        self._changes: list[DeviceChange] = []
         self._sd: Any = None
 
     @property
@@ -290,87 +378,266 @@ class LiveSource:
         """Every seat, device by device."""
         return tuple(s for i in self.inputs for s in i.seats)
 
-    def start(self) -> "LiveSource":
-        """Open and start every device's stream."""
+    @property
+    def stats(self) -> list[DeviceStats]:
+        """Overflows and outages so far, device by device (an outage still going on counts up to now)."""
+        now = self.clock.now()
+        out = []
+        for device in self._devices:
+            stats = replace(device.stats)
+            if device.lost_at is not None:
+                stats.down_seconds += now - device.lost_at
+            out.append(stats)
+        return out
+
+    @property
+    def lost(self) -> tuple[SeatName, ...]:
+        """Seats whose device is lost right now."""
+        return tuple(s for d in self._devices if d.lost_at is not None for s in d.spec.seats)
+
+    def changes(self) -> list[DeviceChange]:
+        """Devices lost or back since the last call, in the order noticed."""
+        changes, self._changes = self._changes, []
+        return changes
+
+    def start(self, timeout: float = 5.0) -> "LiveSource":
+        """Open every device's stream and wait until sound flows from each (primed, see above)."""
         from voicehost.audio.devices import find_device, sounddevice_module
 
         sd = self._sd = sounddevice_module()
         try:
             for spec in self.inputs:
-                device = find_device(spec.device, output=False)
-                if device is None:
+                info = find_device(spec.device, output=False)
+                if info is None:
                     raise AudioDeviceError("no default input device: name one (see 'voicehost devices')")
                 needed = max(spec.channel_of()) + 1
-                if needed > device.max_input_channels:
-                    raise AudioDeviceError(f"device {device.name!r} has {device.max_input_channels} input channels; seat channel {needed} does not exist")
-                self._streams.append(self._open(sd, device.index, needed, int(self.device_rate or device.default_samplerate), spec))
+                if needed > info.max_input_channels:
+                    raise AudioDeviceError(f"device {info.name!r} has {info.max_input_channels} input channels; seat channel {needed} does not exist")
+                device = _Device(spec, info.index, needed, int(self.device_rate or info.default_samplerate))
+                self._devices.append(device)
+                self._open(device, _Phase.PRIMING)
+            deadline = time.monotonic() + timeout
+            while any(d.phase is not _Phase.RUNNING or d.origin is None for d in self._devices):
+                if time.monotonic() >= deadline:
+                    names = ", ".join(repr(d.spec.device) for d in self._devices if d.phase is not _Phase.RUNNING or d.origin is None)
+                    raise AudioDeviceError(f"no sound came from {names} within {timeout:.0f} s")
+                for device in self._devices:
+                    self._poll(device, self.clock.now())
+                time.sleep(0.005)
         except BaseException:
             self.stop()
             raise
+        self.begin()
         return self
 
-    def _open(self, sd: Any, index: int, channels: int, rate: int, spec: LiveInput) -> _Stream:
-        blocks: queue.Queue[tuple[np.ndarray, float]] = queue.Queue()
+    def begin(self) -> None:
+        """Forget what was captured so far: frames from now on are placed on the session clock as
+        it reads now (call it right after the clock was started; :meth:`start` calls it too)."""
+        floor = max(0, int(round(self.clock.now() * self.rate)))
+        self._changes = []
+        for device in self._devices:
+            _drain_queue(device.blocks)
+            device.origin, device.delivered, device.end = None, 0, floor
+            device.last_block_at = self.clock.now()
+            device.stats = DeviceStats(str(device.spec.device), device.spec.seats)
+            if device.lost_at is not None:
+                device.lost_at = self.clock.now()
+                device.stats.outages = 1
+            if device.resampler is not None:
+                device.resampler = self._resampler(device)
+
+    def _resampler(self, device: _Device) -> Any:
+        if device.rate == self.rate:
+            return None
+        import soxr
+
+        return soxr.ResampleStream(device.rate, self.rate, len(device.spec.seats), dtype="float32", quality="HQ")
+
+    def _open(self, device: _Device, phase: _Phase, *, quiet: bool = False) -> None:
+        """Open a stream on ``device`` (raises AudioDeviceError); ``quiet`` keeps PortAudio's and
+        ALSA's own complaints off the terminal (a lost device is retried every second)."""
+        sd = self._sd
+        blocks: queue.Queue[tuple[np.ndarray, float, float, bool]] = queue.Queue()
 
         def callback(indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
-            blocks.put((indata.copy(), float(time_info.inputBufferAdcTime)))
+            blocks.put((indata.copy(), time_info.inputBufferAdcTime, time_info.currentTime, status.input_overflow))
 
         try:
-            stream = sd.InputStream(device=index, channels=channels, samplerate=rate, dtype="float32",
-                                    blocksize=max(1, int(rate * self.block_seconds)), callback=callback)
-            state = _Stream(spec, rate, stream, blocks)
-            state.stream_t0, state.clock_t0 = float(stream.time), self.clock.now()
-            stream.start()
+            with _quiet_stderr(quiet):
+                stream = sd.InputStream(device=device.index, channels=device.channels, samplerate=device.rate, dtype="float32",
+                                        blocksize=max(1, int(device.rate * self.block_seconds)), callback=callback)
+                stream.start()
         except sd.PortAudioError as error:
-            raise AudioDeviceError(f"cannot open input device {index}: {error}") from error
-        if rate != self.rate:
-            import soxr
+            raise AudioDeviceError(f"cannot open input device {device.spec.device!r}: {error}") from error
+        device.stream, device.blocks, device.phase = stream, blocks, phase
+        device.opened_at = self.clock.now()
+        device.origin, device.delivered = None, 0
+        device.resampler = self._resampler(device)
 
-            state.resampler = soxr.ResampleStream(rate, self.rate, len(spec.seats), dtype="float32", quality="HQ")
-        return state
+    def _close(self, device: _Device) -> None:
+        """Abort, not stop: stopping a stream whose PulseAudio source vanished waits 40 s and more."""
+        if device.stream is not None:
+            try:
+                device.stream.abort()
+                device.stream.close()
+            except self._sd.PortAudioError:
+                pass
+            device.stream = None
 
     def read(self, timeout: float = 0.5) -> list[AudioBlock]:
-        """Blocks captured since the last call (waits up to ``timeout`` seconds for the first)."""
+        """Blocks captured since the last call (waits up to ``timeout`` seconds for the first);
+        silence for the seats of lost devices; lost and returning devices noted for :meth:`changes`."""
         out: list[AudioBlock] = []
         deadline = time.monotonic() + timeout
-        while not out and time.monotonic() < deadline:
-            for state in self._streams:
-                out.extend(self._drain(state))
-            if not out:
-                time.sleep(0.005)
-        return out
+        while True:
+            now = self.clock.now()
+            for device in self._devices:
+                out.extend(self._poll(device, now))
+            out.extend(self._fill(now))
+            if out or time.monotonic() >= deadline:
+                return out
+            time.sleep(0.005)
 
-    def _drain(self, state: _Stream) -> list[AudioBlock]:
+    def _poll(self, device: _Device, now: float) -> list[AudioBlock]:
+        """Take the device's blocks and move its state along (priming → running → lost → priming)."""
+        if device.phase is _Phase.LOST:
+            if now >= device.next_try:
+                try:
+                    self._open(device, _Phase.PRIMING, quiet=True)
+                except AudioDeviceError:
+                    device.next_try = now + self.retry_seconds
+            return []
+        if device.phase is _Phase.PRIMING:
+            if not device.blocks.empty():
+                self._close(device)
+                try:
+                    self._open(device, _Phase.RUNNING, quiet=device.lost_at is not None)
+                except AudioDeviceError as error:
+                    self._lose(device, now, str(error))
+            elif now - device.opened_at > self.open_seconds:
+                self._lose(device, now, f"no sound within {self.open_seconds:.0f} s of opening it")
+            return []
+        out = self._take(device)
+        if out or (device.origin is None and now - device.opened_at <= self.open_seconds):
+            if out:
+                device.last_block_at = now
+            return out
+        if not device.stream.active:
+            self._lose(device, now, "its stream stopped")
+        elif now - max(device.last_block_at, device.opened_at) > self.stall_seconds:
+            self._lose(device, now, f"no sound for {self.stall_seconds:g} s")
+        return []
+
+    def _take(self, device: _Device) -> list[AudioBlock]:
         out: list[AudioBlock] = []
         while True:
             try:
-                data, adc_time = state.blocks.get_nowait()
+                data, adc, current, overflow = device.blocks.get_nowait()
             except queue.Empty:
                 return out
-            picked = np.ascontiguousarray(data[:, list(state.spec.channel_of())])
-            if state.resampler is not None:
-                picked = state.resampler.resample_chunk(picked)
-            if state.origin_frame is None:
-                session_t = adc_time - state.stream_t0 + state.clock_t0 if adc_time > 0 else self.clock.now()
-                state.origin_frame = max(0, int(round(session_t * self.rate)))
-            if picked.shape[0] == 0:
+            if overflow:
+                device.stats.overflows += 1
+            if device.origin is None or overflow:
+                self._anchor(device, data.shape[0], adc, current)
+            assert device.origin is not None
+            picked = np.ascontiguousarray(data[:, list(device.spec.channel_of())])
+            if device.resampler is not None:
+                picked = device.resampler.resample_chunk(picked)
+            start = device.origin + device.delivered
+            device.delivered += picked.shape[0]
+            skip = device.end - start
+            if skip >= picked.shape[0]:
                 continue
-            start = state.origin_frame + state.delivered
-            state.delivered += picked.shape[0]
-            out.append(AudioBlock(picked, start, self.rate, capture_time=start / self.rate, seats=state.spec.seats))
+            if skip > 0:
+                picked, start = picked[skip:], device.end
+            device.end = start + picked.shape[0]
+            out.append(AudioBlock(picked, start, self.rate, capture_time=start / self.rate, seats=device.spec.seats))
+
+    def _anchor(self, device: _Device, frames: int, adc: float, current: float) -> None:
+        """Place the block captured at stream time ``adc`` on the session's frame axis: on the first
+        block of a stream, and after an overflow (frames were lost: the axis jumps ahead)."""
+        offset = self.clock.now() - float(device.stream.time)
+        if adc > 0 and 0.0 <= current - adc <= MAX_REPORTED_LATENCY:
+            t = adc + offset
+        else:
+            t = current - frames / device.rate + offset
+            device.stats.arrival_anchors += 1
+        frame = int(round(t * self.rate))
+        if device.origin is None:
+            device.origin, device.delivered = frame, 0
+            if device.lost_at is not None:
+                device.stats.down_seconds += self.clock.now() - device.lost_at
+                device.lost_at = None
+                self._changes.append(DeviceChange(str(device.spec.device), device.spec.seats, False, self.clock.now()))
+        elif frame > device.origin + device.delivered + int(2 * self.block_seconds * self.rate):
+            device.origin = frame - device.delivered
+
+    def _lose(self, device: _Device, now: float, reason: str) -> None:
+        self._close(device)
+        _drain_queue(device.blocks)
+        device.phase, device.next_try = _Phase.LOST, now + self.retry_seconds
+        device.origin = None
+        if device.lost_at is None:
+            device.lost_at = now
+            device.stats.outages += 1
+            self._changes.append(DeviceChange(str(device.spec.device), device.spec.seats, True, now, reason))
+
+    def _fill(self, now: float) -> list[AudioBlock]:
+        """Silence for the seats of lost devices, up to where the running devices are (or, with
+        none running, up to the clock minus :data:`FILL_LAG`), so nobody waits for them."""
+        lost = [d for d in self._devices if d.lost_at is not None]
+        if not lost:
+            return []
+        running = [d.end for d in self._devices if d.lost_at is None and d.origin is not None]
+        target = max(running) if running else int((now - FILL_LAG) * self.rate)
+        out = []
+        for device in lost:
+            if target > device.end:
+                silence = np.zeros((target - device.end, len(device.spec.seats)), dtype=np.float32)
+                out.append(AudioBlock(silence, device.end, self.rate, capture_time=device.end / self.rate, seats=device.spec.seats))
+                device.end = target
+        return out
 
     def stop(self) -> None:
         """Stop and close every stream (safe to call twice)."""
-        for state in self._streams:
-            try:
-                state.stream.stop()
-                state.stream.close()
-            except self._sd.PortAudioError:
-                pass
-        self._streams = []
+        for device in self._devices:
+            self._close(device)
+        self._devices = []
 
     def __enter__(self) -> "LiveSource":
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _drain_queue(blocks: "queue.Queue[Any]") -> None:
+    while True:
+        try:
+            blocks.get_nowait()
+        except queue.Empty:
+            return
+
+
+@contextmanager
+def _quiet_stderr(quiet: bool) -> Iterator[None]:
+    """Send the process's stderr to /dev/null while ``quiet``: PortAudio and ALSA print their own
+    lines there when a device cannot be opened, and a lost device is retried every second.
+    (Anything another thread writes to stderr in those few milliseconds is lost too.)"""
+    if not quiet:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
