@@ -3,16 +3,23 @@
     .venv/bin/python bench/bench_recognize.py --lang en [--engine sphinx] [--seed 2]
     .venv/bin/python bench/bench_recognize.py --lang ko --engine vosk
     .venv/bin/python bench/bench_recognize.py --lang en --speech-commands ../shared/data/speech_commands
-    .venv/bin/python bench/bench_recognize.py --lang en --seed 1 --learn   # write tuning.toml
+    .venv/bin/python bench/bench_recognize.py --lang en --commands      # the hosts' multi-word phrases
+    .venv/bin/python bench/bench_recognize.py --lang en --sweep         # accuracy at several thresholds
+    .venv/bin/python bench/bench_recognize.py --lang en --seed 1 --per-voice 4 --learn   # write tuning.toml
 
 Synthetic clips: every target phrase of Bim Bamm! and Bim Bam Bum! spoken by each synthetic voice
 (pitch and rate jittered by the seed) in pink noise, and chatter words that must be rejected
-(confusable words like "pick" and everyday words; see CHATTER). With --speech-commands DIR, the real
-recordings: 10 speakers × cat/dog (targets) and 100 clips of other words (must be rejected).
---holdout-decoys removes every chatter word of the run from the pack's decoys, to measure
-rejection on words the grammar has never seen. --no-decoys runs the plain-grammar baseline (no
-decoys, no learnt tuning) for comparison. --learn writes the learnt per-phrase decoy
-exclusions, precision and confidence thresholds to voicehost/listen/recognize/tuning.toml (learn
+(confusable words like "pick" and everyday words; see CHATTER). With --commands, the phrase sets
+the game hosts listen for (numbers, "seven then three", "best two worst four", "exchange with ben",
+"two bam bam", command words) instead. With --speech-commands DIR, the real recordings:
+10 speakers x cat/dog (targets) and 100 clips of other words (must be rejected); they are only
+ever reported, never learnt from.
+
+--baseline runs the plain grammar (no verification for PocketSphinx, no decoys for Vosk, no learnt
+tuning). --holdout-decoys (Vosk) removes every chatter word of the run from the pack's decoys, to
+measure rejection on words the grammar has never seen. --learn writes what the run teaches to
+voicehost/listen/recognize/tuning.toml: for PocketSphinx the likelihood-ratio thresholds and the
+confidence calibration, for Vosk the decoy exclusions, precision and confidence thresholds (learn
 with one seed, report with another).
 """
 
@@ -31,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from voicehost.listen.recognize import build_recognizer  # noqa: E402
-from voicehost.listen.recognize.clips import Clip, render_clip, vary  # noqa: E402
+from voicehost.listen.recognize.clips import Clip, command_sets, render_clip, vary  # noqa: E402
 from voicehost.listen.recognize.rejection import TUNING_FILE  # noqa: E402
 from voicehost.listen.synth import voices_for  # noqa: E402
 from voicehost.listen.vocab import phrases_for  # noqa: E402
@@ -70,33 +77,65 @@ class Outcome:
     confidence: float
     seconds: float
     duration: float
+    hypothesis: str | None = None
+    """PocketSphinx: the phrase its target grammar found before verification."""
+    llr: float | None = None
+    """PocketSphinx: the hypothesis' likelihood ratio against the phone loop, nats per frame."""
 
 
-def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float) -> list[Clip]:
-    """Targets (both games) and chatter, each said by every voice ``per_voice`` times."""
+Item = tuple[Clip, tuple[str, ...]]
+"""A clip and the phrases the game allows while it is heard."""
+
+
+def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float) -> list[Item]:
+    """Targets (both games, judged in their own game) and chatter (alternating between the games),
+    each said by every voice ``per_voice`` times."""
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)
     rng = np.random.default_rng(seed)
-    targets = [p for g in ("bimbamm", "bimbambum") for p in phrases_for(g, lang, pack=pack)]
-    clips = []
+    games = {g: phrases_for(g, lang, pack=pack) for g in ("bimbamm", "bimbambum")}
+    items: list[Item] = []
     voices = voices_for(lang)
-    for phrase in targets:
-        for voice in voices:
-            for _ in range(per_voice):
-                clips.append(render_clip(pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr))
+    for game, targets in games.items():
+        for phrase in targets:
+            for voice in voices:
+                for _ in range(per_voice):
+                    clip = render_clip(pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr)
+                    items.append((clip, targets))
     for text in CHATTER.get(lang, []):
+        game = "bimbamm" if sum(map(ord, text)) % 2 else "bimbambum"
         for voice in voices:
             for _ in range(per_voice):
-                clips.append(render_clip(text, None, vary(voice, rng), rng, snr))
-    return clips
+                items.append((render_clip(text, None, vary(voice, rng), rng, snr), games[game]))
+    return items
 
 
-def real_clips(folder: Path) -> list[Clip]:
-    """Speech Commands: cat and dog are targets, every other word must be rejected."""
+def command_clips(lang: str, seed: int, per_set: int, snr: float) -> list[Item]:
+    """For every host phrase set: ``per_set`` of its phrases (numbers, names, commands) said by each
+    voice, and the chatter list (minus anything the set allows) said by every other voice."""
+    rng = np.random.default_rng(seed)
+    voices = voices_for(lang)
+    items: list[Item] = []
+    for phrases in command_sets().values():
+        chosen = [phrases[i] for i in sorted(rng.choice(len(phrases), size=min(per_set, len(phrases)), replace=False))]
+        for phrase in chosen:
+            for voice in voices:
+                items.append((render_clip(phrase, phrase, vary(voice, rng), rng, snr), phrases))
+        chatter = [t for t in CHATTER.get(lang, []) if t not in phrases]
+        for i, text in enumerate(chatter):
+            for voice in voices[i % 2 :: 2]:
+                items.append((render_clip(text, None, vary(voice, rng), rng, snr), phrases))
+    return items
+
+
+def real_clips(folder: Path, lang: str) -> list[Item]:
+    """Speech Commands: cat and dog are targets, every other word must be rejected (all judged
+    against Bim Bamm!'s animals, or Bim Bam Bum!'s phrases for every other chatter clip)."""
     import soundfile
 
-    clips = []
+    games = {g: phrases_for(g, lang) for g in ("bimbamm", "bimbambum")}
+    items: list[Item] = []
     for path in sorted((folder / "words").glob("*/*.wav")):
         samples, rate = soundfile.read(path, dtype="float32")
         if rate != 16000:
@@ -105,35 +144,39 @@ def real_clips(folder: Path) -> list[Clip]:
             samples = resample(samples, rate, 16000)
         word = path.parent.name
         truth = word if word in ("cat", "dog") else None
-        clips.append(Clip(word, truth, "human", samples.astype(np.float32), 0.0, len(samples) / 16000))
-    return clips
+        game = "bimbamm" if truth is not None or sum(map(ord, word)) % 2 else "bimbambum"
+        clip = Clip(word, truth, "human", samples.astype(np.float32), 0.0, len(samples) / 16000)
+        items.append((clip, games[game]))
+    return items
 
 
-def game_of(truth: str | None, text: str, lang: str) -> str:
-    """Which game's grammar a clip is judged against (chatter alternates between both)."""
-    if truth is not None:
-        return "bimbamm" if truth in phrases_for("bimbamm", lang) else "bimbambum"
-    return "bimbamm" if sum(map(ord, text)) % 2 else "bimbambum"
-
-
-def run(recognizer: object, clips: list[Clip], lang: str, name: str) -> list[Outcome]:
+def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
+    """Recognise every clip against its phrases; keep PocketSphinx's evidence when it gives it."""
     out = []
-    phrases = {g: phrases_for(g, lang) for g in ("bimbamm", "bimbambum")}
-    for i, clip in enumerate(clips):
-        game = game_of(clip.truth, clip.text, lang)
+    verify = getattr(recognizer, "verify", None)
+    for i, (clip, phrases) in enumerate(items):
         start = time.perf_counter()
-        result = recognizer.recognize(clip.segment(), phrases[game])  # type: ignore[attr-defined]
+        if verify is not None:
+            verdict = verify(clip.segment(), phrases)
+            result, hypothesis, llr = verdict.recognition, verdict.hypothesis, verdict.llr
+        else:
+            result = recognizer.recognize(clip.segment(), phrases)  # type: ignore[attr-defined]
+            hypothesis, llr = result.phrase, None
         seconds = time.perf_counter() - start
         out.append(Outcome(name, clip.truth, clip.text, result.phrase, result.rejected_as,
                            tuple(w.word for w in result.words), result.confidence, seconds,
-                           len(clip.samples) / 16000))
-        if i % 20 == 0 or i == len(clips) - 1:
-            print(f"\r{name}: {i + 1}/{len(clips)} clips", end="", file=sys.stderr, flush=True)
+                           len(clip.samples) / 16000, hypothesis, llr))
+        if i % 20 == 0 or i == len(items) - 1:
+            print(f"\r{name}: {i + 1}/{len(items)} clips", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return out
 
 
-def summarise(outcomes: list[Outcome], engine: str) -> list[str]:
+def confusable(o: Outcome, lang: str) -> bool:
+    return o.said in CONFUSABLE.get(lang, set())
+
+
+def summarise(outcomes: list[Outcome], engine: str, lang: str) -> list[str]:
     targets = [o for o in outcomes if o.truth is not None]
     chatter = [o for o in outcomes if o.truth is None]
     right = sum(o.phrase == o.truth for o in targets)
@@ -142,9 +185,8 @@ def summarise(outcomes: list[Outcome], engine: str) -> list[str]:
     secs = sum(o.seconds for o in outcomes)
     dur = sum(o.duration for o in outcomes)
     set_name = outcomes[0].clip_set if outcomes else "-"
-    lang = "ko" if any("\uac00" <= ch <= "\ud7a3" for o in chatter for ch in o.said) else "en"
-    near = [o for o in chatter if o.said in CONFUSABLE[lang]]
-    far = [o for o in chatter if o.said not in CONFUSABLE[lang]]
+    near = [o for o in chatter if confusable(o, lang)]
+    far = [o for o in chatter if not confusable(o, lang)]
     split = (f"        of which: confusable words {sum(o.phrase is not None for o in near)}/{len(near)}, "
              f"everyday chatter {sum(o.phrase is not None for o in far)}/{len(far)}")
     return [
@@ -156,7 +198,7 @@ def summarise(outcomes: list[Outcome], engine: str) -> list[str]:
 
 
 def print_confusions(outcomes: list[Outcome]) -> None:
-    errors = Counter()
+    errors: Counter[str] = Counter()
     for o in outcomes:
         if o.truth is not None and o.phrase != o.truth:
             errors[f"{o.truth} → {o.phrase or 'rejected (' + ' '.join(o.words) + ')'}"] += 1
@@ -166,11 +208,80 @@ def print_confusions(outcomes: list[Outcome]) -> None:
         print(f"    {n:3d} × {text}")
 
 
+def print_sweep(outcomes: list[Outcome], lang: str) -> None:
+    """Targets right and false accepts if one likelihood-ratio threshold were used for every phrase."""
+    scored = [o for o in outcomes if o.llr is not None]
+    if not scored:
+        return
+    targets = sum(o.truth is not None for o in outcomes)
+    near = sum(o.truth is None and confusable(o, lang) for o in outcomes)
+    far = sum(o.truth is None and not confusable(o, lang) for o in outcomes)
+    print(f"  threshold sweep ({outcomes[0].clip_set}): nats/frame  right  wrong  confusable  everyday")
+    for t in (-4.0, -3.5, -3.0, -2.5, -2.25, -2.0, -1.75, -1.5, -1.25, -1.0):
+        kept = [o for o in scored if o.llr is not None and o.llr >= t]
+        right = sum(o.hypothesis == o.truth for o in kept if o.truth is not None)
+        wrong = sum(o.hypothesis != o.truth for o in kept if o.truth is not None)
+        fa_near = sum(o.truth is None and confusable(o, lang) for o in kept)
+        fa_far = sum(o.truth is None and not confusable(o, lang) for o in kept)
+        print(f"    {t:6.2f}  {100 * right / max(1, targets):5.1f}%  {100 * wrong / max(1, targets):5.1f}%  "
+              f"{100 * fa_near / max(1, near):5.1f}%  {100 * fa_far / max(1, far):5.1f}%")
+
+
+COSTS = {"everyday": 10.0, "confusable": 0.3, "wrong": 1.0}
+"""What a wrong accept costs, in missed shouts, when PocketSphinx's thresholds are learnt: everyday
+chatter taken for a shout is the false alarm the game must not make; a word one sound from a target
+("pick" for "pig") is rare at a real table and mostly indistinguishable to the model."""
+CLAMP = 0.4
+"""Nats per frame a phrase's own threshold may differ from the shared one (per-phrase optima
+learnt freely from 32-64 fixtures did not carry over to another seed)."""
+
+
+def learn_sphinx(outcomes: list[Outcome], lang: str) -> None:
+    """Write PocketSphinx's likelihood-ratio thresholds and confidence calibration to tuning.toml.
+
+    The shared threshold maximises right accepts minus COSTS-weighted wrong accepts over the run;
+    each phrase then gets the best threshold within CLAMP of it. The calibration is a logistic fit of
+    'the hypothesis was right' on the ratio."""
+    scored = [o for o in outcomes if o.llr is not None]
+
+    def cost(o: Outcome) -> float:
+        if o.truth is not None:
+            return -1.0 if o.hypothesis == o.truth else COSTS["wrong"]
+        return COSTS["confusable"] if confusable(o, lang) else COSTS["everyday"]
+
+    def best(items: list[Outcome], low: float, high: float) -> float:
+        candidates = sorted({round(o.llr, 3) for o in items if o.llr is not None and low <= o.llr <= high} | {low, high})
+        candidates = [c for c in candidates if np.isfinite(c)]
+        return max(candidates, key=lambda t: (-sum(cost(o) for o in items if o.llr is not None and o.llr >= t), -t))
+
+    shared = best(scored, float(min(o.llr for o in scored if o.llr is not None)), 0.0)
+    thresholds = {"default": round(shared, 3)}
+    for phrase in sorted({o.hypothesis for o in scored if o.hypothesis}):
+        mine = [o for o in scored if o.hypothesis == phrase]
+        thresholds[phrase] = round(best(mine, shared - CLAMP, shared + CLAMP), 3)
+    slope, offset = fit_logistic(np.array([o.llr for o in scored], float),
+                                 np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float))
+    data = {"min_llr": thresholds, "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)}}
+    write_tuning("sphinx", lang, data)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, steps: int = 4000, rate: float = 0.5) -> tuple[float, float]:
+    """(slope, offset) of P(y=1 | x) = 1 / (1 + exp(-(slope x + offset))) by gradient descent."""
+    mean, scale = float(x.mean()), float(x.std()) or 1.0
+    z = (x - mean) / scale
+    a = b = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(a * z + b)))
+        a -= rate * float(np.mean((p - y) * z))
+        b -= rate * float(np.mean(p - y))
+    return a / scale, b - a * mean / scale
+
+
 FA_COST = 3.0
 """A false accept costs this many missed shouts when thresholds are learnt."""
 
 
-def learn(outcomes: list[Outcome], engine: str, lang: str) -> None:
+def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
     """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml.
 
     A decoy is left out while a phrase is allowed when it stole at least two of that phrase's clips
@@ -208,30 +319,31 @@ def learn(outcomes: list[Outcome], engine: str, lang: str) -> None:
                     for t in sorted({0.0, *(c for c, _ in items)})}
             best = max(gain.values())
             thresholds[p] = round(min(t for t, g in gain.items() if g == best), 3)
-    write_tuning(engine, lang, drops, precision, thresholds)
+    write_tuning(engine, lang, {"min_confidence": thresholds, "precision": precision, "drop_decoys": drops})
 
 
-def write_tuning(engine: str, lang: str, drops: dict[str, list[str]], precision: dict[str, float],
-                 thresholds: dict[str, float]) -> None:
+def write_tuning(engine: str, lang: str, tables: dict[str, dict[str, object]]) -> None:
+    """Replace the ``[engine.lang]`` tables of tuning.toml, keeping every other engine's."""
     import tomllib
 
     data = tomllib.loads(TUNING_FILE.read_text(encoding="utf-8")) if TUNING_FILE.is_file() else {}
-    data.setdefault(engine, {})[lang] = {
-        "min_confidence": thresholds, "precision": precision, "drop_decoys": drops,
-    }
+    data.setdefault(engine, {})[lang] = tables
     lines = [
         "# Learnt by bench/bench_recognize.py --learn from synthetic fixtures (one seed; the",
         "# benchmark reports on another). Per engine and language:",
+        "#   min_llr: phrase -> lowest likelihood ratio against the phone loop accepted, nats per",
+        "#     10 ms frame (PocketSphinx's acoustic verification)",
+        "#   llr_calibration: slope and offset of the logistic map from that ratio to a confidence",
         "#   min_confidence: phrase -> lowest accepted confidence (0..1)",
-        "#   precision: phrase -> share of accepted fixtures that were right (PocketSphinx's confidence)",
+        "#   precision: phrase -> share of accepted fixtures that were right",
         "#   drop_decoys: phrase -> decoy words left out while that phrase is allowed",
         "",
     ]
     for eng in sorted(data):
         for lg in sorted(data[eng]):
-            for table in ("min_confidence", "precision", "drop_decoys"):
+            for table, values in data[eng][lg].items():
                 lines.append(f"[{eng}.{lg}.{table}]")
-                for key, value in sorted(data[eng][lg].get(table, {}).items()):
+                for key, value in sorted(values.items()):
                     rendered = "[" + ", ".join(f'"{w}"' for w in value) + "]" if isinstance(value, list) else repr(value)
                     lines.append(f'"{key}" = {rendered}')
                 lines.append("")
@@ -248,30 +360,29 @@ def main() -> int:
     parser.add_argument("--per-voice", type=int, default=2, help="renditions of each phrase per voice")
     parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the pink-noise floor")
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
+    parser.add_argument("--commands", action="store_true", help="the hosts' phrase sets (numbers, names, commands)")
+    parser.add_argument("--per-set", type=int, default=12, help="--commands: phrases said from each set")
     parser.add_argument("--holdout-decoys", action="store_true", help="remove the run's chatter words from the decoys")
-    parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run")
-    parser.add_argument("--no-decoys", action="store_true", help="baseline: plain grammar, no decoys, no tuning")
+    parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run's synthetic clips")
+    parser.add_argument("--baseline", "--no-decoys", action="store_true",
+                        help="plain grammar: no verification, no decoys, no learnt tuning")
+    parser.add_argument("--sweep", action="store_true", help="PocketSphinx: accuracy at several shared thresholds")
     parser.add_argument("--no-synthetic", action="store_true", help="only the real recordings")
     args = parser.parse_args()
+
+    from dataclasses import replace
+
+    from voicehost.listen.recognize.rejection import Tuning
 
     start = time.perf_counter()
     recognizer = build_recognizer(args.lang, args.engine, args.model)
     print(f"engine: {recognizer.description} (built in {time.perf_counter() - start:.2f} s)")
-    if args.learn:
-        from voicehost.listen.recognize.rejection import Tuning
-
+    if args.learn or args.baseline:
         recognizer.tuning = Tuning()  # type: ignore[attr-defined]  # learn from the untuned decisions
-    if args.no_decoys:
-        from dataclasses import replace
-
-        from voicehost.listen.recognize.rejection import Tuning
-
+    if args.baseline:
         recognizer.pack = replace(recognizer.pack, decoys=())  # type: ignore[attr-defined]
-        recognizer.tuning = Tuning()  # type: ignore[attr-defined]
-        print("baseline: plain grammar of the targets (no decoys, no learnt tuning)")
+        print("baseline: plain grammar of the targets (no verification, no decoys, no learnt tuning)")
     if args.holdout_decoys:
-        from dataclasses import replace
-
         held = set(CHATTER.get(args.lang, [])) | {w for t in CHATTER.get(args.lang, []) for w in t.split()}
         if args.speech_commands:
             held |= {p.name for p in (args.speech_commands / "words").iterdir()} - {"cat", "dog"}
@@ -280,20 +391,28 @@ def main() -> int:
         print(f"held out {len(set(pack.decoys) & held)} decoy words that the run says")
     results: list[list[Outcome]] = []
     if not args.no_synthetic:
-        clips = synthetic_clips(args.lang, args.seed, args.per_voice, args.snr)
-        results.append(run(recognizer, clips, args.lang, "synthetic"))
+        if args.commands:
+            results.append(run(recognizer, command_clips(args.lang, args.seed, args.per_set, args.snr), "commands"))
+        else:
+            results.append(run(recognizer, synthetic_clips(args.lang, args.seed, args.per_voice, args.snr), "synthetic"))
     if args.speech_commands:
-        results.append(run(recognizer, real_clips(args.speech_commands), args.lang, "real"))
+        results.append(run(recognizer, real_clips(args.speech_commands, args.lang), "real"))
     print(f"{'engine':7s} {'set':10s} {'targets right':>10s} {'acc':>7s} {'wrong':>6s} {'false acc.':>10s} "
           f"{'rate':>6s} {'ms/clip':>8s} {'RTF':>7s}")
     for outcomes in results:
-        for line in summarise(outcomes, recognizer.name):
+        for line in summarise(outcomes, recognizer.name, args.lang):
             print(line)
     for outcomes in results:
         print(f"  most frequent errors ({outcomes[0].clip_set}):")
         print_confusions(outcomes)
+        if args.sweep:
+            print_sweep(outcomes, args.lang)
     if args.learn:
-        learn([o for r in results if r and r[0].clip_set == "synthetic" for o in r], recognizer.name, args.lang)
+        learnt = [o for r in results if r and r[0].clip_set != "real" for o in r]
+        if recognizer.name == "sphinx":
+            learn_sphinx(learnt, args.lang)
+        else:
+            learn_vosk(learnt, recognizer.name, args.lang)
     return 0
 
 

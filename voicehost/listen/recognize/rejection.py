@@ -1,10 +1,17 @@
 """Rejection: decide whether a decoded segment is a target phrase, and count repetitions.
 
 Why a separate stage: a grammar-restricted decoder always returns *some* target, so out-of-grammar
-speech would be forced onto the nearest word ("pick" → "pig"). Both engines therefore decode with
-a grammar that offers **competing explanations** — the target phrases *and* decoy words of
-everyday chatter from the language pack (this works for models without an ``[unk]`` word, such as
-the Korean Vosk model) — and this module turns the decoded words into a :class:`Recognition`:
+speech would be forced onto the nearest word ("pick" → "pig"). The engines guard against it in two
+ways:
+
+- PocketSphinx decodes against the targets only and then verifies the hypothesis acoustically
+  against a free phone loop (:mod:`voicehost.listen.recognize.verify`); the per-phrase thresholds
+  on that likelihood ratio live here (:class:`Tuning`).
+- Vosk decodes with a grammar that offers **competing explanations** — the target phrases *and*
+  decoy words of everyday chatter from the language pack (this works for models without an
+  ``[unk]`` word, such as the Korean Vosk model) — plus learnt confidence thresholds.
+
+:func:`decide` turns the decoded words into a :class:`Recognition`:
 
 - nothing decoded → rejected as ``garbage`` (noise, a cough);
 - any decoy / unknown word → rejected as ``out_of_grammar``;
@@ -28,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from voicehost.listen.messages import Recognition, Segment, WordTiming
+from voicehost.listen.recognize.verify import logistic
 from voicehost.listen.vocab import VocabPack, normalize
 from voicehost.errors import InputError
 
@@ -63,10 +71,25 @@ class Tuning:
     drop_decoys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Phrase id → decoy words left out of the grammar while that phrase is allowed (decoys that
     stole that phrase's fixtures more often than they caught chatter)."""
+    min_llr: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id (or 'default') → lowest acoustic likelihood ratio accepted, nats per 10 ms frame
+    (PocketSphinx's verification against a phone loop; see verify.py)."""
+    llr_calibration: tuple[float, float] = (1.0, 0.0)
+    """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
+    fixtures with that ratio whose phrase was right."""
 
     def threshold(self, phrase: str) -> float:
         """Lowest confidence accepted for ``phrase``."""
         return float(self.min_confidence.get(phrase, self.min_confidence.get("default", 0.0)))
+
+    def llr_threshold(self, phrase: str) -> float:
+        """Lowest likelihood ratio (nats per frame) accepted for ``phrase``; -inf when never learnt."""
+        return float(self.min_llr.get(phrase, self.min_llr.get("default", float("-inf"))))
+
+    def llr_confidence(self, llr: float) -> float:
+        """Confidence 0..1 for a likelihood ratio (nats per frame), by the learnt calibration."""
+        slope, offset = self.llr_calibration
+        return logistic(slope * llr + offset)
 
     def precision_of(self, phrase: str) -> float:
         """Measured precision of accepting ``phrase`` (default 0.5 when never measured)."""
@@ -83,10 +106,13 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
         raise TuningError(f"{path}: not valid TOML: {exc}") from None
     table = data.get(engine, {}).get(lang, {})
     try:
+        calibration = table.get("llr_calibration", {})
         return Tuning(
             min_confidence={str(k): float(v) for k, v in table.get("min_confidence", {}).items()},
             precision={str(k): float(v) for k, v in table.get("precision", {}).items()},
             drop_decoys={str(k): tuple(str(w) for w in v) for k, v in table.get("drop_decoys", {}).items()},
+            min_llr={str(k): float(v) for k, v in table.get("min_llr", {}).items()},
+            llr_calibration=(float(calibration.get("slope", 1.0)), float(calibration.get("offset", 0.0))),
         )
     except (TypeError, ValueError, AttributeError) as exc:
         raise TuningError(f"{path}: [{engine}.{lang}]: {exc}") from None
