@@ -316,9 +316,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
 
 # ---- drafting a script with bots (a developer tool: the result is frozen in a spec file) -----
 
@@ -508,3 +505,7 @@ def mix_for_listening(folder: Path, host_wav: Path, rate: int = 22050) -> Any:
     if peak > 0.99:
         mix *= 0.99 / peak
     return Audio(mix, rate)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
