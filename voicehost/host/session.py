@@ -237,8 +237,8 @@ class Session:
             self.missing.extend(new)
             if not new:
                 return
-            them = "it" if len(new) == 1 else "them"
-            text = f"{_microphones(new)} stopped: the game is paused until {them} {'is' if len(new) == 1 else 'are'} back."
+            they, them = ("it is", "it") if len(new) == 1 else ("they are", "them")
+            text = f"{_microphones(new)} stopped: the game is paused until {they} back."
             if len(self.missing) < len(self.host.players):
                 text += f" Say continue to go on without {them}."
             if self.paused:

@@ -260,6 +260,8 @@ MAX_REPORTED_LATENCY = 0.3
 block is not believed (PulseAudio's ALSA plugin reports 0.36 to 0.54 s on a stream that opened
 on an idle source, whose audio in fact arrives in time); the block's arrival anchors it instead.
 Bluetooth headsets report up to about 0.25 s, which is kept."""
+ANCHOR_BLOCKS = 5
+"""Blocks a (re)opened stream delivers before it is placed on the session clock (0.1 s held back)."""
 FILL_LAG = 0.1
 """Seconds behind the clock up to which a lost device's seats are filled with silence when no
 other device is running (keeps the listener deciding without waiting for a device that is gone)."""
@@ -323,6 +325,8 @@ class _Device:
         """Session seconds when the current stream was opened."""
         self.last_block_at = 0.0
         """Session seconds when a block was last taken from the queue."""
+        self.flowing = False
+        """True once the current stream has delivered a block (before that it may take a while)."""
         self.next_try = 0.0
         self.resampler: Any = None
         self.origin: int | None = None
@@ -331,6 +335,8 @@ class _Device:
         """Frames (listener rate) the current stream has produced since its anchor."""
         self.end = 0
         """Session frame up to which this device's seats have been delivered (or filled)."""
+        self.pending: list[tuple[np.ndarray, float, float, bool]] = []
+        """The current stream's first blocks, held until there are enough to anchor it."""
         self.lost_at: float | None = None
         """Session seconds when it was lost (None while it delivers)."""
         self.stats = DeviceStats(str(spec.device), spec.seats)
@@ -437,8 +443,8 @@ class LiveSource:
         self._changes = []
         for device in self._devices:
             _drain_queue(device.blocks)
-            device.origin, device.delivered, device.end = None, 0, floor
-            device.last_block_at = self.clock.now()
+            device.origin, device.delivered, device.end, device.pending = None, 0, floor, []
+            device.last_block_at = device.opened_at = self.clock.now()
             device.stats = DeviceStats(str(device.spec.device), device.spec.seats)
             if device.lost_at is not None:
                 device.lost_at = self.clock.now()
@@ -470,8 +476,8 @@ class LiveSource:
         except sd.PortAudioError as error:
             raise AudioDeviceError(f"cannot open input device {device.spec.device!r}: {error}") from error
         device.stream, device.blocks, device.phase = stream, blocks, phase
-        device.opened_at = self.clock.now()
-        device.origin, device.delivered = None, 0
+        device.opened_at, device.flowing = self.clock.now(), False
+        device.origin, device.delivered, device.pending = None, 0, []
         device.resampler = self._resampler(device)
 
     def _close(self, device: _Device) -> None:
@@ -515,68 +521,98 @@ class LiveSource:
                 except AudioDeviceError as error:
                     self._lose(device, now, str(error))
             elif now - device.opened_at > self.open_seconds:
-                self._lose(device, now, f"no sound within {self.open_seconds:.0f} s of opening it")
+                self._lose(device, now, f"no sound within {self.open_seconds:g} s of opening it")
             return []
-        out = self._take(device)
-        if out or (device.origin is None and now - device.opened_at <= self.open_seconds):
-            if out:
-                device.last_block_at = now
-            return out
+        if not device.blocks.empty():
+            device.last_block_at, device.flowing = now, True
+            return self._take(device)
         if not device.stream.active:
             self._lose(device, now, "its stream stopped")
-        elif now - max(device.last_block_at, device.opened_at) > self.stall_seconds:
+        elif device.flowing and now - device.last_block_at > self.stall_seconds:
             self._lose(device, now, f"no sound for {self.stall_seconds:g} s")
+        elif not device.flowing and now - device.opened_at > self.open_seconds:
+            self._lose(device, now, f"no sound within {self.open_seconds:g} s of opening it")
         return []
 
     def _take(self, device: _Device) -> list[AudioBlock]:
         out: list[AudioBlock] = []
         while True:
             try:
-                data, adc, current, overflow = device.blocks.get_nowait()
+                item = device.blocks.get_nowait()
             except queue.Empty:
                 return out
-            if overflow:
-                device.stats.overflows += 1
-            if device.origin is None or overflow:
-                self._anchor(device, data.shape[0], adc, current)
-            assert device.origin is not None
-            picked = np.ascontiguousarray(data[:, list(device.spec.channel_of())])
-            if device.resampler is not None:
-                picked = device.resampler.resample_chunk(picked)
-            start = device.origin + device.delivered
-            device.delivered += picked.shape[0]
-            skip = device.end - start
-            if skip >= picked.shape[0]:
-                continue
-            if skip > 0:
-                picked, start = picked[skip:], device.end
-            device.end = start + picked.shape[0]
-            out.append(AudioBlock(picked, start, self.rate, capture_time=start / self.rate, seats=device.spec.seats))
+            if device.origin is None:
+                device.pending.append(item)
+                if len(device.pending) < ANCHOR_BLOCKS:
+                    continue
+                self._anchor(device, device.pending)
+                items, device.pending = device.pending, []
+            else:
+                items = [item]
+                if item[3]:
+                    self._jump(device, item)
+            for data, _, _, overflow in items:
+                if overflow:
+                    device.stats.overflows += 1
+                out.extend(self._place(device, data))
 
-    def _anchor(self, device: _Device, frames: int, adc: float, current: float) -> None:
-        """Place the block captured at stream time ``adc`` on the session's frame axis: on the first
-        block of a stream, and after an overflow (frames were lost: the axis jumps ahead)."""
-        offset = self.clock.now() - float(device.stream.time)
+    def _place(self, device: _Device, data: np.ndarray) -> list[AudioBlock]:
+        """The block's seats at the listener's rate, after the frames already delivered (or filled)."""
+        assert device.origin is not None
+        picked = np.ascontiguousarray(data[:, list(device.spec.channel_of())])
+        if device.resampler is not None:
+            picked = device.resampler.resample_chunk(picked)
+        start = device.origin + device.delivered
+        device.delivered += picked.shape[0]
+        skip = device.end - start
+        if skip >= picked.shape[0]:
+            return []
+        if skip > 0:
+            picked, start = picked[skip:], device.end
+        device.end = start + picked.shape[0]
+        return [AudioBlock(picked, start, self.rate, capture_time=start / self.rate, seats=device.spec.seats)]
+
+    def _stamp(self, device: _Device, frames: int, adc: float, current: float) -> tuple[float, bool]:
+        """Stream time at which a block's first frame was captured, and whether its ADC time was believed."""
         if adc > 0 and 0.0 <= current - adc <= MAX_REPORTED_LATENCY:
-            t = adc + offset
-        else:
-            t = current - frames / device.rate + offset
+            return adc, True
+        return current - frames / device.rate, False
+
+    def _anchor(self, device: _Device, items: list[tuple[np.ndarray, float, float, bool]]) -> None:
+        """Place a (re)opened stream on the session's frame axis from its first blocks: the median
+        of what each block's capture time says of the first frame (a fresh stream's very first
+        stamp is often 5 to 20 ms early; the following ones agree with each other)."""
+        offset = self.clock.now() - float(device.stream.time)
+        starts, believed, before = [], 0, 0
+        for data, adc, current, _ in items:
+            t, ok = self._stamp(device, data.shape[0], adc, current)
+            starts.append(t - before / device.rate)
+            believed += ok
+            before += data.shape[0]
+        if believed * 2 < len(items):
             device.stats.arrival_anchors += 1
-        frame = int(round(t * self.rate))
-        if device.origin is None:
-            device.origin, device.delivered = frame, 0
-            if device.lost_at is not None:
-                device.stats.down_seconds += self.clock.now() - device.lost_at
-                device.lost_at = None
-                self._changes.append(DeviceChange(str(device.spec.device), device.spec.seats, False, self.clock.now()))
-        elif frame > device.origin + device.delivered + int(2 * self.block_seconds * self.rate):
+        device.origin = int(round((float(np.median(starts)) + offset) * self.rate))
+        device.delivered = 0
+        if device.lost_at is not None:
+            device.stats.down_seconds += self.clock.now() - device.lost_at
+            device.lost_at = None
+            self._changes.append(DeviceChange(str(device.spec.device), device.spec.seats, False, self.clock.now()))
+
+    def _jump(self, device: _Device, item: tuple[np.ndarray, float, float, bool]) -> None:
+        """After an overflow (frames were lost), move the axis ahead if the block's capture time
+        says it lies more than two blocks later than counted."""
+        assert device.origin is not None
+        data, adc, current, _ = item
+        t, _ = self._stamp(device, data.shape[0], adc, current)
+        frame = int(round((t + self.clock.now() - float(device.stream.time)) * self.rate))
+        if frame > device.origin + device.delivered + int(2 * self.block_seconds * self.rate):
             device.origin = frame - device.delivered
 
     def _lose(self, device: _Device, now: float, reason: str) -> None:
         self._close(device)
         _drain_queue(device.blocks)
         device.phase, device.next_try = _Phase.LOST, now + self.retry_seconds
-        device.origin = None
+        device.origin, device.pending = None, []
         if device.lost_at is None:
             device.lost_at = now
             device.stats.outages += 1
