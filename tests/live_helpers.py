@@ -25,7 +25,10 @@ class MonotonicClock:
 
 
 class SpeakerMonitor:
-    """Records what the virtual table speaker played, on the monotonic clock (a primed LiveSource)."""
+    """Records what the virtual table speaker played, on the monotonic clock (a primed LiveSource).
+
+    Its blocks are 0.1 s long: a 20 ms record stream on the speaker's monitor made the host's own
+    playback stream underrun (dozens of times a minute, with gaps in the host's voice)."""
 
     def __init__(self) -> None:
         self.source = LiveSource([LiveInput("vh_table_monitor", ("table",))], MonotonicClock(), block_seconds=0.1)
