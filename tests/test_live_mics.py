@@ -40,10 +40,12 @@ from voicehost.clock import SimClock, WallClock
 from voicehost.eventlog import read_events
 from voicehost.host.build import PlaySettings, build_offline
 from voicehost.host.inputs import ScriptInput
-from voicehost.host.live import device_summary
+from voicehost.host.listening import AudioInput
+from voicehost.host.live import LiveMicrophones, device_summary
 from voicehost.host.session import Session
 from voicehost.host.words import Heard
 from voicehost.listen.messages import AudioBlock
+from voicehost.listen.pipeline import Listener
 from voicehost.listen.sources import STALL_SECONDS, DeviceStats, LiveInput, LiveSource
 
 RATE = 48000
@@ -301,24 +303,34 @@ def test_a_stream_on_an_idle_source_is_placed_right(virtual_table: object) -> No
 
 
 def test_overflows_are_counted_never_fatal_and_summed_up(virtual_table: object) -> None:
-    """Blocks PortAudio flags as input overflow are counted, the audio goes on, and the summary says
-    how many. (PulseAudio's virtual devices never overflow: their server buffers seconds, and a 3 s
+    """Blocks PortAudio flags as input overflow are counted, the audio goes on, the terminal gets a
+    note, and the closing summary says how many. (PulseAudio's virtual devices never overflow: their server buffers seconds, and a 3 s
     stall of the reading process lost nothing; so the flag is put into the running stream's queue,
     exactly as its callback would.)"""
     clock = WallClock()
     blocks: list[AudioBlock] = []
-    with LiveSource([LiveInput("vh_mics", ("Anna", "Ben"))], clock) as source:
+    terminal = io.StringIO()
+    source = LiveSource([LiveInput("vh_mics", ("Anna", "Ben"))], clock).start()
+    audio = AudioInput(Listener(("Anna", "Ben"), None, []), lambda timeout: source.read(timeout), clock, lambda: [])
+    microphones = LiveMicrophones(audio, source, clock, terminal)
+    try:
         started = clock.now()
         read_until(source, blocks, lambda _: clock.now() > started + 0.3, 5)
         device = source._devices[0]
         now = float(device.stream.time)
         for _ in range(2):
             device.blocks.put((np.zeros((960, 2), np.float32), now, now, True))
-        read_until(source, blocks, lambda _: clock.now() > started + 0.8, 5)
+        assert microphones.next(clock.now() + 0.5) == []
+        after: list[AudioBlock] = []
+        read_until(source, after, lambda _: clock.now() > started + 1.2, 5)
         stats = source.stats[0]
+    finally:
+        microphones.close()
     assert stats.overflows == 2 and stats.outages == 0
-    assert contiguous(blocks, ("Anna", "Ben"))
-    assert device_summary(stats) == "'vh_mics' (Anna, Ben): 2 overflows, never stopped"
+    assert contiguous(blocks, ("Anna", "Ben")) and contiguous(after, ("Anna", "Ben"))
+    assert audio.blocks > 0 and after  # the listener got the blocks around the overflows; reading went on
+    assert "(microphones: 2 input overflows so far: the computer fell behind" in terminal.getvalue()
+    assert terminal.getvalue().endswith("(microphones: 'vh_mics' (Anna, Ben): 2 overflows, never stopped)\n")
     assert device_summary(DeviceStats("usb", ("Cem",), 1, 2, 7.25)) == "'usb' (Cem): 1 overflow, stopped 2 times (7.2 s without sound)"
 
 
