@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from voicehost.host.build import PlaySettings
     from voicehost.host.session import Outcome
+    from voicehost.rules.base import JsonObject
 
 from voicehost.status import ExitStatus
 
@@ -41,10 +42,29 @@ GAMES = ("bimbamm", "bimbambum", "bam")
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every game shares."""
     parser.add_argument("--players", required=True, metavar="A,B,C", help="player names in clockwise seating order")
-    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
     parser.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random; the log records it)")
     parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here (default: logs/GAME-SEED-N.jsonl)")
+    add_session_arguments(parser)
+
+
+def _rate(text: str) -> int:
+    from voicehost.speak.voice import MAX_RATE, MIN_RATE
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not MIN_RATE <= value <= MAX_RATE:
+        raise argparse.ArgumentTypeError(f"{value} is out of range: use {MIN_RATE} to {MAX_RATE} words per minute")
+    return value
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to run a session (input, voice, microphones): shared by play and resume."""
+    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
+    parser.add_argument("--rate", type=_rate, metavar="WPM", help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)")
+    parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (see 'voicehost say --list-voices')")
     parser.add_argument("--config", type=Path, metavar="TABLE.toml", help="microphones, speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker")
     parser.add_argument("--record", type=Path, metavar="DIR", help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the players' words (default en; see 'voicehost models list')")
@@ -83,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         log = args.log or args.record / "events.jsonl"
     else:
         log = args.log or log_path_for(Path("logs"), args.game, seed)
-    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args))
+    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args),
+                            speech_rate=args.rate, voice=args.voice)
     if args.input == "mic":
         outcome = _run_live(settings, args)
     else:
@@ -97,16 +118,17 @@ def run(args: argparse.Namespace) -> int:
     return ExitStatus.OK
 
 
-def _run_live(settings: "PlaySettings", args: argparse.Namespace) -> "Outcome":
-    """Microphones and speakers: build, run until the game ends or Ctrl-C, close everything."""
+def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[JsonObject] | None" = None) -> "Outcome":
+    """Microphones and speakers: build, run (or resume) until the game ends or Ctrl-C, close everything."""
     from voicehost.host.build import write_session_file
     from voicehost.host.live import ListenSettings, build_live
     from voicehost.host.session import Session
 
     listen = ListenSettings(args.lang, args.engine, args.model)
-    write_session_file(settings)
+    if resume is None:
+        write_session_file(settings)
     built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
     try:
-        return Session(built.flow, built.input, built.host).run()
+        return Session(built.flow, built.input, built.host).run(resume_from=resume)
     finally:
         built.close()

@@ -21,9 +21,10 @@ examples:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``resume``."""
+    from voicehost.commands.play import add_session_arguments
+
     parser.add_argument("log", type=Path, metavar="LOG.jsonl", help="the game's event log")
-    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
-    parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
+    add_session_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,9 +36,15 @@ def run(args: argparse.Namespace) -> int:
     if events[-1].get("type") == "game_over":
         print(f"voicehost resume: the game in {args.log} is already over", flush=True)
         return ExitStatus.OK
-    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, True, {})
+    from voicehost.commands.play import _run_live
+
+    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, True, {},
+                        speech_rate=args.rate, voice=args.voice)
     settings = settings_for_resume(events, args.log, base)
-    outcome = run_session(settings, resume=events)
+    if args.input == "mic":
+        outcome = _run_live(settings, args, resume=events)
+    else:
+        outcome = run_session(settings, resume=events)
     print(f"(event log: {args.log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {args.log}')")
