@@ -79,6 +79,10 @@ class Outcome:
     duration: float
     hypothesis: str | None = None
     """PocketSphinx: the phrase its target grammar found before verification."""
+    phrase_set: str = ""
+    """Name of the host phrase set the clip was judged against (--commands), else ''."""
+    near_miss: bool = False
+    """Chatter one sound from an allowed phrase (CONFUSABLE, or for the host sets: within one phone)."""
     llr: float | None = None
     """PocketSphinx: the hypothesis' likelihood ratio against the phone loop, nats per frame."""
 
@@ -154,6 +158,8 @@ def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
     """Recognise every clip against its phrases; keep PocketSphinx's evidence when it gives it."""
     out = []
     verify = getattr(recognizer, "verify", None)
+    sets = {phrases: name for name, phrases in command_sets().items()}
+    lexicon = getattr(recognizer, "_lexicon", {})
     for i, (clip, phrases) in enumerate(items):
         start = time.perf_counter()
         if verify is not None:
@@ -165,7 +171,9 @@ def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
         seconds = time.perf_counter() - start
         out.append(Outcome(name, clip.truth, clip.text, result.phrase, result.rejected_as,
                            tuple(w.word for w in result.words), result.confidence, seconds,
-                           len(clip.samples) / 16000, hypothesis, llr))
+                           len(clip.samples) / 16000, hypothesis, sets.get(tuple(phrases), ""),
+                           clip.truth is None and tuple(phrases) in sets and within_one_phone(clip.text, phrases, lexicon),
+                           llr))
         if i % 20 == 0 or i == len(items) - 1:
             print(f"\r{name}: {i + 1}/{len(items)} clips", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
@@ -173,7 +181,29 @@ def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
 
 
 def confusable(o: Outcome, lang: str) -> bool:
-    return o.said in CONFUSABLE.get(lang, set())
+    return o.near_miss or o.said in CONFUSABLE.get(lang, set())
+
+
+def within_one_phone(text: str, phrases: tuple[str, ...], lexicon: dict[str, tuple[str, ...]]) -> bool:
+    """True if some pronunciation of ``text`` is one phone edit from one of ``phrases`` ("tree"/"three")."""
+    def prons(words: str) -> list[list[str]]:
+        out: list[list[str]] = [[]]
+        for word in words.split():
+            out = [p + q.split() for p in out for q in lexicon.get(word, ())[:2]]
+        return out
+
+    mine = prons(text)
+    return any(edit_distance(a, b) <= 1 for phrase in phrases for b in prons(phrase) for a in mine if a and b)
+
+
+def edit_distance(a: list[str], b: list[str]) -> int:
+    """Levenshtein distance between two phone sequences."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def summarise(outcomes: list[Outcome], engine: str, lang: str) -> list[str]:
@@ -208,6 +238,17 @@ def print_confusions(outcomes: list[Outcome]) -> None:
         print(f"    {n:3d} × {text}")
 
 
+def print_sets(outcomes: list[Outcome]) -> None:
+    """Targets right and chatter accepted per host phrase set (--commands)."""
+    for name in dict.fromkeys(o.phrase_set for o in outcomes if o.phrase_set):
+        mine = [o for o in outcomes if o.phrase_set == name]
+        targets = [o for o in mine if o.truth is not None]
+        chatter = [o for o in mine if o.truth is None]
+        print(f"    {name:18s} right {sum(o.phrase == o.truth for o in targets):3d}/{len(targets):<3d} "
+              f"wrong {sum(o.phrase is not None and o.phrase != o.truth for o in targets):2d}  "
+              f"chatter accepted {sum(o.phrase is not None for o in chatter):3d}/{len(chatter)}")
+
+
 def print_sweep(outcomes: list[Outcome], lang: str) -> None:
     """Targets right and false accepts if one likelihood-ratio threshold were used for every phrase."""
     scored = [o for o in outcomes if o.llr is not None]
@@ -237,7 +278,8 @@ learnt freely from 32-64 fixtures did not carry over to another seed)."""
 
 
 def learn_sphinx(outcomes: list[Outcome], lang: str) -> None:
-    """Write PocketSphinx's likelihood-ratio thresholds and confidence calibration to tuning.toml.
+    """Write PocketSphinx's likelihood-ratio thresholds, confidence calibration and decoy exclusions
+    to tuning.toml.
 
     The shared threshold maximises right accepts minus COSTS-weighted wrong accepts over the run;
     each phrase then gets the best threshold within CLAMP of it. The calibration is a logistic fit of
@@ -261,7 +303,10 @@ def learn_sphinx(outcomes: list[Outcome], lang: str) -> None:
         thresholds[phrase] = round(best(mine, shared - CLAMP, shared + CLAMP), 3)
     slope, offset = fit_logistic(np.array([o.llr for o in scored], float),
                                  np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float))
-    data = {"min_llr": thresholds, "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)}}
+    data: dict[str, dict[str, object]] = {
+        "min_llr": dict(thresholds), "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)},
+        "drop_decoys": dict(learn_drops(outcomes, lang)),
+    }
     write_tuning("sphinx", lang, data)
 
 
@@ -281,12 +326,9 @@ FA_COST = 3.0
 """A false accept costs this many missed shouts when thresholds are learnt."""
 
 
-def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
-    """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml.
-
-    A decoy is left out while a phrase is allowed when it stole at least two of that phrase's clips
-    and stole more of them than it caught chatter. A phrase's confidence threshold maximises
-    (right accepts - FA_COST x false accepts) over the run."""
+def learn_drops(outcomes: list[Outcome], lang: str) -> dict[str, list[str]]:
+    """Decoys to leave out while a phrase is allowed: those that stole at least two of that phrase's
+    clips and stole more of them than they caught chatter."""
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)
@@ -302,7 +344,16 @@ def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
             for word in decoys:
                 catches[word] += 1
     drops = {p: sorted(w for w, n in c.items() if n >= 2 and n > catches[w]) for p, c in steals.items()}
-    drops = {p: ws for p, ws in drops.items() if ws}
+    return {p: ws for p, ws in drops.items() if ws}
+
+
+def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
+    """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml.
+
+    A decoy is left out while a phrase is allowed when it stole at least two of that phrase's clips
+    and stole more of them than it caught chatter. A phrase's confidence threshold maximises
+    (right accepts - FA_COST x false accepts) over the run."""
+    drops = learn_drops(outcomes, lang)
     accepted: dict[str, list[bool]] = defaultdict(list)
     scored: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for o in outcomes:
@@ -362,10 +413,14 @@ def main() -> int:
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
     parser.add_argument("--commands", action="store_true", help="the hosts' phrase sets (numbers, names, commands)")
     parser.add_argument("--per-set", type=int, default=12, help="--commands: phrases said from each set")
+    parser.add_argument("--with-commands", action="store_true", help="the game clips and the host phrase sets together")
     parser.add_argument("--holdout-decoys", action="store_true", help="remove the run's chatter words from the decoys")
     parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run's synthetic clips")
-    parser.add_argument("--baseline", "--no-decoys", action="store_true",
+    parser.add_argument("--baseline", action="store_true",
                         help="plain grammar: no verification, no decoys, no learnt tuning")
+    parser.add_argument("--no-decoys", action="store_true", help="Vosk: no decoy words in the grammar")
+    parser.add_argument("--decoys", action="store_true",
+                        help="PocketSphinx: decoy words in the first pass too (the earlier design, for comparison)")
     parser.add_argument("--sweep", action="store_true", help="PocketSphinx: accuracy at several shared thresholds")
     parser.add_argument("--no-synthetic", action="store_true", help="only the real recordings")
     args = parser.parse_args()
@@ -379,8 +434,13 @@ def main() -> int:
     print(f"engine: {recognizer.description} (built in {time.perf_counter() - start:.2f} s)")
     if args.learn or args.baseline:
         recognizer.tuning = Tuning()  # type: ignore[attr-defined]  # learn from the untuned decisions
-    if args.baseline:
+    if args.baseline or args.no_decoys:
         recognizer.pack = replace(recognizer.pack, decoys=())  # type: ignore[attr-defined]
+        if hasattr(recognizer, "decoys"):
+            recognizer.decoys = False  # type: ignore[attr-defined]
+    if args.decoys and hasattr(recognizer, "decoys"):
+        recognizer.decoys = True  # type: ignore[attr-defined]
+    if args.baseline:
         print("baseline: plain grammar of the targets (no verification, no decoys, no learnt tuning)")
     if args.holdout_decoys:
         held = set(CHATTER.get(args.lang, [])) | {w for t in CHATTER.get(args.lang, []) for w in t.split()}
@@ -391,10 +451,10 @@ def main() -> int:
         print(f"held out {len(set(pack.decoys) & held)} decoy words that the run says")
     results: list[list[Outcome]] = []
     if not args.no_synthetic:
-        if args.commands:
-            results.append(run(recognizer, command_clips(args.lang, args.seed, args.per_set, args.snr), "commands"))
-        else:
+        if not args.commands:
             results.append(run(recognizer, synthetic_clips(args.lang, args.seed, args.per_voice, args.snr), "synthetic"))
+        if args.commands or args.with_commands:
+            results.append(run(recognizer, command_clips(args.lang, args.seed, args.per_set, args.snr), "commands"))
     if args.speech_commands:
         results.append(run(recognizer, real_clips(args.speech_commands, args.lang), "real"))
     print(f"{'engine':7s} {'set':10s} {'targets right':>10s} {'acc':>7s} {'wrong':>6s} {'false acc.':>10s} "
@@ -405,6 +465,7 @@ def main() -> int:
     for outcomes in results:
         print(f"  most frequent errors ({outcomes[0].clip_set}):")
         print_confusions(outcomes)
+        print_sets(outcomes)
         if args.sweep:
             print_sweep(outcomes, args.lang)
     if args.learn:

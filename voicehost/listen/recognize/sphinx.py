@@ -33,7 +33,7 @@ import numpy as np
 
 from voicehost.errors import ModelError
 from voicehost.listen.messages import Recognition, Segment, WordTiming
-from voicehost.listen.recognize.rejection import Tuning, decide, load_tuning
+from voicehost.listen.recognize.rejection import Tuning, decide, decoys_for, load_tuning
 from voicehost.listen.recognize.verify import NATS_PER_UNIT, DecodedPass, Verdict, likelihood_ratio
 from voicehost.listen.vocab import VocabPack, normalize
 from voicehost.models.paths import pocketsphinx_model_dir
@@ -52,6 +52,9 @@ DECODER_OPTIONS: dict[str, object] = {
 """PocketSphinx settings (its defaults otherwise); why each one, in the module doc."""
 PHONE_LOOP = "voicehost-phone-loop"
 """Name of the free phone-loop search."""
+NEIGHBOUR_DISTANCE = 1
+"""Decoys within this many phone edits of an allowed word are left out of the grammar: they are
+the same word to this acoustic model ("at" for "cat", "dot" for "dog") and stole real shouts."""
 _FILLERS = {"<s>", "</s>", "<sil>", "[noise]", "++noise++", "(NULL)", "SIL"}
 
 
@@ -66,6 +69,7 @@ class SphinxRecognizer:
         model_dir: Path | None = None,
         tuning: Tuning | None = None,
         options: Mapping[str, object] | None = None,
+        decoys: bool = False,
     ) -> None:
         from pocketsphinx import Decoder
 
@@ -73,11 +77,14 @@ class SphinxRecognizer:
         if folder is None or not (folder / "mdef").is_file():
             raise ModelError("PocketSphinx's bundled English model is missing: reinstall the pocketsphinx package")
         self.pack = pack
+        self.decoys = decoys
+        """Also offer the pack's decoy words in the first pass (the earlier design, kept for comparison
+        in the benchmark: at equal false accepts it kept no more shouts, and it stole some)."""
         self.tuning = tuning if tuning is not None else load_tuning("sphinx", pack.lang)
         self.description = f"sphinx (PocketSphinx, bundled US-English model at {folder})"
         self._lexicon = _read_cmudict(folder.parent / "cmudict-en-us.dict", pack)
         with tempfile.TemporaryDirectory(prefix="voicehost-sphinx-") as tmp:
-            words = pack.spoken_words(pack.all_phrases())
+            words = pack.spoken_words(pack.all_phrases()) | set(pack.decoys)
             dict_path = Path(tmp) / "voicehost.dict"
             dict_path.write_text(self._dict_text(words), encoding="utf-8")
             try:
@@ -88,7 +95,7 @@ class SphinxRecognizer:
                 raise ModelError(f"PocketSphinx failed to start with {folder}: {exc}") from None
         self._logmath = self._decoder.get_logmath()
         self._known = {w for w in words if w in self._lexicon}
-        self._searches: dict[tuple[str, ...], str] = {}
+        self._searches: dict[tuple[tuple[str, ...], bool], str] = {}
 
     def _dict_text(self, words: set[str]) -> str:
         lines = []
@@ -111,15 +118,25 @@ class SphinxRecognizer:
             self._known.add(word)
 
     def _search_for(self, phrases: Sequence[str]) -> str:
-        """The grammar search of the allowed phrases' spoken forms (nothing else)."""
+        """The grammar search of the allowed phrases' spoken forms, plus decoys when enabled."""
         key = tuple(sorted(normalize(p) for p in phrases))
-        if key not in self._searches:
+        if (key, self.decoys) not in self._searches:
             targets = sorted({form for p in key for form in self.pack.spoken_forms(p)})
             self._ensure_words({w for t in targets for w in t.split()})
+            decoys = self._decoys_for(key, targets) if self.decoys else []
             name = f"g{len(self._searches)}"
-            self._decoder.add_jsgf_string(name, _jsgf(targets))
-            self._searches[key] = name
-        return self._searches[key]
+            self._decoder.add_jsgf_string(name, _jsgf(targets, decoys))
+            self._searches[(key, self.decoys)] = name
+        return self._searches[(key, self.decoys)]
+
+    def _decoys_for(self, phrases: Sequence[str], targets: Sequence[str]) -> list[str]:
+        """The pack's decoys minus the allowed words, their near neighbours and the learnt exclusions."""
+        target_prons = [pron.split() for t in targets for w in t.split() for pron in self._lexicon.get(w, ())]
+        neighbours = {
+            w for w in self.pack.decoys
+            if any(_distance(p.split(), t) <= NEIGHBOUR_DISTANCE for p in self._lexicon.get(w, ()) for t in target_prons)
+        }
+        return [w for w in decoys_for(self.pack, phrases, self.tuning, neighbours) if w in self._known]
 
     def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
         """Decode ``segment`` against ``phrases`` (canonical ids) and verify it acoustically."""
@@ -183,9 +200,25 @@ def _unspoken(pack: VocabPack) -> set[str]:
     return {e for events in pack.events.values() for e in events}
 
 
-def _jsgf(targets: Sequence[str]) -> str:
+def _distance(a: Sequence[str], b: Sequence[str]) -> int:
+    """Levenshtein distance between two phone sequences."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
+
+
+def _jsgf(targets: Sequence[str], decoys: Sequence[str] = ()) -> str:
     alternatives = " | ".join(f"( {t} )" if " " in t else t for t in targets)
-    return f"#JSGF V1.0;\ngrammar voicehost;\npublic <utterance> = {alternatives};\n"
+    lines = ["#JSGF V1.0;", "grammar voicehost;", f"<target> = {alternatives};"]
+    rule = "<target>"
+    if decoys:
+        lines.append(f"<decoy> = {' | '.join(decoys)};")
+        rule = "<target> | <decoy>"
+    lines.append(f"public <utterance> = {rule};")
+    return "\n".join(lines) + "\n"
 
 
 def _read_cmudict(path: Path, pack: VocabPack) -> dict[str, tuple[str, ...]]:
