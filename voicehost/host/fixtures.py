@@ -454,12 +454,13 @@ def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any
         return source.lines, built.host.events
 
 
-def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], lines: list[Line]) -> str:
+def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], lines: list[Line],
+              voices: Sequence[int] = ()) -> str:
     """A spec file for a drafted game."""
     opts = ", ".join(f"{k} = {json.dumps(v)}" for k, v in options.items())
     script = "\n".join(f"{line.t:.2f} {line.player}: {line.text}" for line in lines)
     return (f'game = "{game}"\nplayers = {json.dumps(list(players))}\nseed = {seed}\n'
-            f"options = {{ {opts} }}\nvoices = {json.dumps(list(range(len(players))))}\n"
+            f"options = {{ {opts} }}\nvoices = {json.dumps(list(voices or range(len(players))))}\n"
             f'script = """\n{script}\n"""\n')
 
 
