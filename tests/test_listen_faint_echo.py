@@ -32,3 +32,13 @@ def test_a_faint_sound_after_the_loud_one_ended_is_kept() -> None:
     anna = _shout("Anna", 10.00, 10.40, -10.0, "pig")
     ben = _shout("Ben", 10.60, 10.90, -35.0, "pig")
     assert listener._drop_faint_echoes([anna, ben]) == [anna, ben]
+
+
+def test_a_faint_echo_of_a_rejected_sound_is_dropped_too() -> None:
+    """Cem's loud line was not a target (rejected); its faint leak on Ben's microphone must not become Ben's shout."""
+    from voicehost.listen.messages import AcousticEvent
+
+    listener = Listener(("Ben", "Cem"), None, [])
+    cem_sound = AcousticEvent("Cem", EventKind.VOICE, 55.06, 55.29, -12.1)
+    ben = _shout("Ben", 55.06, 55.35, -49.1, "ten")
+    assert listener._drop_faint_echoes([ben], [cem_sound]) == []

@@ -218,32 +218,35 @@ class Listener:
                 break
             for event in cluster:
                 self._pending.remove(event)
+            owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
             found = []
-            for owned in resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk):
+            for owned in owned_events:
                 shout = self._judge(owned)
                 if shout is not None:
                     found.append(shout)
-            shouts.extend(self._drop_faint_echoes(found))
+            shouts.extend(self._drop_faint_echoes(found, [o.event for o in owned_events]))
         return ranked(shouts)
 
-    def _drop_faint_echoes(self, shouts: list[Shout]) -> list[Shout]:
+    def _drop_faint_echoes(self, shouts: list[Shout], events: Sequence[AcousticEvent] = ()) -> list[Shout]:
         """A last guard against a leak taken for a shout: a sound that starts while another
-        seat's shout sounds, and is far fainter on its own microphone, is that seat's sound.
+        seat's sound is going on, and is far fainter on its own microphone, is that seat's sound
+        (whether or not that louder sound was a shout the game accepts).
 
         A player's own microphone is the nearest to them: their real shout is never
-        ``config.echo_margin_db`` quieter than a neighbour's shout at the same moment (leaks are
+        ``config.echo_margin_db`` quieter than a neighbour's voice at the same moment (leaks are
         8-25 dB down, and a second shouter's own voice is close-talk loud).
         """
         cfg = self.config
+        sounds = [(s.player, s.onset, s.end, _level(s)) for s in shouts]
+        sounds += [(e.seat, e.onset, e.end, e.level_db) for e in events if e.kind is not EventKind.NOISE]
         kept = []
         for shout in shouts:
             level = _level(shout)
-            louder = [
-                other for other in shouts
-                if other is not shout
-                and other.onset - cfg.echo_window <= shout.onset <= other.end
-                and level is not None and (_level(other) or -200.0) - level >= cfg.echo_margin_db
-            ]
+            louder = level is not None and any(
+                seat != shout.player and other is not None and onset - cfg.echo_window <= shout.onset <= end
+                and other - level >= cfg.echo_margin_db
+                for seat, onset, end, other in sounds
+            )
             if louder:
                 for decision in self.decisions:
                     if decision.shout is shout:
