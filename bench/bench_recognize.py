@@ -3,24 +3,26 @@
     .venv/bin/python bench/bench_recognize.py --lang en [--engine sphinx] [--seed 2]
     .venv/bin/python bench/bench_recognize.py --lang ko --engine vosk
     .venv/bin/python bench/bench_recognize.py --lang en --speech-commands ../shared/data/speech_commands
-    .venv/bin/python bench/bench_recognize.py --lang en --commands      # the hosts' multi-word phrases
-    .venv/bin/python bench/bench_recognize.py --lang en --sweep         # accuracy at several thresholds
-    .venv/bin/python bench/bench_recognize.py --lang en --seed 1 --per-voice 4 --learn   # write tuning.toml
+    .venv/bin/python bench/bench_recognize.py --lang en --with-commands   # + the hosts' multi-word phrases
+    .venv/bin/python bench/bench_recognize.py --lang en --design verify --sweep --noise babble --snr 20
+    .venv/bin/python bench/bench_recognize.py --lang en --seed 1 --per-voice 4 --with-commands --per-set 16 --learn
 
 Synthetic clips: every target phrase of Bim Bamm! and Bim Bam Bum! spoken by each synthetic voice
 (pitch and rate jittered by the seed) in pink noise, and chatter words that must be rejected
-(confusable words like "pick" and everyday words; see CHATTER). With --commands, the phrase sets
-the game hosts listen for (numbers, "seven then three", "best two worst four", "exchange with ben",
-"two bam bam", command words) instead. With --speech-commands DIR, the real recordings:
-10 speakers x cat/dog (targets) and 100 clips of other words (must be rejected); they are only
-ever reported, never learnt from.
+(confusable words like "pick" and everyday words; see CHATTER). --commands (or --with-commands,
+together with the game clips) adds the phrase sets the game hosts listen for (numbers, "seven then
+three", "best two worst four", "exchange with ben", "two bam bam", command words). With
+--speech-commands DIR, the real recordings: 10 speakers x cat/dog (targets) and 100 clips of other
+words (must be rejected); they are only ever reported, never learnt from.
 
---baseline runs the plain grammar (no verification for PocketSphinx, no decoys for Vosk, no learnt
-tuning). --holdout-decoys (Vosk) removes every chatter word of the run from the pack's decoys, to
-measure rejection on words the grammar has never seen. --learn writes what the run teaches to
-voicehost/listen/recognize/tuning.toml: for PocketSphinx the likelihood-ratio thresholds and the
-confidence calibration, for Vosk the decoy exclusions, precision and confidence thresholds (learn
-with one seed, report with another).
+PocketSphinx runs its shipped design (decoys, then acoustic verification of what they accept), or
+--design decoys / verify (targets-only grammar and verification); --sweep prints accuracy at several
+shared likelihood-ratio thresholds. --noise babble puts other tables' talk under the clips.
+--baseline runs the plain grammar (no decoys, no verification, no learnt tuning). --holdout-decoys
+removes every chatter word of the run from the pack's decoys, to measure rejection on words the
+grammar has never seen. --learn writes what the run teaches to voicehost/listen/recognize/tuning.toml
+(learn with one seed, report with another): for --design decoys (and Vosk) the decoy exclusions,
+precision and confidence thresholds; otherwise the likelihood-ratio thresholds and calibration.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ CHATTER = {
         "shop", "chip", "sheep", "ham", "bin", "hello", "coffee", "table", "seven", "yes please",
         "no way", "my turn", "hat", "pen", "bug", "big", "cut", "bird", "happy", "house", "tree",
         "water", "really", "come on", "what", "okay", "nice one", "good game", "wait a second",
+        "pass me the cards", "whose turn is it", "i think i had it first", "that was close",
+        "let me see your card", "hold on i am thinking", "did you hear that", "who is winning",
     ],
     "ko": [
         "안녕하세요", "감사합니다", "사랑해", "학교", "자동차", "컴퓨터", "바나나", "사과", "의자",
@@ -91,7 +95,7 @@ Item = tuple[Clip, tuple[str, ...]]
 """A clip and the phrases the game allows while it is heard."""
 
 
-def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float) -> list[Item]:
+def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str = "pink") -> list[Item]:
     """Targets (both games, judged in their own game) and chatter (alternating between the games),
     each said by every voice ``per_voice`` times."""
     from voicehost.listen.vocab import load_pack
@@ -105,17 +109,17 @@ def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float) -> list[It
         for phrase in targets:
             for voice in voices:
                 for _ in range(per_voice):
-                    clip = render_clip(pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr)
+                    clip = render_clip(pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr, noise_kind=noise)
                     items.append((clip, targets))
     for text in CHATTER.get(lang, []):
         game = "bimbamm" if sum(map(ord, text)) % 2 else "bimbambum"
         for voice in voices:
             for _ in range(per_voice):
-                items.append((render_clip(text, None, vary(voice, rng), rng, snr), games[game]))
+                items.append((render_clip(text, None, vary(voice, rng), rng, snr, noise_kind=noise), games[game]))
     return items
 
 
-def command_clips(lang: str, seed: int, per_set: int, snr: float) -> list[Item]:
+def command_clips(lang: str, seed: int, per_set: int, snr: float, noise: str = "pink") -> list[Item]:
     """For every host phrase set: ``per_set`` of its phrases (numbers, names, commands) said by each
     voice, and the chatter list (minus anything the set allows) said by every other voice."""
     rng = np.random.default_rng(seed)
@@ -125,11 +129,11 @@ def command_clips(lang: str, seed: int, per_set: int, snr: float) -> list[Item]:
         chosen = [phrases[i] for i in sorted(rng.choice(len(phrases), size=min(per_set, len(phrases)), replace=False))]
         for phrase in chosen:
             for voice in voices:
-                items.append((render_clip(phrase, phrase, vary(voice, rng), rng, snr), phrases))
+                items.append((render_clip(phrase, phrase, vary(voice, rng), rng, snr, noise_kind=noise), phrases))
         chatter = [t for t in CHATTER.get(lang, []) if t not in phrases]
         for i, text in enumerate(chatter):
             for voice in voices[i % 2 :: 2]:
-                items.append((render_clip(text, None, vary(voice, rng), rng, snr), phrases))
+                items.append((render_clip(text, None, vary(voice, rng), rng, snr, noise_kind=noise), phrases))
     return items
 
 
@@ -277,9 +281,9 @@ CLAMP = 0.4
 learnt freely from 32-64 fixtures did not carry over to another seed)."""
 
 
-def learn_sphinx(outcomes: list[Outcome], lang: str) -> None:
-    """Write PocketSphinx's likelihood-ratio thresholds, confidence calibration and decoy exclusions
-    to tuning.toml.
+def learn_verification(outcomes: list[Outcome], lang: str) -> None:
+    """Write the verification design's likelihood-ratio thresholds and confidence calibration to
+    tuning.toml (PocketSphinx).
 
     The shared threshold maximises right accepts minus COSTS-weighted wrong accepts over the run;
     each phrase then gets the best threshold within CLAMP of it. The calibration is a logistic fit of
@@ -305,7 +309,6 @@ def learn_sphinx(outcomes: list[Outcome], lang: str) -> None:
                                  np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float))
     data: dict[str, dict[str, object]] = {
         "min_llr": dict(thresholds), "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)},
-        "drop_decoys": dict(learn_drops(outcomes, lang)),
     }
     write_tuning("sphinx", lang, data)
 
@@ -347,8 +350,8 @@ def learn_drops(outcomes: list[Outcome], lang: str) -> dict[str, list[str]]:
     return {p: ws for p, ws in drops.items() if ws}
 
 
-def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
-    """Write learnt per-phrase decoy exclusions, precision and thresholds to tuning.toml.
+def learn_decoys(outcomes: list[Outcome], engine: str, lang: str) -> None:
+    """Write the decoy design's per-phrase decoy exclusions, precision and thresholds to tuning.toml.
 
     A decoy is left out while a phrase is allowed when it stole at least two of that phrase's clips
     and stole more of them than it caught chatter. A phrase's confidence threshold maximises
@@ -374,11 +377,11 @@ def learn_vosk(outcomes: list[Outcome], engine: str, lang: str) -> None:
 
 
 def write_tuning(engine: str, lang: str, tables: dict[str, dict[str, object]]) -> None:
-    """Replace the ``[engine.lang]`` tables of tuning.toml, keeping every other engine's."""
+    """Replace the given ``[engine.lang.<table>]`` tables of tuning.toml, keeping all others."""
     import tomllib
 
     data = tomllib.loads(TUNING_FILE.read_text(encoding="utf-8")) if TUNING_FILE.is_file() else {}
-    data.setdefault(engine, {})[lang] = tables
+    data.setdefault(engine, {}).setdefault(lang, {}).update(tables)
     lines = [
         "# Learnt by bench/bench_recognize.py --learn from synthetic fixtures (one seed; the",
         "# benchmark reports on another). Per engine and language:",
@@ -409,7 +412,8 @@ def main() -> int:
     parser.add_argument("--model", default=None, help="Vosk model folder")
     parser.add_argument("--seed", type=int, default=2, help="seed of the synthetic clips (learn on another)")
     parser.add_argument("--per-voice", type=int, default=2, help="renditions of each phrase per voice")
-    parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the pink-noise floor")
+    parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the noise")
+    parser.add_argument("--noise", choices=["pink", "babble"], default="pink", help="noise under the synthetic clips")
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
     parser.add_argument("--commands", action="store_true", help="the hosts' phrase sets (numbers, names, commands)")
     parser.add_argument("--per-set", type=int, default=12, help="--commands: phrases said from each set")
@@ -418,9 +422,9 @@ def main() -> int:
     parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run's synthetic clips")
     parser.add_argument("--baseline", action="store_true",
                         help="plain grammar: no verification, no decoys, no learnt tuning")
-    parser.add_argument("--no-decoys", action="store_true", help="Vosk: no decoy words in the grammar")
-    parser.add_argument("--decoys", action="store_true",
-                        help="PocketSphinx: decoy words in the first pass too (the earlier design, for comparison)")
+    parser.add_argument("--no-decoys", action="store_true", help="no decoy words in the grammar")
+    parser.add_argument("--design", choices=["decoys", "verify", "decoys+verify"], default=None,
+                        help="PocketSphinx: how shouts are told from chatter (default: the shipped design)")
     parser.add_argument("--sweep", action="store_true", help="PocketSphinx: accuracy at several shared thresholds")
     parser.add_argument("--no-synthetic", action="store_true", help="only the real recordings")
     args = parser.parse_args()
@@ -431,15 +435,16 @@ def main() -> int:
 
     start = time.perf_counter()
     recognizer = build_recognizer(args.lang, args.engine, args.model)
+    if args.design and recognizer.name == "sphinx":
+        from voicehost.listen.recognize.sphinx import Design, SphinxRecognizer
+
+        recognizer = SphinxRecognizer(recognizer.pack, design=Design(args.design))  # type: ignore[attr-defined]
+        print(f"design: {recognizer.description}")
     print(f"engine: {recognizer.description} (built in {time.perf_counter() - start:.2f} s)")
     if args.learn or args.baseline:
         recognizer.tuning = Tuning()  # type: ignore[attr-defined]  # learn from the untuned decisions
     if args.baseline or args.no_decoys:
         recognizer.pack = replace(recognizer.pack, decoys=())  # type: ignore[attr-defined]
-        if hasattr(recognizer, "decoys"):
-            recognizer.decoys = False  # type: ignore[attr-defined]
-    if args.decoys and hasattr(recognizer, "decoys"):
-        recognizer.decoys = True  # type: ignore[attr-defined]
     if args.baseline:
         print("baseline: plain grammar of the targets (no verification, no decoys, no learnt tuning)")
     if args.holdout_decoys:
@@ -452,9 +457,11 @@ def main() -> int:
     results: list[list[Outcome]] = []
     if not args.no_synthetic:
         if not args.commands:
-            results.append(run(recognizer, synthetic_clips(args.lang, args.seed, args.per_voice, args.snr), "synthetic"))
+            clips = synthetic_clips(args.lang, args.seed, args.per_voice, args.snr, args.noise)
+            results.append(run(recognizer, clips, "synthetic"))
         if args.commands or args.with_commands:
-            results.append(run(recognizer, command_clips(args.lang, args.seed, args.per_set, args.snr), "commands"))
+            clips = command_clips(args.lang, args.seed, args.per_set, args.snr, args.noise)
+            results.append(run(recognizer, clips, "commands"))
     if args.speech_commands:
         results.append(run(recognizer, real_clips(args.speech_commands, args.lang), "real"))
     print(f"{'engine':7s} {'set':10s} {'targets right':>10s} {'acc':>7s} {'wrong':>6s} {'false acc.':>10s} "
@@ -470,10 +477,10 @@ def main() -> int:
             print_sweep(outcomes, args.lang)
     if args.learn:
         learnt = [o for r in results if r and r[0].clip_set != "real" for o in r]
-        if recognizer.name == "sphinx":
-            learn_sphinx(learnt, args.lang)
+        if getattr(getattr(recognizer, "design", None), "value", "decoys") != "decoys":
+            learn_verification(learnt, args.lang)
         else:
-            learn_vosk(learnt, recognizer.name, args.lang)
+            learn_decoys(learnt, recognizer.name, args.lang)
     return 0
 
 

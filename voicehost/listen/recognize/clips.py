@@ -56,13 +56,20 @@ def render_clip(
     snr_db: float = 30.0,
     lead: float = 0.25,
     tail: float = 0.3,
+    noise_kind: str = "pink",
 ) -> Clip:
-    """Speak ``text`` with ``voice`` in pink noise ``snr_db`` dB below the speech's RMS level."""
+    """Speak ``text`` with ``voice`` in noise ``snr_db`` dB below the speech's RMS level: pink noise,
+    or ``noise_kind='babble'`` (other tables talking, voicehost.listen.fixtures.babble)."""
     speech = render_speech(text, voice, RATE)
     start = int((lead + rng.uniform(-0.05, 0.05)) * RATE)
     total = start + len(speech) + int(tail * RATE)
     level = float(np.sqrt(np.mean(speech.astype(np.float64) ** 2)) + 1e-9)
-    noise = pink_noise(total, rng).astype(np.float64)
+    if noise_kind == "babble":
+        from voicehost.listen.fixtures import babble
+
+        noise = babble(total, rng).astype(np.float64)
+    else:
+        noise = pink_noise(total, rng).astype(np.float64)
     noise *= level * 10 ** (-snr_db / 20) / (float(np.sqrt(np.mean(noise**2))) + 1e-12)
     mix = noise.astype(np.float32)
     mix[start : start + len(speech)] += speech

@@ -215,20 +215,27 @@ def reconcile_repetitions(phrase: str, allowed: Sequence[str], words: Sequence[W
 def _count_syllables(words: Sequence[WordTiming], bursts: Sequence[tuple[float, float]], offset: float) -> int:
     """Repetitions said, from the bursts placed on the recogniser's words.
 
-    A word of one syllable's length counts once if a burst overlaps it, however many it holds (a
-    nasal tail can split a "bam" into two bursts), and not at all over silence (an invented word);
-    a longer word counts each burst centred inside it (the recogniser ran "bam bam" together);
-    bursts just after the last word count too (a dropped final word)."""
-    centres = [offset + (a + b) / 2 for a, b in bursts]
+    Each burst belongs to the one word it overlaps most (a word boundary a few milliseconds inside
+    a burst does not make it count twice). A word of one syllable's length counts once if it owns a
+    burst, however many it owns (a nasal tail can split a "bam" into two bursts), and not at all
+    when it owns none (an invented word over silence or over the edge of its neighbour's burst); a
+    longer word counts each burst it owns (the recogniser ran "bam bam" together); bursts just after
+    the last word count too (a dropped final word)."""
+    spans = [(offset + w.start, offset + w.end) for w in words]
+    owned = [0] * len(words)
+    last = spans[-1][1]
+    tail = 0
+    for a, b in bursts:
+        overlaps = [min(b, end) - max(a, start) for start, end in spans]
+        best = max(range(len(spans)), key=lambda i: overlaps[i])
+        if overlaps[best] > 0:
+            owned[best] += 1
+        elif last <= (a + b) / 2 < last + TAIL:
+            tail += 1
     count = 0
-    for word in words:
-        start, end = offset + word.start, offset + word.end
-        heard = any(a < end and b > start for a, b in bursts)
-        inside = sum(start <= c < end for c in centres)
-        count += max(int(heard), inside) if end - start > MAX_SYLLABLE else int(heard)
-    last = offset + words[-1].end
-    count += sum(last <= c < last + TAIL for c in centres)
-    return count
+    for (start, end), n in zip(spans, owned):
+        count += n if end - start > MAX_SYLLABLE else min(n, 1)
+    return count + tail
 
 
 def segment_bursts(segment: Segment) -> list[tuple[float, float]]:

@@ -1,33 +1,40 @@
 """PocketSphinx adapter: English out of the box, with the model the ``pocketsphinx`` package ships.
 
-One decoder per recogniser (build it once, share it across seats; calls are serialised by the
-caller). Each segment is decoded twice (:mod:`voicehost.listen.recognize.verify`):
+Built once, shared by every seat (calls are serialised by the caller). Each allowed phrase set gets
+its own JSGF search, built on first use and cached. Three designs (:class:`Design`), measured
+against each other in the README ("Recognition: measured"):
 
-1. against a grammar of the allowed phrases only (``public <utterance> = cat | dog | …;``, built on
-   first use per phrase set and cached), which finds the nearest target with high recall;
-2. with a free loop of phones (PocketSphinx's allphone search, no phone language model), the best
-   explanation of the audio by any sound sequence.
+- ``DECOYS``: ``public <utterance> = <target> | <decoy>;`` — the targets are the phrases' spoken
+  forms, the decoys everyday words from the language pack, so chatter is explained by a decoy and
+  rejected instead of being forced onto a target (:mod:`voicehost.listen.recognize.rejection`).
+- ``VERIFY``: the grammar holds the targets only; a second pass with a free loop of phones
+  (allphone search, no phone language model) verifies the result acoustically
+  (:mod:`voicehost.listen.recognize.verify`): accepted when the likelihood ratio against the loop
+  reaches the phrase's learnt threshold.
+- ``DECOYS_THEN_VERIFY`` (the default): the decoy grammar first; a phrase it accepts is then
+  verified (targets-only pass and phone loop). A decoy grammar explains chatter with *one* decoy
+  word, so a sentence ("pass me the cards") against a host's large phrase set was forced onto a
+  multi-word target ("thirteen", "two then one"); the verification rejects those, and it runs only
+  for the rare segments the decoys accepted.
 
-The phrase is accepted when its acoustic likelihood ratio against the phone loop reaches the
-phrase's learnt threshold (``tuning.toml``); the ratio also gives the confidence. Words missing from
-CMUdict ("bim") come from the pack's ``[pronunciations.sphinx]``.
-
-Decoder settings that matter (measured with ``bench/bench_recognize.py``, see the README):
-``compallsen`` scores every senone in every frame, so scores of different searches share one
-reference and can be compared (without it the ratio separated real chatter from targets far worse);
+The verification needs decoder settings of its own (VERIFY_OPTIONS): ``compallsen`` scores every
+senone in every frame, so the scores of the two searches share one reference and can be compared;
 ``bestpath`` is off because the lattice rescoring it adds returned path scores and word ends that
 did not belong to the Viterbi path; ``topn`` 2 makes scoring every senone 25% cheaper at no cost in
-accuracy. The feature stream is re-initialised before each segment: the model's noise removal and
-cepstral mean would otherwise carry over, and the same audio would score differently depending on
-what was heard before it.
+accuracy. The decoy grammar runs on a decoder with PocketSphinx's defaults (cheaper, and it kept
+more shouts). Words missing from CMUdict ("bim") come from the pack's ``[pronunciations.sphinx]``.
+The feature stream is re-initialised before every pass: the model's noise removal and cepstral mean
+would otherwise carry over, and the same audio would decode differently depending on what was heard
+before it.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from enum import Enum
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -42,14 +49,18 @@ RATE = 16000
 """Hz: the bundled acoustic model's sample rate."""
 FRAME = 0.01
 """Seconds per PocketSphinx frame."""
-DECODER_OPTIONS: dict[str, object] = {
-    "loglevel": "FATAL",
-    "samprate": RATE,
-    "compallsen": True,
-    "bestpath": False,
-    "topn": 2,
-}
-"""PocketSphinx settings (its defaults otherwise); why each one, in the module doc."""
+DECODER_OPTIONS: dict[str, object] = {"loglevel": "FATAL", "samprate": RATE}
+"""PocketSphinx settings of the decoy grammar (its defaults otherwise)."""
+VERIFY_OPTIONS: dict[str, object] = {**DECODER_OPTIONS, "compallsen": True, "bestpath": False, "topn": 2}
+"""PocketSphinx settings of the verification passes; why each one, in the module doc."""
+
+
+class Design(Enum):
+    """How PocketSphinx tells shouts from chatter (see the module doc)."""
+
+    DECOYS = "decoys"
+    VERIFY = "verify"
+    DECOYS_THEN_VERIFY = "decoys+verify"
 PHONE_LOOP = "voicehost-phone-loop"
 """Name of the free phone-loop search."""
 NEIGHBOUR_DISTANCE = 1
@@ -69,7 +80,7 @@ class SphinxRecognizer:
         model_dir: Path | None = None,
         tuning: Tuning | None = None,
         options: Mapping[str, object] | None = None,
-        decoys: bool = False,
+        design: Design = Design.DECOYS_THEN_VERIFY,
     ) -> None:
         from pocketsphinx import Decoder
 
@@ -77,23 +88,27 @@ class SphinxRecognizer:
         if folder is None or not (folder / "mdef").is_file():
             raise ModelError("PocketSphinx's bundled English model is missing: reinstall the pocketsphinx package")
         self.pack = pack
-        self.decoys = decoys
-        """Also offer the pack's decoy words in the first pass (the earlier design, kept for comparison
-        in the benchmark: at equal false accepts it kept no more shouts, and it stole some)."""
+        self.design = design
         self.tuning = tuning if tuning is not None else load_tuning("sphinx", pack.lang)
-        self.description = f"sphinx (PocketSphinx, bundled US-English model at {folder})"
+        self.description = f"sphinx (PocketSphinx, bundled US-English model at {folder}, {design.value})"
         self._lexicon = _read_cmudict(folder.parent / "cmudict-en-us.dict", pack)
         with tempfile.TemporaryDirectory(prefix="voicehost-sphinx-") as tmp:
             words = pack.spoken_words(pack.all_phrases()) | set(pack.decoys)
             dict_path = Path(tmp) / "voicehost.dict"
             dict_path.write_text(self._dict_text(words), encoding="utf-8")
             try:
-                settings = {**DECODER_OPTIONS, **(options or {})}
-                self._decoder = Decoder(hmm=str(folder), dict=str(dict_path), lm=None, **settings)
-                self._decoder.add_allphone_file(PHONE_LOOP, None)
+                self._screen = self._verifier = None
+                if design is not Design.VERIFY:
+                    self._screen = Decoder(hmm=str(folder), dict=str(dict_path), lm=None,
+                                           **{**DECODER_OPTIONS, **(options or {})})
+                if design is not Design.DECOYS:
+                    self._verifier = Decoder(hmm=str(folder), dict=str(dict_path), lm=None,
+                                             **{**VERIFY_OPTIONS, **(options or {})})
+                    self._verifier.add_allphone_file(PHONE_LOOP, None)
             except (RuntimeError, ValueError) as exc:
                 raise ModelError(f"PocketSphinx failed to start with {folder}: {exc}") from None
-        self._logmath = self._decoder.get_logmath()
+        self._decoders = [d for d in (self._screen, self._verifier) if d is not None]
+        self._logmath = self._decoders[0].get_logmath()
         self._known = {w for w in words if w in self._lexicon}
         self._searches: dict[tuple[tuple[str, ...], bool], str] = {}
 
@@ -113,21 +128,27 @@ class SphinxRecognizer:
                     f"PocketSphinx cannot say '{word}': it is not in CMUdict; add it to "
                     f"[pronunciations.sphinx] in {self.pack.source}"
                 )
-            for i, pron in enumerate(prons):
-                self._decoder.add_word(word if i == 0 else f"{word}({i + 1})", pron, True)
+            for decoder in self._decoders:
+                for i, pron in enumerate(prons):
+                    decoder.add_word(word if i == 0 else f"{word}({i + 1})", pron, True)
             self._known.add(word)
 
-    def _search_for(self, phrases: Sequence[str]) -> str:
-        """The grammar search of the allowed phrases' spoken forms, plus decoys when enabled."""
+    def _search_for(self, phrases: Sequence[str], decoys: bool) -> str:
+        """The grammar search of the allowed phrases' spoken forms: with decoys on the screening
+        decoder, or the targets only on the verifying decoder."""
         key = tuple(sorted(normalize(p) for p in phrases))
-        if (key, self.decoys) not in self._searches:
+        if (key, decoys) not in self._searches:
             targets = sorted({form for p in key for form in self.pack.spoken_forms(p)})
             self._ensure_words({w for t in targets for w in t.split()})
-            decoys = self._decoys_for(key, targets) if self.decoys else []
             name = f"g{len(self._searches)}"
-            self._decoder.add_jsgf_string(name, _jsgf(targets, decoys))
-            self._searches[(key, self.decoys)] = name
-        return self._searches[(key, self.decoys)]
+            if decoys:
+                assert self._screen is not None
+                self._screen.add_jsgf_string(name, _jsgf(targets, self._decoys_for(key, targets)))
+            else:
+                assert self._verifier is not None
+                self._verifier.add_jsgf_string(name, _jsgf(targets))
+            self._searches[(key, decoys)] = name
+        return self._searches[(key, decoys)]
 
     def _decoys_for(self, phrases: Sequence[str], targets: Sequence[str]) -> list[str]:
         """The pack's decoys minus the allowed words, their near neighbours and the learnt exclusions."""
@@ -139,36 +160,55 @@ class SphinxRecognizer:
         return [w for w in decoys_for(self.pack, phrases, self.tuning, neighbours) if w in self._known]
 
     def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
-        """Decode ``segment`` against ``phrases`` (canonical ids) and verify it acoustically."""
+        """Decode ``segment`` against ``phrases`` (canonical ids); accept or reject."""
         return self.verify(segment, phrases).recognition
 
     def verify(self, segment: Segment, phrases: Sequence[str]) -> Verdict:
-        """:meth:`recognize` with its evidence: the grammar's hypothesis and its likelihood ratio."""
+        """:meth:`recognize` with its evidence: the hypothesis before verification and its
+        likelihood ratio (None when the design did not verify it)."""
         spoken = [p for p in phrases if p not in _unspoken(self.pack)]
         if not spoken:
             return Verdict(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None)
         if segment.rate != RATE:
             raise ModelError(f"PocketSphinx needs {RATE} Hz audio, got a {segment.rate} Hz segment")
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
-        target = self._decode(self._search_for(spoken), pcm)
-        if target is None or not target.words:
-            return Verdict(Recognition(None, 0.0, (), self.name, "garbage"), None, None)
-        found = decide(self.pack, spoken, target.words, self.tuning, self.name, segment)
-        if found.phrase is None:
-            return Verdict(found, None, None)
-        loop = self._decode(PHONE_LOOP, pcm)
+        if self._screen is not None:
+            found = self._decided(self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment)
+            if found.phrase is None or self._verifier is None:
+                return Verdict(self._with_confidence(found, self.tuning.precision_of), found.phrase, None)
+            # Verify the phrase the decoy grammar heard: a grammar of that phrase alone.
+            target = self._decode(self._verifier, self._search_for([found.phrase], decoys=False), pcm)
+        else:
+            assert self._verifier is not None
+            target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
+            found = self._decided(target, spoken, segment)
+        if target is None or not target.words or found.phrase is None:
+            return Verdict(Recognition(None, 0.0, found.words, self.name, found.rejected_as or "garbage"),
+                           found.phrase, None)
+        assert self._verifier is not None
+        loop = self._decode(self._verifier, PHONE_LOOP, pcm)
         if loop is None:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "garbage"), found.phrase, None)
         llr = likelihood_ratio(target, loop)
         if llr < self.tuning.llr_threshold(found.phrase):
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
-        confidence = self.tuning.llr_confidence(llr)
-        words = tuple(WordTiming(w.word, w.start, w.end, confidence) for w in found.words)
-        return Verdict(Recognition(found.phrase, confidence, words, self.name, None), found.phrase, llr)
+        return Verdict(self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr)), found.phrase, llr)
 
-    def _decode(self, search: str, pcm: bytes) -> DecodedPass | None:
+    def _decided(self, decoded: DecodedPass | None, spoken: Sequence[str], segment: Segment) -> Recognition:
+        """The decoded words as an accepted phrase or a rejection (``garbage`` when nothing was said)."""
+        if decoded is None or not decoded.words:
+            return Recognition(None, 0.0, (), self.name, "garbage")
+        return decide(self.pack, spoken, decoded.words, self.tuning, self.name, segment)
+
+    def _with_confidence(self, found: Recognition, confidence_of: Callable[[str], float]) -> Recognition:
+        if found.phrase is None:
+            return found
+        confidence = confidence_of(found.phrase)
+        words = tuple(WordTiming(w.word, w.start, w.end, confidence) for w in found.words)
+        return Recognition(found.phrase, confidence, words, self.name, None)
+
+    def _decode(self, decoder: Any, search: str, pcm: bytes) -> DecodedPass | None:
         """Run one search over the whole segment from a fresh feature stream; None if it found no path."""
-        decoder = self._decoder
         decoder.activate_search(search)
         decoder.reinit_feat()
         decoder.start_utt()
