@@ -193,3 +193,28 @@ def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     replayed, _ = _run(fixture)
     file_gap = float(replayed[1]["onset"]) - float(replayed[0]["onset"])  # type: ignore[arg-type]
     assert abs(gap - file_gap) <= 0.006, (gap, file_gap)
+
+
+def test_an_impulsive_sound_goes_to_the_recogniser_when_slaps_do_not_count() -> None:
+    """A shout starting with a hard plosive ("best one worst two") can look impulsive: while slaps
+    count it is a slap; while only words count the recogniser decides what it was."""
+    fixture = read_fixture(FIXTURES / "slaps_pink20.json")
+    rec = fixture.load()
+    asked: list[float] = []
+
+    def answer(segment: Segment) -> str | None:
+        asked.append(segment.event.onset)
+        return "cat"
+
+    slaps = Listener(rec.seats, FakeRecognizer(answer), ("slap",))
+    words = Listener(rec.seats, FakeRecognizer(answer), BIMBAMM_PHRASES)
+    for listener in (slaps, words):
+        for block in FileSource(rec, 4096).blocks():
+            listener.feed(block)
+        listener.flush()
+    impulsive = [d for d in slaps.decisions if d.event.kind is EventKind.SLAP]
+    assert impulsive and all(d.shout is not None and d.shout.phrase == "slap" for d in impulsive)
+    heard = [d for d in words.decisions if d.event.kind is EventKind.SLAP]
+    assert heard and all(d.event.onset in asked for d in heard)
+    assert all(d.shout is not None and d.shout.phrase == "cat"
+               for d in words.decisions if d.event.kind is EventKind.SLAP)

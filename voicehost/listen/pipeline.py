@@ -279,12 +279,13 @@ class Listener:
             decision.reason = "ignored"
         elif event.kind is EventKind.NOISE:
             decision.reason = "noise"
-        elif event.kind is EventKind.SLAP:
-            if SLAP in self.phrases:
-                decision.shout = slap_shout(event)
-            else:
-                decision.reason = "not_allowed"
+        elif event.kind is EventKind.SLAP and SLAP in self.phrases:
+            decision.shout = slap_shout(event)
+        elif event.kind is EventKind.SLAP and not [p for p in self.phrases if p != SLAP]:
+            decision.reason = "not_allowed"
         else:
+            # A voice event, or something impulsive while only words count: a shout that starts
+            # with a hard plosive ("best one ...") can look like a slap, so the recogniser decides.
             self._recognise(owned, decision)
         return decision.shout
 
