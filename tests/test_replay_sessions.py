@@ -87,3 +87,17 @@ def test_a_replay_of_a_replay_gives_identical_events_faster_than_real_time(sessi
         assert speed is not None and float(speed.group(1)) > 1.0, result.stdout
         logs.append(log.read_text())
     assert logs[0] == logs[1] and len(logs[0].splitlines()) > 5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_session_replays_to_its_recorded_events(sessions: Path, tmp_path: Path, name: str) -> None:
+    """`voicehost replay` on each rendered session (real PocketSphinx on the recorded microphones,
+    the host's voice cancelled) reproduces every recorded event — the whole game, to its end — and
+    exits 0; the demo stands on this."""
+    log = tmp_path / "replay.jsonl"
+    result = run_voicehost("replay", str(sessions / name), "--quiet", "--log", str(log), timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "reproduced: all" in result.stdout, result.stdout
+    replayed = read_events(log)
+    assert len(replayed) == len(read_events(sessions / name / "events.jsonl"))
+    assert replayed[-1]["type"] == "game_over", replayed[-1]
