@@ -221,8 +221,13 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
     near, far = first_crossings(recording[:, 0], rate), first_crossings(recording[:, 1], rate)
     clicks = list(zip(near[-6:], far[-6:]))  # the calibration clicks are the last sounds of the session
     assert len(clicks) == 6
-    true_difference = float(np.median([b - a for a, b in clicks]))
-    assert true_difference == pytest.approx(0.025, abs=0.001), "the virtual room's delays are not what was configured"
+    differences = [b - a for a, b in clicks]
+    true_difference = float(np.median(differences))
+    # The room's loopbacks are set 25 ms apart; PulseAudio adapts a loopback's latency, so under load
+    # the room may settle a few ms off (20 ms seen once). The truth is what the reference stream shows,
+    # as long as the two devices clearly differ and the room held still during the clicks.
+    assert 0.015 <= true_difference <= 0.035, ("the virtual room's delays are far from the configured 25 ms", differences)
+    assert max(differences) - min(differences) <= 0.001, ("the virtual room's delays moved during calibration", differences)
     assert measured == pytest.approx(true_difference, abs=0.005), (measured, true_difference)
 
 

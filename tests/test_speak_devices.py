@@ -241,7 +241,10 @@ def test_transcript_gets_live_utterances_including_cut_ones(voice: EspeakVoice, 
         service.open()
         first = service.say("This is a rather long announcement about the rules of the game.")
         second = service.say("And this one never gets said.")
-        time.sleep(0.5)
+        deadline = time.monotonic() + 10
+        while first.span is None and time.monotonic() < deadline:  # barge in once the first is sounding
+            time.sleep(0.01)
+        assert first.span is not None and not first.span.final, (first.span, first.error)
         service.earcon(Earcon.RACE_OPEN, barge_in=True)
         assert service.wait_idle(10)
     assert [line.text for line in lines] == [first.text, second.text, "(sound: race open)"]
