@@ -33,6 +33,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 import numpy as np
 
@@ -190,6 +191,8 @@ def confusable(o: Outcome, lang: str) -> bool:
 
 def within_one_phone(text: str, phrases: tuple[str, ...], lexicon: dict[str, tuple[str, ...]]) -> bool:
     """True if some pronunciation of ``text`` is one phone edit from one of ``phrases`` ("tree"/"three")."""
+    from voicehost.listen.recognize.sphinx import phone_distance
+
     def prons(words: str) -> list[list[str]]:
         out: list[list[str]] = [[]]
         for word in words.split():
@@ -197,17 +200,7 @@ def within_one_phone(text: str, phrases: tuple[str, ...], lexicon: dict[str, tup
         return out
 
     mine = prons(text)
-    return any(edit_distance(a, b) <= 1 for phrase in phrases for b in prons(phrase) for a in mine if a and b)
-
-
-def edit_distance(a: list[str], b: list[str]) -> int:
-    """Levenshtein distance between two phone sequences."""
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        previous, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
-    return row[-1]
+    return any(phone_distance(a, b) <= 1 for phrase in phrases for b in prons(phrase) for a in mine if a and b)
 
 
 def summarise(outcomes: list[Outcome], engine: str, lang: str) -> list[str]:
@@ -376,7 +369,7 @@ def learn_decoys(outcomes: list[Outcome], engine: str, lang: str) -> None:
     write_tuning(engine, lang, {"min_confidence": thresholds, "precision": precision, "drop_decoys": drops})
 
 
-def write_tuning(engine: str, lang: str, tables: dict[str, dict[str, object]]) -> None:
+def write_tuning(engine: str, lang: str, tables: Mapping[str, Mapping[str, object]]) -> None:
     """Replace the given ``[engine.lang.<table>]`` tables of tuning.toml, keeping all others."""
     import tomllib
 

@@ -155,7 +155,7 @@ class SphinxRecognizer:
         target_prons = [pron.split() for t in targets for w in t.split() for pron in self._lexicon.get(w, ())]
         neighbours = {
             w for w in self.pack.decoys
-            if any(_distance(p.split(), t) <= NEIGHBOUR_DISTANCE for p in self._lexicon.get(w, ()) for t in target_prons)
+            if any(phone_distance(p.split(), t) <= NEIGHBOUR_DISTANCE for p in self._lexicon.get(w, ()) for t in target_prons)
         }
         return [w for w in decoys_for(self.pack, phrases, self.tuning, neighbours) if w in self._known]
 
@@ -240,7 +240,7 @@ def _unspoken(pack: VocabPack) -> set[str]:
     return {e for events in pack.events.values() for e in events}
 
 
-def _distance(a: Sequence[str], b: Sequence[str]) -> int:
+def phone_distance(a: Sequence[str], b: Sequence[str]) -> int:
     """Levenshtein distance between two phone sequences."""
     row = list(range(len(b) + 1))
     for i, x in enumerate(a, 1):
