@@ -5,7 +5,8 @@ ADC times; both streams use the same PortAudio clock, so a sample in the recordi
 the session clock. On these null sinks the DAC times reported for playback match the recorded
 times to within about 1 ms (measured while building this), so what the recordings show is what a
 speaker would have played. The recording's ADC stamps jitter by up to ~10 ms from block to block
-(the ALSA pulse plugin's latency estimate), so the recording's time base is their median.
+(the ALSA pulse plugin's latency estimate; ~22 ms seen under full load), so the recording's time base
+is their median, and lost samples show as PortAudio's overflow flag or as a lasting step in the stamps.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Recorder:
 
         self.clock = clock
         self.blocks: list[tuple[float, np.ndarray]] = []
+        self.overflows = 0
         self._lock = threading.Lock()
         self._stream = sd.InputStream(device=device, channels=channels, samplerate=RATE, dtype="float32",
                                       latency=0.05, callback=self._callback)
@@ -44,6 +46,7 @@ class Recorder:
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         with self._lock:
             self.blocks.append((float(time_info.inputBufferAdcTime), indata.copy()))
+            self.overflows += bool(status.input_overflow)
 
     def __enter__(self) -> "Recorder":
         self._stream.start()
@@ -57,6 +60,7 @@ class Recorder:
         time.sleep(0.5)
         with self._lock:
             self.blocks.clear()
+            self.overflows = 0
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -75,9 +79,14 @@ class Recorder:
         data = np.concatenate([b for _, b in blocks])
         adc = np.array([t for t, _ in blocks])
         before = np.concatenate([[0], np.cumsum([b.shape[0] for _, b in blocks])[:-1]]) / RATE
-        base = float(np.median(adc - before))
-        jitter = np.abs(adc - before - base)
-        assert np.mean(jitter < 0.015) > 0.95, f"recording is not continuous (max jitter {jitter.max() * 1000:.1f} ms)"
+        lag = adc - before
+        base = float(np.median(lag))
+        half = lag.size // 2
+        step = abs(float(np.median(lag[half:]) - np.median(lag[:half])))
+        jitter = np.abs(lag - base)
+        assert self.overflows == 0, f"the recording overflowed {self.overflows} times (samples lost)"
+        assert step < 0.025, f"the recording's time stamps stepped by {step * 1000:.1f} ms (samples lost)"
+        assert np.mean(jitter < 0.030) > 0.95, f"recording is not continuous (max jitter {jitter.max() * 1000:.1f} ms)"
         return base + self.offset, data
 
     def audible(self, channel: int = 0) -> tuple[float, float] | None:
