@@ -384,6 +384,9 @@ def write_tuning(engine: str, lang: str, tables: Mapping[str, Mapping[str, objec
         "#   min_confidence: phrase -> lowest accepted confidence (0..1)",
         "#   precision: phrase -> share of accepted fixtures that were right",
         "#   drop_decoys: phrase -> decoy words left out while that phrase is allowed",
+        "#   rescue_llr: phrase -> likelihood ratio at which PocketSphinx accepts the phrase although a",
+        "#     decoy word won (set by hand from bench/bench_listen.py's seed-11 races: the lowest ratio",
+        "#     with no false or wrong accept there; reported on seed 7)",
         "",
     ]
     for eng in sorted(data):

@@ -165,6 +165,34 @@ def test_sphinx_verification_scores_targets_far_above_chatter(sphinx_verify) -> 
     assert float(np.median(right)) - float(np.median(chatter)) > 2.0, (right, chatter)
 
 
+def test_sphinx_rescues_a_shout_a_decoy_stole_only_above_its_rescue_threshold(sphinx) -> None:  # type: ignore[no-untyped-def]
+    """A committed "hen" the decoy grammar hears as "them": accepted when "hen" has a rescue threshold
+    its likelihood ratio reaches, rejected when the threshold is above it or only another phrase has
+    one; with the shipped thresholds no committed chatter clip is rescued."""
+    import dataclasses
+
+    from voicehost.listen.recognize.sphinx import SphinxRecognizer
+
+    segment = next(s for s, truth, text in clips("en") if truth == "hen" and text == "hen"
+                   and sphinx.recognize(s, game_of("hen", "en")).rejected_as == "out_of_grammar")
+    phrases = game_of("hen", "en")
+    shipped = sphinx.tuning
+    probe = SphinxRecognizer(load_pack("en"), tuning=dataclasses.replace(shipped, rescue_llr={"hen": -9.0}))
+    verdict = probe.verify(segment, phrases)
+    assert verdict.recognition.phrase == "hen" and verdict.llr is not None
+    assert 0.0 < verdict.recognition.confidence < 1.0
+    for rescue in ({"hen": verdict.llr + 0.01}, {"pig": -9.0, "cat": -9.0}, {}):
+        probe.tuning = dataclasses.replace(shipped, rescue_llr=rescue)
+        result = probe.recognize(segment, phrases)
+        assert result.phrase is None and result.rejected_as == "out_of_grammar", rescue
+    probe.tuning = dataclasses.replace(shipped, rescue_llr={"hen": verdict.llr - 0.01})
+    assert probe.recognize(segment, phrases).phrase == "hen"
+    assert set(shipped.rescue_llr) == {"cat", "dog", "pig", "donkey", "hen"}
+    for s, truth, text in clips("en"):
+        if truth is None:
+            assert sphinx.recognize(s, game_of(None, "en")).phrase is None or text in CONFUSABLE, text
+
+
 def test_sphinx_rejects_the_other_games_shouts_instead_of_forcing_an_animal(sphinx_verify) -> None:  # type: ignore[no-untyped-def]
     """Repeated Bim Bam Bum! shouts heard while only Bim Bamm!'s animals are allowed are decoded as
     some animal by the grammar, and the verification rejects every one."""

@@ -74,6 +74,9 @@ class Tuning:
     min_llr: Mapping[str, float] = field(default_factory=dict)
     """Phrase id (or 'default') → lowest acoustic likelihood ratio accepted, nats per 10 ms frame
     (PocketSphinx's verification against a phone loop; see verify.py)."""
+    rescue_llr: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id → likelihood ratio (nats per frame) at which PocketSphinx accepts the phrase even
+    though a decoy word won the screening grammar; phrases not listed are never rescued."""
     llr_calibration: tuple[float, float] = (1.0, 0.0)
     """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
     fixtures with that ratio whose phrase was right."""
@@ -112,6 +115,7 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
             precision={str(k): float(v) for k, v in table.get("precision", {}).items()},
             drop_decoys={str(k): tuple(str(w) for w in v) for k, v in table.get("drop_decoys", {}).items()},
             min_llr={str(k): float(v) for k, v in table.get("min_llr", {}).items()},
+            rescue_llr={normalize(str(k)): float(v) for k, v in table.get("rescue_llr", {}).items()},
             llr_calibration=(float(calibration.get("slope", 1.0)), float(calibration.get("offset", 0.0))),
         )
     except (TypeError, ValueError, AttributeError) as exc:

@@ -15,7 +15,10 @@ against each other in the README ("Recognition: measured"):
   verified (targets-only pass and phone loop). A decoy grammar explains chatter with *one* decoy
   word, so a sentence ("pass me the cards") against a host's large phrase set was forced onto a
   multi-word target ("thirteen", "two then one"); the verification rejects those, and it runs only
-  for the rare segments the decoys accepted.
+  for the rare segments the decoys accepted. A decoy also steals real shouts ("cat" heard as
+  "have"): when it wins, a phrase with a rescue threshold (``rescue_llr`` in tuning.toml: the
+  Bim Bamm! animals) is still accepted if the targets-only grammar finds it with a likelihood ratio
+  far above the usual threshold.
 
 The verification needs decoder settings of its own (VERIFY_OPTIONS): ``compallsen`` scores every
 senone in every frame, so the scores of the two searches share one reference and can be compared;
@@ -174,6 +177,9 @@ class SphinxRecognizer:
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         if self._screen is not None:
             found = self._decided(self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment)
+            if found.phrase is None and found.rejected_as == "out_of_grammar" and self._verifier is not None \
+                    and any(normalize(p) in self.tuning.rescue_llr for p in spoken):
+                return self._rescue(segment, spoken, pcm, found)
             if found.phrase is None or self._verifier is None:
                 return Verdict(self._with_confidence(found, self.tuning.precision_of), found.phrase, None)
             # Verify the phrase the decoy grammar heard: a grammar of that phrase alone.
@@ -192,6 +198,22 @@ class SphinxRecognizer:
         llr = likelihood_ratio(target, loop)
         if llr < self.tuning.llr_threshold(found.phrase):
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
+        return Verdict(self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr)), found.phrase, llr)
+
+    def _rescue(self, segment: Segment, spoken: Sequence[str], pcm: bytes, rejected: Recognition) -> Verdict:
+        """A decoy won: accept the targets-only grammar's phrase anyway when it is one of the
+        phrases with a rescue threshold and its likelihood ratio reaches it (shouts a decoy stole
+        from a voice the decoys explain too well; the thresholds are strict, see tuning.toml)."""
+        assert self._verifier is not None
+        target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
+        found = self._decided(target, spoken, segment)
+        threshold = self.tuning.rescue_llr.get(found.phrase or "")
+        loop = self._decode(self._verifier, PHONE_LOOP, pcm) if threshold is not None and target is not None else None
+        if threshold is None or target is None or loop is None:
+            return Verdict(rejected, None, None)
+        llr = likelihood_ratio(target, loop)
+        if llr < threshold:
+            return Verdict(rejected, found.phrase, llr)
         return Verdict(self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr)), found.phrase, llr)
 
     def _decided(self, decoded: DecodedPass | None, spoken: Sequence[str], segment: Segment) -> Recognition:
