@@ -63,6 +63,49 @@ def test_a_step_in_the_noise_level_is_absorbed() -> None:
     assert all(e.kind is not EventKind.SLAP for e in events)
 
 
+@pytest.mark.parametrize("silence", [0.1, 0.3, 1.5])
+def test_room_noise_after_digital_silence_is_no_event_and_a_shout_in_it_keeps_its_onset(silence: float) -> None:
+    """A stream that begins with digital zeros (a device starting, a null sink) and then carries the
+    room's noise: no event at the step, and a shout 0.5 s after it is found at its onset (before,
+    the floor had learnt the zeros and the step read as one long event that swallowed the shout)."""
+    clip = set_active_level(synth.render_speech("cat", synth.ENGLISH_VOICES[1]), -18)
+    room = _scene([(0.5, clip)], 2.5, -45, seed=21)
+    signal = np.concatenate([np.zeros(int(silence * RATE), np.float32), room])
+    events = _detect(signal)
+    assert len(events) == 1, events
+    assert abs(events[0].onset - (silence + 0.5)) <= 0.005, events
+
+
+@pytest.mark.parametrize("dropout", [0.05, 0.2, 1.0])
+def test_a_microphone_that_returns_after_a_dropout_is_not_heard_as_a_sound(dropout: float) -> None:
+    """Noise, a stretch of digital zeros (a lost device filled with silence), the noise again, then a
+    shout 0.6 s later: exactly one event, the shout's, at the onset found without the dropout."""
+    def scene(gap: float) -> np.ndarray:
+        rng = np.random.default_rng(4)
+        before = synth.pink_noise(2 * RATE, rng) * 10 ** (-42 / 20)
+        after = synth.pink_noise(2 * RATE, rng) * 10 ** (-42 / 20)
+        clip = set_active_level(synth.render_speech("pig", synth.ENGLISH_VOICES[0]), -18)
+        after[int(0.6 * RATE) : int(0.6 * RATE) + len(clip)] += clip
+        return np.concatenate([before, np.zeros(int(gap * RATE)), after]).astype(np.float32)
+
+    reference = _detect(scene(0.0))
+    events = _detect(scene(dropout))
+    assert len(reference) == 1 and abs(reference[0].onset - 2.6) <= 0.005, reference
+    assert len(events) == 1, events
+    assert abs(events[0].onset - dropout - reference[0].onset) <= 0.002, (events, reference)
+
+
+def test_a_gated_microphone_still_hears_a_shout_out_of_digital_silence() -> None:
+    """A noise gate passes only the voice: zeros, a shout, zeros. The shout is still one event, its
+    onset within 5 ms."""
+    clip = set_active_level(synth.render_speech("dog", synth.ENGLISH_VOICES[2]), -18)
+    signal = np.zeros(3 * RATE, np.float32)
+    signal[RATE : RATE + len(clip)] = clip
+    events = _detect(signal)
+    assert len(events) == 1, events
+    assert abs(events[0].onset - 1.0) <= 0.005, events
+
+
 def test_level_change_of_the_voice_does_not_move_the_onset() -> None:
     """The same shout 20 dB quieter (over the same noise ratio) is found at the same onset within 5 ms."""
     voice = synth.ENGLISH_VOICES[0]

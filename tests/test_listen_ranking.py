@@ -162,7 +162,12 @@ def test_a_block_with_the_wrong_shape_or_rate_is_refused() -> None:
 def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     """A race played into the virtual 2-channel microphone and heard through LiveSource: both
     shouts, in order, with the same onset gap as replaying the file (within 6 ms, after two
-    resamplings 16→48→16 kHz through PulseAudio): one code path."""
+    resamplings 16→48→16 kHz through PulseAudio) and as the truth: one code path.
+
+    The race is one whose onsets the file replay finds within 2 ms of the truth (80 ms apart). In
+    race2_quiet the second shouter starts 30 ms after the first and her onset sits in the first's
+    leak: the replay puts it 18 ms early, and through PulseAudio it moved by 10 ms (once in CI) —
+    a property of that race (README: the onset tail), not of the live path."""
     import threading
     import time
 
@@ -172,7 +177,7 @@ def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     from voicehost.clock import WallClock
     from voicehost.listen.sources import LiveInput, LiveSource
 
-    fixture = read_fixture(FIXTURES / "race2_quiet.json")
+    fixture = read_fixture(FIXTURES / "race2_ko.json")
     rec = fixture.load()
     played = np.stack([soxr.resample(rec.samples[:, i], 16000, 48000) for i in range(2)], axis=1).astype(np.float32)
     by_seat = {str(e["player"]): str(e["phrase"]) for e in fixture.expected}
@@ -192,6 +197,8 @@ def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     gap = ranked(shouts)[1].onset - ranked(shouts)[0].onset
     replayed, _ = _run(fixture)
     file_gap = float(replayed[1]["onset"]) - float(replayed[0]["onset"])  # type: ignore[arg-type]
+    truth_gap = float(fixture.expected[1]["onset"]) - float(fixture.expected[0]["onset"])  # type: ignore[arg-type]
+    assert abs(file_gap - truth_gap) <= 0.003, (file_gap, truth_gap)
     assert abs(gap - file_gap) <= 0.006, (gap, file_gap)
 
 

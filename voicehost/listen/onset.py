@@ -110,6 +110,15 @@ class OnsetConfig:
     """… over the last this many span frames (5 s) …"""
     leak_min_frames: int = 30
     """… once there are this many; before, the frame's own level counts as the host's."""
+    silent_dbfs: float = -100.0
+    """A detection frame quieter than this (band RMS) is digital silence: no microphone signal at
+    all (a device starting, returning after a loss, unmuted; a null sink). It teaches the noise floor
+    nothing."""
+    silence_reset_frames: int = 30
+    """After this many frames (0.3 s) of digital silence the noise floor is learnt afresh from the
+    audio that follows, as at the start of a stream: a step from silence to the room's noise is not a
+    sound (the old floor was the silence, and the step would read as one long event for the floor's
+    1.6 s memory, swallowing any shout in it)."""
     weak_burst_db: float = 15.0
     """Leading and trailing bursts this much quieter than the event's loudest are background
     (babble, a breath), not part of the event."""
@@ -275,6 +284,14 @@ class OnsetDetector:
         """Recent detection frames judged to be background (for the refinement's noise statistics)."""
         self.floor_db: np.ndarray = np.full(cfg.bands, -np.inf)
         """Current noise floor per band, dB (for diagnostics)."""
+        self._silent_run = 0
+        """Consecutive detection frames of digital silence."""
+        self._heard = False
+        """Whether any frame so far held more than digital silence."""
+        self._relearn_at: int | None = None
+        """First detection frame after a silence whose window holds no zeros."""
+        self._reset_floor = False
+        """Whether the floor is learnt afresh at that frame."""
 
     # --- streaming ---------------------------------------------------------------------------
 
@@ -384,11 +401,12 @@ class OnsetDetector:
 
     def _step(self, k: int, energy: np.ndarray, masker: np.ndarray | None = None) -> AcousticEvent | None:
         cfg = self.config
-        if masker is None or self._tracker.updates < cfg.floor_span * cfg.floor_sub:
+        level = 10 * np.log10(np.sum(10 ** (energy / 10)) + 1e-14)
+        learn_floor = self._after_silence(k, level)
+        if learn_floor and (masker is None or self._tracker.updates < cfg.floor_span * cfg.floor_sub):
             self.floor_db = self._tracker.update(energy) + cfg.floor_bias_db
         floor = self.floor_db if masker is None else np.maximum(self.floor_db, masker)
-        excess = float(np.mean(np.maximum(energy - floor, 0.0)))
-        level = 10 * np.log10(np.sum(10 ** (energy / 10)) + 1e-14)
+        excess = float(np.mean(np.maximum(energy - floor, 0.0))) if learn_floor else 0.0
         margin = max(cfg.on_margin_db, cfg.spread_factor * self._bg_spread)
         loud = excess > self._bg_median + margin and level > cfg.min_level_dbfs and k >= (self._started or 0) + cfg.warmup_frames
         quiet = excess < self._bg_median + cfg.off_ratio * margin
@@ -421,6 +439,27 @@ class OnsetDetector:
             if burst.end >= 0:
                 self._quiet_run = self._dip_run = 0
         return self._maybe_close(k)
+
+    def _after_silence(self, k: int, level: float) -> bool:
+        """Whether frame ``k`` may teach the floor and be judged: not while it is digital silence,
+        nor while its window still straddles the end of a silence (part zeros, part sound: lower
+        than the room, so the floor would sink under the room's noise). After a long silence (or
+        the silence a stream began with) the floor then starts afresh (OnsetConfig.silence_reset_frames)."""
+        cfg = self.config
+        if level < cfg.silent_dbfs:
+            self._silent_run += 1
+            return False
+        if self._silent_run:
+            self._relearn_at = k + -(-cfg.window // cfg.hop) - 1
+            self._reset_floor = self._silent_run >= cfg.silence_reset_frames or not self._heard
+        self._silent_run, self._heard = 0, True
+        if self._relearn_at is not None:
+            if k < self._relearn_at:
+                return False
+            self._relearn_at = None
+            if self._reset_floor:
+                self._tracker = MinimumTracker(cfg.bands, cfg.floor_span, cfg.floor_sub)
+        return True
 
     def _learn_background(self, k: int, excess: float) -> None:
         self._bg_values.append(excess)
