@@ -184,7 +184,7 @@ def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     listener = Listener(rec.seats, FakeRecognizer(lambda seg: by_seat.get(seg.event.seat)), BIMBAMM_PHRASES)
     shouts: list[Shout] = []
     with LiveSource([LiveInput("vh_mics", rec.seats)], WallClock(), device_rate=48000) as source:
-        player = threading.Thread(target=lambda: sd.play(played, 48000, device="vh_mics_play", blocking=True))
+        player = threading.Thread(target=lambda: sd.play(played, 48000, device="vh_mics_play", blocking=True, latency=0.2))
         time.sleep(0.3)
         player.start()
         deadline = time.monotonic() + rec.duration + 5

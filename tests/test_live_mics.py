@@ -439,7 +439,7 @@ def say_into_mics(text: str, channel: int) -> None:
     speech = to_rate(0.3 * speech / np.max(np.abs(speech)), 16000, RATE)
     audio = np.zeros((len(speech) + RATE // 2, 2), dtype=np.float32)
     audio[RATE // 4 : RATE // 4 + len(speech), channel - 1] = speech
-    sd.play(audio, RATE, device="vh_mics_play", blocking=True)
+    sd.play(audio, RATE, device="vh_mics_play", blocking=True, latency=0.2)
 
 
 def test_play_pauses_when_a_microphone_is_pulled_out_and_goes_on_when_it_is_back(ben_plays: Play) -> None:

@@ -131,7 +131,7 @@ def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(virtual_t
             if 0 <= neighbour < 8:
                 frame[:, neighbour] = CROSSTALK * samples
         time.sleep(REACTION)
-        sd.play(frame, rate, device="vh_mics_play", blocking=True)
+        sd.play(frame, rate, device="vh_mics_play", blocking=True, latency=0.2)
 
     try:
         Lines(process).until_done(answer, timeout=150)
