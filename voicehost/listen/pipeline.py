@@ -281,7 +281,7 @@ class Listener:
             decision.reason = "noise"
         elif event.kind is EventKind.SLAP and SLAP in self.phrases:
             decision.shout = slap_shout(event)
-        elif event.kind is EventKind.SLAP and not [p for p in self.phrases if p != SLAP]:
+        elif event.kind is EventKind.SLAP and not self.phrases:
             decision.reason = "not_allowed"
         else:
             # A voice event, or something impulsive while only words count: a shout that starts

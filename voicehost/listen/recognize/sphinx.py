@@ -191,14 +191,12 @@ class SphinxRecognizer:
         if target is None or not target.words or found.phrase is None:
             return Verdict(Recognition(None, 0.0, found.words, self.name, found.rejected_as or "garbage"),
                            found.phrase, None)
-        assert self._verifier is not None
-        loop = self._decode(self._verifier, PHONE_LOOP, pcm)
-        if loop is None:
+        llr = self._ratio(target, pcm)
+        if llr is None:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "garbage"), found.phrase, None)
-        llr = likelihood_ratio(target, loop)
         if llr < self.tuning.llr_threshold(found.phrase):
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
-        return Verdict(self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr)), found.phrase, llr)
+        return Verdict(self._accepted(found, llr), found.phrase, llr)
 
     def _rescue(self, segment: Segment, spoken: Sequence[str], pcm: bytes, rejected: Recognition) -> Verdict:
         """A decoy won: accept the targets-only grammar's phrase anyway when it is one of the
@@ -208,13 +206,22 @@ class SphinxRecognizer:
         target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
         found = self._decided(target, spoken, segment)
         threshold = self.tuning.rescue_llr.get(found.phrase or "")
-        loop = self._decode(self._verifier, PHONE_LOOP, pcm) if threshold is not None and target is not None else None
-        if threshold is None or target is None or loop is None:
+        llr = self._ratio(target, pcm) if threshold is not None and target is not None else None
+        if threshold is None or llr is None:
             return Verdict(rejected, None, None)
-        llr = likelihood_ratio(target, loop)
         if llr < threshold:
             return Verdict(rejected, found.phrase, llr)
-        return Verdict(self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr)), found.phrase, llr)
+        return Verdict(self._accepted(found, llr), found.phrase, llr)
+
+    def _ratio(self, target: DecodedPass, pcm: bytes) -> float | None:
+        """The target pass's likelihood ratio against the free phone loop (None if the loop found no path)."""
+        assert self._verifier is not None
+        loop = self._decode(self._verifier, PHONE_LOOP, pcm)
+        return None if loop is None else likelihood_ratio(target, loop)
+
+    def _accepted(self, found: Recognition, llr: float) -> Recognition:
+        """``found`` accepted, with the confidence its likelihood ratio maps to."""
+        return self._with_confidence(found, lambda _: self.tuning.llr_confidence(llr))
 
     def _decided(self, decoded: DecodedPass | None, spoken: Sequence[str], segment: Segment) -> Recognition:
         """The decoded words as an accepted phrase or a rejection (``garbage`` when nothing was said)."""
