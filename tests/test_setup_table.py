@@ -225,9 +225,11 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
     true_difference = float(np.median(differences))
     # The room's loopbacks are set 25 ms apart; PulseAudio adapts a loopback's latency, so under load
     # the room may settle a few ms off (20 ms seen once). The truth is what the reference stream shows,
-    # as long as the two devices clearly differ and the room held still during the clicks.
+    # as long as the two devices clearly differ and the room held still during the clicks (one click
+    # of six once came 1.06 ms off the others under CI load: the median is the truth, a few ms of
+    # wander would still be far inside setup-table's 5 ms tolerance checked below).
     assert 0.015 <= true_difference <= 0.035, ("the virtual room's delays are far from the configured 25 ms", differences)
-    assert max(differences) - min(differences) <= 0.001, ("the virtual room's delays moved during calibration", differences)
+    assert max(differences) - min(differences) <= 0.003, ("the virtual room's delays moved during calibration", differences)
     assert measured == pytest.approx(true_difference, abs=0.005), (measured, true_difference)
 
 
