@@ -673,3 +673,51 @@ def test_every_event_has_seq_t_type_and_its_required_fields() -> None:
         assert {"seq", "t", "type"} | REQUIRED[event["type"]] <= event.keys()
         seen.add(event["type"])
     assert seen == set(REQUIRED)
+
+
+# --- issue 14: rulings -----------------------------------------------------------------------
+
+def test_penalty_boxes_the_smallest_pile_that_holds_cards() -> None:
+    """Ruling 2: piles of 1, 0 and 2 cards: the 2 are taken and the 1 is boxed (an empty spot is no pile)."""
+    state, _ = begin(FOUR, piles=("bam", "", "bum bum"))
+    after, events = apply(state, Timeout(3.0))
+    assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [2, 2, 0, 1]
+    assert after.piles == ((), (), ()) and after.box == (Card.BAM,)
+
+
+def test_penalty_smallest_card_pile_ties_go_to_the_lowest_pile_number() -> None:
+    """Ruling 2: piles 0, 3, 3 (an empty spot first): pile 1 is taken, pile 2 boxed, spot 0 stays empty."""
+    state, _ = begin(FOUR, piles=("", "bum bum bim", "bam bam bim"))
+    after, events = apply(state, Timeout(3.0))
+    assert [events[1].to_json()[k] for k in ("took_pile", "boxed_pile", "boxed")] == [1, 2, 3]
+    assert after.piles == ((), (), ())
+
+
+def test_penalty_with_one_card_pile_takes_it_and_boxes_nothing() -> None:
+    """Ruling 2: with a single card pile there is no other pile to box."""
+    state, _ = begin(FOUR, piles=("", "bum", ""))
+    after, events = apply(state, Timeout(3.0))
+    assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [1, 1, None, 0]
+
+
+def test_setup_event_records_the_rules_version() -> None:
+    """A log says which rulings wrote it: rules 2 since issue 14 (a log without the field is rules 1)."""
+    _, events = new_game(PLAYERS, random.Random(4), seed=4, first="B")
+    assert logged(events)[0]["rules"] == 2
+
+
+def test_a_rules_1_log_replays_with_the_old_penalty() -> None:
+    """An old log (no "rules" field) whose penalty boxed nothing beside an empty spot still replays exactly."""
+    state, events = begin(FOUR, piles=("bam", "", "bum bum"), rules=1)
+    after, more = apply(state, Timeout(3.0))
+    assert [more[1].to_json()[k] for k in ("took_pile", "boxed_pile")] == [2, None]
+    log = logged(events + more)
+    del log[0]["rules"]
+    assert replay(log) == after
+
+
+@pytest.mark.parametrize("players", [9, 12])
+def test_nine_or_more_players_are_refused_saying_the_deal_table_stops_at_eight(players: int) -> None:
+    """9+ players: the refusal says why (the rulebook's deal table ends at 8 players)."""
+    with pytest.raises(SetupError, match="deal table stops at 8"):
+        new_game([f"P{i}" for i in range(players)], random.Random(0), seed=0)

@@ -733,3 +733,103 @@ def test_replay_refuses_a_log_cut_in_the_middle_of_an_action() -> None:
     log = [e.to_json() for e in events]
     with pytest.raises(LogError, match="middle of an action"):
         replay(log[:9])
+
+
+# -- issue 14: rulings ---------------------------------------------------------------------------
+
+
+def test_a_scorer_who_shouts_the_second_raced_animal_in_the_same_window_is_late_not_wrong() -> None:
+    """Ruling 3: cats and dogs at five; Cid scores the cat, draws a dog and shouts "dog" in the same
+    window: late (no point, no mistake), and Cid keeps the point just won."""
+    deck = [DOG, CAT, CAT, DOG, PIG, PIG, PIG, DONKEY, DONKEY, DONKEY, HEN, HEN]
+    state = make_state({"Ann": HEN, "Bob": DOG, "Cid": CAT}, black_up=[6, 9, 10, 13], deck=deck)
+    state, _ = play(state, Flip(1.0, "Ann", 12))
+    state, events = play(state, ResolveRace(3.0, (Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5))))
+    assert of_type(events, "mistake") == [] and len(of_type(events, "point")) == 1
+    assert state.score("Cid") == 1 and state.hand("Cid") is DOG
+
+
+def test_a_scorer_who_shouts_an_animal_never_held_in_the_window_is_still_wrong() -> None:
+    """Ruling 3: after scoring the cat and drawing a pig, Cid's "dog" is a no_card mistake (never held)."""
+    deck = [PIG, CAT, CAT, DOG, DOG, PIG, PIG, DONKEY, DONKEY, DONKEY, HEN, HEN]
+    state = make_state({"Ann": HEN, "Bob": DOG, "Cid": CAT}, black_up=[6, 9, 10, 13], deck=deck)
+    state, _ = play(state, Flip(1.0, "Ann", 12))
+    state, events = play(state, ResolveRace(3.0, (Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5))))
+    assert [(m["player"], m["reason"]) for m in of_type(events, "mistake")] == [("Cid", "no_card")]
+
+
+def test_one_mistake_per_race_window_per_player_the_first_wrong_shout() -> None:
+    """Ruling 4: "Cat! Cat!" without the card costs one won card, not two: a referee counts the
+    first wrong shout of each player in a race window."""
+    state = make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])
+    state, _ = play(state, Flip(1.0, "Ann", 6))
+    calls = (Call("Ann", CAT, 1.2), Call("Ann", CAT, 1.3), Call("Ann", PIG, 1.4), Call("Bob", CAT, 1.5))
+    state, events = play(state, ResolveRace(2.0, calls))
+    assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
+        ("Ann", "no_card", "hen")]
+    assert state.won("Ann") == (PIG,) and len(of_type(events, "shout")) == 4
+
+
+def test_two_player_rule_after_a_point_binds_the_animals_the_scorer_revealed() -> None:
+    """Ruling 5: Ann reveals a cat, Bob scores and turns two cats to dog and pig; Ann, next, may not
+    turn a dog or a pig (Bob is the previous player), but her own cat does not bind her."""
+    state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
+    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)),
+                    ScorerFlips(3.0, "Bob", (0, 1)))
+    assert state.turn == "Ann"
+    for tile in (4, 7):  # a dog, a pig
+        with pytest.raises(IllegalAction) as caught:
+            apply(state, Flip(4.0, "Ann", tile))
+        assert caught.value.reason == "restricted_tile"
+    play(state, Flip(4.0, "Ann", 2))  # a cat: allowed
+
+
+def test_two_player_rule_after_two_turns_in_a_row_binds_the_other_players_reveals() -> None:
+    """Ruling 5: Bob's flip makes five cats, Ann scores and turns two cats (dog, pig), Bob plays again:
+    Ann was the previous player, so her dog and pig bind Bob, and his own cat does not."""
+    state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3], turn="Bob")
+    state, _ = play(state, Flip(1.0, "Bob", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)),
+                    ScorerFlips(3.0, "Ann", (0, 1)))
+    assert state.turn == "Bob"
+    with pytest.raises(IllegalAction):
+        apply(state, Flip(4.0, "Bob", 4))
+    play(state, Flip(4.0, "Bob", 2))
+
+
+def test_two_player_rule_after_scoring_on_ones_own_flip_binds_everything_revealed() -> None:
+    """Ruling 5: Ann reveals the fifth cat, scores it and turns two cats (dog, pig): Bob may turn no
+    cat, dog or pig, as in the book's example everything the previous player revealed binds."""
+    state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3])
+    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)),
+                    ScorerFlips(3.0, "Ann", (0, 1)))
+    assert state.turn == "Bob"
+    legal = {a.tile for a in legal_actions(state, 4.0) if isinstance(a, Flip)}
+    showing = {i: state.tiles[i].showing for i in range(15)}
+    assert legal == {i for i, a in showing.items() if a not in (CAT, DOG, PIG)}
+
+
+def test_two_player_variant_can_be_switched_off() -> None:
+    """Ruling 5: with variant2p=False two players may flip any tile."""
+    state, events = new_game(["Ann", "Bob"], stacked(DOG, PIG), seed=1, tiles=LAYOUT, variant2p=False)
+    assert events[0].to_json()["state"]["variant2p"] is False
+    state, _ = play(state, Flip(1.0, state.turn, 3))
+    play(state, Flip(2.0, state.turn, 0))
+
+
+def test_setup_event_records_the_rules_version() -> None:
+    """A Bim Bamm! log says which rulings wrote it: rules 2 since issue 14 (none: rules 1)."""
+    _, events = new_game(["Ann", "Bob", "Cid"], random.Random(2), seed=2)
+    assert events[0].to_json()["rules"] == 2
+
+
+def test_a_rules_1_log_replays_with_two_mistakes_for_cat_cat() -> None:
+    """An old log (no "rules" field) in which "Cat! Cat!" cost two won cards still replays exactly."""
+    state, events = new_game(["Ann", "Bob", "Cid"], stacked(DOG, CAT, HEN), seed=1, tiles=LAYOUT, rules=1)
+    log = [e.to_json() for e in events]
+    assert "rules" not in log[0]
+    actions = [Flip(1.0, "Ann", 3), UseSpecial(2.0, "Bob"), Flip(3.0, "Cid", 6)]
+    state, more = play(state, *actions)
+    calls = (Call("Ann", CAT, 3.2), Call("Ann", CAT, 3.3))
+    state, race = play(state, ResolveRace(4.0, calls))
+    assert len(of_type(race, "mistake")) == 2
+    assert replay(log + [e.to_json() for e in more + race]) == state
