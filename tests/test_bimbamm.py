@@ -67,6 +67,11 @@ def of_type(events: Sequence[Event], kind: str) -> list[dict[str, Any]]:
     return [e.to_json() for e in events if e.TYPE == kind]
 
 
+def state_fields(state: State) -> dict[str, Any]:
+    """A state's fields, to build a variant of it (e.g. under other rules)."""
+    return dict(state.__dict__)
+
+
 def card_count(state: State) -> dict[Animal, int]:
     """Cards of each animal among hands, pile and points."""
     cards = [h for h in state.hands if h is not None] + list(state.deck) + [c for w in state.points for c in w]
@@ -390,16 +395,21 @@ def test_a_shout_outside_a_race_window_is_judged_against_the_table() -> None:
     assert state.points_by_name() == {"Ann": 0, "Bob": 0, "Cid": 0} and state.phase is Phase.TURN
 
 
-def test_every_shout_in_a_race_is_judged_several_mistakes_possible() -> None:
-    """Each shout of a race window is judged: one player can lose two won cards in one race."""
+def test_every_shout_in_a_race_is_judged_one_mistake_per_player() -> None:
+    """Each shout of a race window is judged, but a player's first wrong shout is their one mistake
+    of the window (rules 2; rules 1 took a won card for each)."""
     state = make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])
     state, _ = play(state, Flip(1.0, "Ann", 6))
     calls = (Call("Ann", PIG, 1.2), Call("Cid", DOG, 1.3), Call("Ann", CAT, 1.4), Call("Bob", CAT, 1.5))
     state, events = play(state, ResolveRace(2.0, calls))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
-        ("Ann", "wrong_animal", "hen"), ("Cid", "wrong_animal", None), ("Ann", "no_card", "pig")]
-    assert state.won("Ann") == () and of_type(events, "point")[0]["player"] == "Bob"
-    assert of_type(events, "point")[0]["drew"] == "donkey" and state.deck == (HEN, PIG)
+        ("Ann", "wrong_animal", "hen"), ("Cid", "wrong_animal", None)]
+    assert state.won("Ann") == (PIG,) and of_type(events, "point")[0]["player"] == "Bob"
+    assert of_type(events, "point")[0]["drew"] == "donkey" and state.deck == (HEN,)
+    old = State(**{**state_fields(make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])), "rules": 1})
+    old, _ = play(old, Flip(1.0, "Ann", 6))
+    old, events = play(old, ResolveRace(2.0, calls))
+    assert [m["returned"] for m in of_type(events, "mistake")] == ["hen", None, "pig"]
 
 
 def test_a_late_valid_shout_after_someone_scored_is_no_mistake_and_scores_nothing() -> None:
@@ -526,7 +536,7 @@ def test_two_player_rule_does_not_bind_the_player_who_revealed() -> None:
     state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
     state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)),
                     ScorerFlips(3.0, "Bob", (0, 1)))
-    assert state.turn == "Ann" and state.restricted is CAT
+    assert state.turn == "Ann" and state.restricted == (DOG, PIG) and state.restricted_by == "Bob"
     play(state, Flip(4.0, "Ann", 2))
 
 
@@ -827,7 +837,7 @@ def test_a_rules_1_log_replays_with_two_mistakes_for_cat_cat() -> None:
     state, events = new_game(["Ann", "Bob", "Cid"], stacked(DOG, CAT, HEN), seed=1, tiles=LAYOUT, rules=1)
     log = [e.to_json() for e in events]
     assert "rules" not in log[0]
-    actions = [Flip(1.0, "Ann", 3), UseSpecial(2.0, "Bob"), Flip(3.0, "Cid", 6)]
+    actions = [Flip(1.0, "Bob", 3), UseSpecial(2.0, "Cid"), Flip(3.0, "Ann", 6)]
     state, more = play(state, *actions)
     calls = (Call("Ann", CAT, 3.2), Call("Ann", CAT, 3.3))
     state, race = play(state, ResolveRace(4.0, calls))

@@ -92,3 +92,11 @@ def test_simulate_command_bad_options_give_one_line_and_status_2(argv: list[str]
     result = run_voicehost("simulate", "bimbamm", *argv)
     assert result.returncode == 2 and words in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_simulate_command_takes_no_2p_variant(tmp_path: Path) -> None:
+    """Ruling 5: `voicehost simulate bimbamm --players 2 --no-2p-variant` plays without the 2-player rule."""
+    result = run_voicehost("simulate", "bimbamm", "--players", "2", "--games", "3", "--no-2p-variant",
+                           "--log-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert all(read_events(log)[0]["state"]["variant2p"] is False for log in tmp_path.glob("*.jsonl"))

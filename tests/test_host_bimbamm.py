@@ -254,3 +254,17 @@ def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> No
     assert f"{a} and {b}" in scorer and a in scorer
     others = [i for i in range(15) if i not in pigs]
     assert f"{number_phrase(others[0] + 1)} and {a}" not in scorer
+
+
+def test_play_with_no_2p_variant_switches_the_two_player_rule_off(tmp_path: Path) -> None:
+    """Ruling 5: `voicehost play bimbamm --no-2p-variant` with two players logs variant2p false."""
+    from voicehost.cli import main
+
+    script = tmp_path / "game.txt"
+    script.write_text("1 Ben: quit\n")
+    for extra, expected in (([], True), (["--no-2p-variant"], False)):
+        log = tmp_path / f"game{len(extra)}.jsonl"
+        status = main(["play", "bimbamm", "--players", "Anna,Ben", "--input", f"script:{script}", "--seed", "2",
+                       "--cards", "dealt", "--log", str(log), *extra])
+        assert status == 0
+        assert read_events(log)[0]["state"]["variant2p"] is expected

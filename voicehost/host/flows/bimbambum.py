@@ -30,7 +30,9 @@ from voicehost.host.speech_text import count, join
 from voicehost.host.words import COMMAND_PHRASES, Command, Heard, command, normalise, number, number_phrase
 from voicehost.rules import bimbambum as bb
 from voicehost.rules.base import IllegalAction, JsonObject
-from voicehost.rules.bimbambum.cards import CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS
+from voicehost.rules.bimbambum.cards import (
+    CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, player_count_problem,
+)
 from voicehost.speak.earcons import Earcon
 from voicehost.speak.output import TABLE
 
@@ -128,8 +130,7 @@ class BimBamBumFlow(Flow):
     def __init__(self, host: Host, seed: int, settings: BimBamBumSettings = BimBamBumSettings()) -> None:
         super().__init__(host)
         if not MIN_PLAYERS <= len(host.players) <= MAX_PLAYERS:
-            raise bb.SetupError(f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                                f"not {len(host.players)}")
+            raise bb.SetupError(player_count_problem(len(host.players)))
         self.seed = seed
         self.settings = settings
         self.rules = bb.Settings(window=settings.window, slap_window=settings.slap_window)

@@ -45,6 +45,7 @@ class BimBammSettings:
     first_player: str | None = None
     """Who starts when nobody holds the cat (default: a seeded random choice)."""
     variant2p: bool | None = None
+    """The 2-player rule: None plays it exactly with 2 players; False switches it off."""
     cards: str = "auto"
     """'dealt' (the host deals privately), 'table' (players hold physical cards; the host trusts
     declarations) or 'auto' (table cards exactly when some player has no private output)."""
@@ -483,7 +484,9 @@ class BimBammFlow(Flow):
         reason = getattr(error, "reason", "")
         player = getattr(action, "player", "")
         if reason == "restricted_tile":
-            return f"{player}, you may not flip a tile showing the {state.restricted}: it was just revealed."
+            animals = join([a.value for a in state.restricted], "or")
+            return (f"{player}, you may not flip a tile showing a {animals}: "
+                    f"{state.restricted_by} just revealed {'it' if len(state.restricted) == 1 else 'them'}.")
         if reason == "no_such_tile":
             return f"{player}, the tiles are numbered one to fifteen."
         if reason == "not_your_turn":
@@ -504,6 +507,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--race-window", type=float, metavar="S",
                         help="seconds a race stays open after the host stops talking (default 2.5)")
     parser.add_argument("--first", metavar="NAME", help="who starts when nobody holds the cat (default: random)")
+    parser.add_argument("--no-2p-variant", dest="variant2p", action="store_false", default=None,
+                        help="with 2 players, play without the 2-player rule (no flipping a tile showing "
+                             "an animal the other player just revealed); on by default")
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -513,6 +519,8 @@ def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
         options["race_window"] = args.race_window
     if args.first is not None:
         options["first_player"] = args.first
+    if args.variant2p is False:
+        options["variant2p"] = False
     return options
 
 

@@ -42,10 +42,18 @@ CALL = "bim bam bum"
 """The phrase for three different visible cards."""
 
 
+def player_count_problem(players: int) -> str:
+    """Why ``players`` players cannot play, in one line."""
+    if players > MAX_PLAYERS:
+        return (f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}: the "
+                f"rulebook's deal table stops at {MAX_PLAYERS} and gives no deal for more; play at two tables")
+    return f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
+
+
 def game_cards(players: int, extension: Sequence[Card] | None = None) -> list[Card]:
     """All cards used for ``players`` players, in a fixed order (the caller shuffles them)."""
     if players not in CARDS_PER_PLAYER:
-        raise SetupError(f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
+        raise SetupError(player_count_problem(players))
     cards = [card for card in Card for _ in range(PER_KIND)]
     if players == MAX_PLAYERS:
         extra = DEFAULT_EXTENSION if extension is None else tuple(extension)

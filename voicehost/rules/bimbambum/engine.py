@@ -16,7 +16,7 @@ from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import (
     CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, Card, SetupError, expected_phrase, game_cards,
-    is_call, normalise_phrase,
+    is_call, normalise_phrase, player_count_problem,
 )
 from voicehost.rules.bimbambum.events import (
     GAME, CardPlayed, Called, EndReason, GameEnded, MistakeMade, MistakeReason, Penalised,
@@ -62,7 +62,7 @@ def start(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Car
                   piles=tuple(tuple(pile) for pile in piles), box=tuple(box), turn=first,
                   direction=direction, settings=settings, seed=seed, t=t)
     step = _Step(state, t)
-    step.add(Setup(step.seq(), t, GAME, state.players, seed, snapshot(state)))
+    step.add(Setup(step.seq(), t, GAME, state.players, seed, snapshot(state), settings.rules))
     _new_round(step, first)
     return step.done()
 
@@ -245,24 +245,27 @@ def _mistake(step: _Step, player: PlayerName, reason: MistakeReason, onset: floa
 def _penalise(step: _Step, player: PlayerName) -> None:
     """The largest pile goes under the player's deck in its order; the smallest goes to the box.
 
-    Largest: most cards, ties to the lowest pile number; smallest: fewest cards among the other
-    two, ties to the lower number. An empty pile takes or boxes nothing (pile number null).
+    Largest: most cards, ties to the lowest pile number. Smallest: "the smallest card pile", so
+    the fewest cards among the other piles that hold any, ties to the lower number; with no other
+    card pile nothing is boxed (pile number null). Rules version 1 also counted an empty spot.
     """
     state = step.state
     sizes = [len(pile) for pile in state.piles]
     largest = min(range(PILES), key=lambda i: (-sizes[i], i))
-    smallest = min((i for i in range(PILES) if i != largest), key=lambda i: (sizes[i], i))
+    others = [i for i in range(PILES) if i != largest and (sizes[i] or state.settings.rules == 1)]
+    smallest = min(others, key=lambda i: (sizes[i], i)) if others else largest
     took_pile = largest if sizes[largest] else None
-    boxed_pile = smallest if sizes[smallest] else None
+    boxed_pile = smallest if smallest != largest and sizes[smallest] else None
+    boxed = state.piles[boxed_pile] if boxed_pile is not None else ()
     seat = state.seat(player)
     decks = list(state.decks)
     decks[seat] = decks[seat] + state.piles[largest]
-    box = state.box + state.piles[smallest]
-    piles = tuple(() if i in (largest, smallest) else pile for i, pile in enumerate(state.piles))
+    box = state.box + boxed
+    piles = tuple(() if i in (largest, boxed_pile) else pile for i, pile in enumerate(state.piles))
     step.state = _evolve(state, decks=tuple(decks), piles=piles, box=box, phase=Phase.PLAY,
                          caller=None, slap_opens=None, slap_closes=None)
     step.add(Penalised(step.seq(), step.t, player, took_pile, sizes[largest], boxed_pile,
-                       sizes[smallest], len(decks[seat])))
+                       len(boxed), len(decks[seat])))
 
 
 def _new_round(step: _Step, starter: PlayerName) -> None:
@@ -321,8 +324,7 @@ def _check_onset(onset: float, t: float, player: PlayerName) -> None:
 def _check_setup(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]],
                  first: PlayerName, piles: Sequence[Sequence[Card]], direction: int, t: float) -> None:
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise SetupError(f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                         f"not {len(players)}")
+        raise SetupError(player_count_problem(len(players)))
     if len(set(players)) != len(players) or not all(isinstance(p, str) and p.strip() for p in players):
         raise SetupError(f"player names must be distinct and not blank: {list(players)}")
     if first not in players:

@@ -59,6 +59,15 @@ class Setup(Event):
     players: tuple[PlayerName, ...]
     seed: int
     state: Mapping[str, object]
+    rules: int
+    """Extra: the rulings version the game is played by (a log without it is version 1)."""
+
+    def to_json(self) -> JsonObject:
+        """As logged; version 1 wrote no "rules" field, so its setup stays as it was."""
+        out = super().to_json()
+        if self.rules == 1:
+            del out["rules"]
+        return out
 
 
 @dataclass(frozen=True)

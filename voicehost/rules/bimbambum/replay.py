@@ -43,7 +43,7 @@ def _from_setup(setup: JsonObject) -> tuple[State, list[Event]]:
         decks = {p: _cards(position["decks"][p], f"state.decks.{p}") for p in players}
         piles = [_cards(pile, f"state.piles[{i}]") for i, pile in enumerate(position["piles"])]
         settings = Settings(window=position["window"], slap_window=position["slap_window"],
-                            turn_cap=position.get("turn_cap"))
+                            turn_cap=position.get("turn_cap"), rules=setup.get("rules", 1))
         return start(players, decks, first=position["turn"], piles=piles,
                      box=_cards(position["box"], "state.box"), direction=position["direction"],
                      settings=settings, seed=setup["seed"], t=setup["t"])

@@ -22,7 +22,7 @@ from pathlib import Path
 from voicehost.errors import InputError, VoicehostError
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbambum.actions import Action, Play, SlapRace, Timeout
-from voicehost.rules.bimbambum.cards import CALL, MAX_PLAYERS, MIN_PLAYERS, Card
+from voicehost.rules.bimbambum.cards import CALL, MAX_PLAYERS, MIN_PLAYERS, Card, player_count_problem
 from voicehost.rules.bimbambum.engine import apply, new_game
 from voicehost.rules.bimbambum.events import EndReason, MistakeMade, RoundStarted
 from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State
@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace) -> SimSettings:
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise InputError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
+        raise InputError(f"--players: {player_count_problem(args.players)}")
     if not 0.0 <= args.mistake_rate <= 1.0:
         raise InputError(f"--mistake-rate is a probability from 0 to 1, not {args.mistake_rate}")
     rules = Settings(window=None if args.no_window else args.window, slap_window=args.slap_window,

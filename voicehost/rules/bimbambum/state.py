@@ -22,6 +22,11 @@ Pile: TypeAlias = tuple[Card, ...]
 
 PILES = 3
 
+RULES_VERSION = 2
+"""The rulings a new game is played by, logged in the setup event as "rules". 1: before issue 14
+(an empty pile spot counted as the smallest pile, so nothing was boxed beside it); 2: the smallest
+pile that holds cards is boxed. A log without the field is version 1 and replays by those rules."""
+
 
 class Phase(Enum):
     """What the engine waits for."""
@@ -44,8 +49,12 @@ class Settings:
     """Seconds after the "bimbambum" event in which slaps count."""
     turn_cap: int | None = None
     """Most "turn" events before the game is stopped as endless (reason "turn_cap"); None: no cap."""
+    rules: int = RULES_VERSION
+    """Which rulings apply (see :data:`RULES_VERSION`); older ones only to replay old logs."""
 
     def __post_init__(self) -> None:
+        if self.rules not in (1, RULES_VERSION):
+            raise SetupError(f"rules version {self.rules} is unknown: this voicehost plays 1 to {RULES_VERSION}")
         if self.window is not None and not (math.isfinite(self.window) and self.window > 0):
             raise SetupError(f"the time window must be a positive number of seconds, not {self.window}")
         if not (math.isfinite(self.slap_window) and self.slap_window > 0):

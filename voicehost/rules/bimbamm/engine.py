@@ -29,7 +29,8 @@ from voicehost.rules.bimbamm.events import (
     RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
 )
 from voicehost.rules.bimbamm.state import (
-    MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Claim, Declaration, Phase, State, evolve,
+    MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, WINNING_POINTS, Cards, Claim, Declaration, Phase, State,
+    evolve,
 )
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile, default_tiles
 
@@ -69,6 +70,7 @@ def new_game(
     variant2p: bool | None = None,
     t: float = 0.0,
     cards: Cards | str = Cards.DEALT,
+    rules: int = RULES_VERSION,
 ) -> tuple[State, list[Event]]:
     """Set up a game: tiles white side up, special on SWAP, one card each, the rest the pile.
 
@@ -84,6 +86,8 @@ def new_game(
     """
     mode = _check_cards_mode(cards)
     names = _check_players(players)
+    if rules not in (1, RULES_VERSION):
+        raise SetupError(f"rules version {rules} is unknown: this voicehost plays 1 to {RULES_VERSION}")
     table = tuple(Tile(x.white, x.black, Side.WHITE) for x in tiles) if tiles is not None else default_tiles(rng)
     if len(table) != TILE_COUNT:
         raise SetupError(f"a tile set has {TILE_COUNT} tiles, not {len(table)}")
@@ -105,9 +109,9 @@ def new_game(
         turn = cat_holders[0] if cat_holders else (first_player or names[0])
     state = State(players=names, tiles=table, special=Special.SWAP, hands=hands, deck=deck,
                   points=tuple(() for _ in names), turn=turn, variant2p=variant2p, seed=seed, last_t=t,
-                  cards=mode)
+                  cards=mode, rules=rules)
     out = _Events(0, t)
-    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, mode.value, _setup_json(state)))
+    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, mode.value, _setup_json(state), rules))
     out.append(TurnEvent(out.seq, t, turn))
     return evolve(state, seq=out.seq), list(out)
 
@@ -217,17 +221,29 @@ def _flip(state: State, action: Flip, out: _Events) -> State:
     _expect_turn(state, action.player)
     tile = _check_tile(action.tile)
     if restricted_tile(state, action.player, tile):
-        raise IllegalAction("restricted_tile", f"2-player rule: tile {tile} shows {state.restricted}, "
+        raise IllegalAction("restricted_tile", f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, "
                                                f"which {state.restricted_by} just revealed")
     state = _turn_tile(state, action.player, tile, FlipReason.TURN, out)
-    state = evolve(state, restricted=state.tiles[tile].showing, restricted_by=action.player)
     return _after_flips(state, action.player, out)
 
 
 def restricted_tile(state: State, player: PlayerName, tile: int) -> bool:
     """True if the 2-player rule forbids ``player`` to flip ``tile`` now."""
-    return (state.variant2p and state.restricted is not None and state.restricted_by != player
-            and state.tiles[tile].showing is state.restricted)
+    return (state.variant2p and state.restricted_by != player
+            and state.tiles[tile].showing in state.restricted)
+
+
+def _revealed(state: State, player: PlayerName, animal: Animal, reason: FlipReason) -> State:
+    """Note what ``player`` revealed for the 2-player rule ("the previous player" is the last
+    player who acted; everything they turned over since the other player acted binds).
+    Rules 1: only a turn flip counts, and only its own animal."""
+    if state.rules == 1:
+        return evolve(state, restricted=(animal,), restricted_by=player) if reason is FlipReason.TURN else state
+    if state.restricted_by != player:
+        return evolve(state, restricted=(animal,), restricted_by=player)
+    if animal in state.restricted:
+        return state
+    return evolve(state, restricted=state.restricted + (animal,))
 
 
 def _check_tile(tile: object) -> int:
@@ -243,7 +259,7 @@ def _turn_tile(state: State, player: PlayerName, tile: int, reason: FlipReason, 
     tiles[tile] = tiles[tile].flipped()
     state = evolve(state, tiles=tuple(tiles))
     out.append(FlipEvent(out.seq, out.t, player, tile, tiles[tile].showing, state.counts(), reason))
-    return state
+    return _revealed(state, player, tiles[tile].showing, reason)
 
 
 def _after_flips(state: State, actor: PlayerName, out: _Events) -> State:
@@ -276,7 +292,7 @@ def _special(state: State, action: UseSpecial, out: _Events) -> State:
             raise IllegalAction("bad_target", f"EXCHANGE needs another player's name ({others}), "
                                               f"not {action.target!r}")
         state = _exchange(state, seat, state.seat(action.target), out)
-    state = evolve(state, restricted=None, restricted_by=None)
+    state = evolve(state, restricted=(), restricted_by=None if state.rules == 1 else action.player)
     return _pass_turn(state, action.player, out)
 
 
@@ -320,13 +336,21 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
     held, race, actor = state.hands, state.race, state.turn
     scoring: int | None = None
     later: list[Claim] = []
+    erred: list[PlayerName] = []
     for call in sorted(action.shouts, key=lambda c: c.onset):
         shout = out.seq
-        out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset))
         seat = state.seat(call.player)
         fault = _race_fault(state.cards, race, held[seat], refuted, call.player, call.animal)
-        if fault is not None:
+        marked = state.rules > 1 and (call.player, call.animal) in refuted and call.animal in race
+        out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset, refuted=marked))
+        if fault is MistakeReason.NO_CARD and state.rules > 1 and state.phase is not Phase.RACE \
+                and call.player == state.scorer and state.hands[seat] is call.animal:
+            fault = None  # the scorer's card drawn in this window: a late shout, not a false one
+        if fault is not None and (state.rules == 1 or call.player not in erred):
+            erred.append(call.player)
             state = _mistake(state, seat, fault, shout, out)
+        elif fault is not None:
+            pass  # one mistake per player per window: a referee counts the first wrong shout
         elif scoring is None:
             scoring = shout
             state = _point(state, seat, call.animal, shout, out)
@@ -337,7 +361,7 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
     if scoring is None:
         return _pass_turn(state, actor, out)
     if state.table_cards:
-        state = evolve(state, declaration=Declaration(actor, scoring, tuple(later)))
+        state = evolve(state, declaration=Declaration(actor, scoring, tuple(later), tuple(erred)))
     return state
 
 
@@ -478,13 +502,16 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
     refuted = _check_refuted(state, action.refuted)
     seat = state.seat(action.player)
     won = state.points[seat][:-1]
-    out.append(ChallengeEvent(out.seq, out.t, action.player, animal, claim.shout, len(won)))
+    said_no = tuple(c.shout for c in claim.later if (c.player, c.animal) in refuted)
+    out.append(ChallengeEvent(out.seq, out.t, action.player, animal, claim.shout, len(won),
+                              said_no if state.rules > 1 and said_no else None))
     state = evolve(state, points=_set(state.points, seat, won), declaration=None, scorer=None, scored=None)
-    state = _mistake(state, seat, MistakeReason.NO_CARD, claim.shout, out)
+    erred = list(claim.erred)
+    state = _window_mistake(state, seat, claim.shout, erred, out)
     rest: list[Claim] = []
     for other in claim.later:
         if (other.player == action.player and other.animal is animal) or (other.player, other.animal) in refuted:
-            state = _mistake(state, state.seat(other.player), MistakeReason.NO_CARD, other.shout, out)
+            state = _window_mistake(state, state.seat(other.player), other.shout, erred, out)
         else:
             rest.append(other)
     if not rest:
@@ -493,7 +520,17 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
     state = _point(state, state.seat(nxt.player), nxt.animal, nxt.shout, out)
     if state.over:
         return state
-    return evolve(state, declaration=Declaration(claim.actor, nxt.shout, tuple(rest[1:])))
+    return evolve(state, declaration=Declaration(claim.actor, nxt.shout, tuple(rest[1:]), tuple(erred)))
+
+
+def _window_mistake(state: State, seat: int, shout: int, erred: list[PlayerName], out: _Events) -> State:
+    """A no_card mistake found by a challenge, unless the player already erred in that window
+    (rules 2: one mistake per player per window)."""
+    player = state.players[seat]
+    if state.rules > 1 and player in erred:
+        return state
+    erred.append(player)
+    return _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
 
 
 def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:

@@ -74,6 +74,15 @@ class SetupEvent(BimBammEvent):
     the host: "hands" and "deck" below are null). A log without it is a dealt game."""
     state: JsonObject
     """The starting state: tiles, special, hands, deck (top first), points, turn, variant2p."""
+    rules: int = 2
+    """Extra: the rulings version the game is played by (a log without it is version 1)."""
+
+    def to_json(self) -> JsonObject:
+        """As logged; version 1 wrote no "rules" field, so its setup stays as it was."""
+        out = super().to_json()
+        if self.rules == 1:
+            del out["rules"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,15 @@ class ShoutEvent(BimBammEvent):
     in_race: bool = True
     """Extra: true when heard in a race window (judged with the race), false for a shout while no
     race window was open (judged against the table, never scoring)."""
+    refuted: bool = False
+    """Extra, table cards, rules 2: the table refuted this claim (logged only when true, because a
+    player's second false claim in a window is no second mistake, so no "mistake" event says it)."""
+
+    def to_json(self) -> JsonObject:
+        out = super().to_json()
+        if not self.refuted:
+            del out["refuted"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,15 @@ class ChallengeEvent(BimBammEvent):
     """The seq of the shout that had scored."""
     points: int
     """The player's points after the point is taken back (before the mistake's penalty)."""
+    refuted: tuple[int, ...] | None = None
+    """Extra, rules 2: the seqs of the window's later claims the table also refuted (a player's
+    second false claim in a window is no second mistake, so the "mistake" events do not say it)."""
+
+    def to_json(self) -> JsonObject:
+        out = super().to_json()
+        if self.refuted is None:
+            del out["refuted"]
+        return out
 
 
 @dataclass(frozen=True)

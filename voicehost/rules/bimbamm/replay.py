@@ -20,7 +20,7 @@ from voicehost.rules.bimbamm.actions import (
     Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import GAME_NAME, apply
-from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, Cards, Phase, State
+from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, Cards, Phase, State
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile
 
 T = TypeVar("T")
@@ -70,11 +70,21 @@ def state_from_setup(setup: JsonObject, turn: JsonObject) -> State:
         seed=_get(setup, "seed", int, 0),
         last_t=_num(setup, "t", 0),
         cards=cards,
+        rules=_rules(setup),
     )
     _check_cards(state)
     if turn.get("type") != "turn" or turn.get("player") != state.turn or turn.get("seq") != 1:
         raise LogError(f"event 1: expected the first 'turn' event for {state.turn}")
     return replace(state, seq=2, last_t=_num(turn, "t", 1))
+
+
+def _rules(setup: JsonObject) -> int:
+    """The rulings version: the "rules" field, 1 for a log written before it existed."""
+    rules = setup.get("rules", 1)
+    if rules not in (1, RULES_VERSION) or isinstance(rules, bool):
+        raise LogError(f"event 0: field 'rules': unknown rules version {rules!r} (this voicehost plays 1 to "
+                       f"{RULES_VERSION})")
+    return int(rules)
 
 
 def _hands_and_deck(snap: JsonObject, players: tuple[str, ...],
@@ -127,6 +137,8 @@ def _refuted(group: Sequence[JsonObject]) -> tuple[Refuted, ...]:
     out = []
     for e in group:
         shout = shouts.get(e.get("shout")) if e.get("type") == "mistake" and e.get("reason") == "no_card" else None
+        if shout is None and e.get("type") == "shout" and e.get("refuted") is True:
+            shout = e  # rules 2: a refuted claim that was no second mistake
         if shout is not None:
             out.append(Refuted(str(shout.get("player")), _parse(Animal, shout.get("animal"), "animal")))
     return tuple(out)
@@ -138,6 +150,9 @@ def _refuted_later(state: State, events: Sequence[JsonObject], i: int) -> tuple[
     while j < len(events) and events[j].get("type") == "mistake":
         j += 1
     shouts = {e.get("shout") for e in events[i + 2:j] if e.get("reason") == "no_card"}
+    said_no = events[i].get("refuted")
+    if isinstance(said_no, list):
+        shouts = set(said_no)  # rules 2: the challenge lists them (not every one is a mistake)
     later = state.declaration.later if state.declaration is not None else ()
     return tuple(Refuted(c.player, c.animal) for c in later if c.shout in shouts)
 

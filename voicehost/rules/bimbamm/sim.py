@@ -185,13 +185,14 @@ class Summary:
 
 def play_game(players: Sequence[str], seed: int, mistake_rate: float = 0.05,
               tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
-              cards: Cards = Cards.DEALT) -> GameResult:
+              cards: Cards = Cards.DEALT, variant2p: bool | None = None) -> GameResult:
     """Play one complete game with bots; the result holds every event for the log."""
     bots = random.Random(f"bots:{seed}")
     chosen = bots.choice(list(players))
     table = TableCards.deal(players, random.Random(f"cards:{seed}")) if cards is Cards.TABLE else None
     first = (table.first_player() or chosen) if table is not None else chosen
-    state, events = new_game(players, random.Random(seed), seed, tiles=tiles, first_player=first, cards=cards)
+    state, events = new_game(players, random.Random(seed), seed, tiles=tiles, first_player=first, cards=cards,
+                             variant2p=variant2p)
     result = GameResult(seed, state, list(events), table=table)
     ms = 0
     while not state.over:
@@ -306,14 +307,15 @@ def _count(result: GameResult, produced: list[Event]) -> None:
 def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, log_dir: Path | None = None,
              tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
              progress: Callable[[int], None] | None = None,
-             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT) -> Summary:
+             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT,
+             variant2p: bool | None = None) -> Summary:
     """Play ``games`` games and total them; ``keep`` sees each game's result (tests use it)."""
     names = NAMES[:players]
     summary = Summary(players, wins=[0] * players, cards=cards)
     master = random.Random(seed)
     start = time.perf_counter()
     for number in range(1, games + 1):
-        result = play_game(names, master.randrange(2**31), mistake_rate, tiles, max_turns, cards)
+        result = play_game(names, master.randrange(2**31), mistake_rate, tiles, max_turns, cards, variant2p)
         _add(summary, result, names)
         if log_dir is not None:
             _write_log(log_dir / f"bimbamm-{number:05d}.jsonl", result.events)
@@ -367,6 +369,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cards", choices=[c.value for c in Cards], default=Cards.DEALT.value,
                         help="dealt: the host deals and knows every card (default); table: players hold "
                              "physical cards the host never sees, and the table catches false claims")
+    parser.add_argument("--no-2p-variant", dest="variant2p", action="store_false", default=None,
+                        help="with 2 players, play without the 2-player rule (on by default)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -380,7 +384,7 @@ def run(args: argparse.Namespace) -> int:
             raise SimulationError(f"cannot create the log folder {args.log_dir}: {error.strerror}") from error
     progress = _progress_printer(args.games) if sys.stderr.isatty() else None
     summary = simulate(args.players, args.games, args.seed, args.mistake_rate, args.log_dir, tiles,
-                       args.max_turns, progress, cards=Cards(args.cards))
+                       args.max_turns, progress, cards=Cards(args.cards), variant2p=args.variant2p)
     print("\n".join(["bimbamm simulation, seed " + str(args.seed), *summary.lines()]))
     if args.log_dir is not None:
         print(f"logs: {args.games} files in {args.log_dir}")

@@ -25,6 +25,13 @@ WINNING_POINTS = 3
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 
+RULES_VERSION = 2
+"""The rulings a new game is played by, logged in the setup event as "rules". Version 1 (before
+issue 14): every wrong shout in a race window was a mistake, a scorer's later shout of the card
+just drawn was no_card, and the 2-player rule followed turn flips only. Version 2: one mistake
+per player per window, that shout is late, and the 2-player rule follows everything the previous
+player revealed (turn flip and scorer's flips). A log without the field replays by version 1."""
+
 
 class Cards(StrEnum):
     """Who holds the animal cards: the host (dealt) or the players' hands on the table."""
@@ -75,6 +82,8 @@ class Declaration:
     """The seq of the scorer's shout."""
     later: tuple[Claim, ...] = ()
     """The window's later claims of raced animals, in onset order."""
+    erred: tuple[PlayerName, ...] = ()
+    """Who already made a mistake in that window: one mistake per player per window (rules 2)."""
 
 
 @dataclass(frozen=True)
@@ -108,8 +117,10 @@ class State:
     """Who must turn 2 tiles (phase SCORER)."""
     scored: Animal | None = None
     """The animal the scorer scored with, whose tiles they turn (phase SCORER)."""
-    restricted: Animal | None = None
-    """The animal revealed by the last turn flip (cleared by a special-tile turn)."""
+    restricted: tuple[Animal, ...] = ()
+    """The animals the previous player revealed, in order: with rules 2 every tile they turned
+    since the other player last acted (turn flip and scorer's flips); with rules 1 the last turn
+    flip's animal. Empty after a special-tile turn."""
     restricted_by: PlayerName | None = None
     """Who revealed ``restricted``: the 2-player rule binds only the other player."""
     winner: PlayerName | None = None
@@ -121,6 +132,8 @@ class State:
     """Dealt cards (known to the host) or table cards (physical, unknown)."""
     declaration: Declaration | None = None
     """Table cards, phase SCORER: the scorer's claim, which the host may still challenge."""
+    rules: int = RULES_VERSION
+    """Which rulings apply (see :data:`RULES_VERSION`); version 1 only to replay old logs."""
 
     # -- views for the host -------------------------------------------------------------------
 
@@ -200,7 +213,7 @@ class State:
             "race": [a.value for a in self.race],
             "scorer": self.scorer,
             "scored": self.scored.value if self.scored else None,
-            "restricted": self.restricted.value if self.restricted else None,
+            "restricted": [a.value for a in self.restricted],
             "restricted_by": self.restricted_by,
             "winner": self.winner,
             "cards": self.cards.value,
