@@ -14,8 +14,9 @@ A right "BIM BAM BUM!" opens the slap race at once and the host falls silent; sl
 the listener for a clap or table slap, or the word "ship") are collected with their onsets until
 the slap window closes or everyone who can slap has slapped, and the rules rank them by onset.
 Plays during the race wait; phrases the host cannot read as a pile and a yell get a short
-re-prompt. Nobody times out while the host talks: if the table speaker spoke during a window (an
-answer to "help", a re-prompt), the window opens again after it instead (a "resumed" event).
+re-prompt. Finding the right yell in time is the game, so the window keeps running while the host
+answers "help" or re-prompts, and "help" explains the kinds of yell without computing one; only
+"pause", which the whole table hears, stops the clock (the window opens anew on "resume").
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from voicehost.rules.bimbambum.cards import (
     CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, player_count_problem,
 )
 from voicehost.speak.earcons import Earcon
-from voicehost.speak.output import TABLE
 
 HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for each pile showing it; "
         "on BIM BAM BUM! everybody else slaps")
@@ -52,8 +52,6 @@ SLAP_PHRASES = frozenset({"slap", "ship"})
 """'slap': a clap or table slap classified by the listener; 'ship': the spoken slap."""
 FILLERS = frozenset({"pile", "on", "the", "number"})
 """Words a player may wrap around a play ("on pile two, bam") that change nothing."""
-SPEECH_SLACK = 0.01
-"""Seconds of the host's speech inside a window that do not count (rounding of span ends)."""
 YELLS = tuple(" ".join([card.value] * n) for card in bb.Card for n in (1, 2, 3)) + (CALL,)
 """Every yell the rules can ask for."""
 
@@ -324,10 +322,7 @@ class BimBamBumFlow(Flow):
             return
         closes = state.window_closes
         if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
-            if self._host_spoke_in_window(state):
-                self._act(lambda t: bb.Resume(t), player_acted=False)
-            else:
-                self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
+            self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
         elif name == SLAP_TIMER and state.phase is bb.Phase.SLAP:
             self._judge_race()
         elif name == REMIND_TIMER and state.phase is bb.Phase.PLAY and closes is None:
@@ -366,17 +361,6 @@ class BimBamBumFlow(Flow):
             self.slaps = []
         self.host.record(events)
         self._arm()
-
-    def _host_spoke_in_window(self, state: bb.State) -> bool:
-        """True if the table speaker was talking (an answer, a re-prompt) during the open window.
-
-        Then the window opens again after the host's words, with the player's card as the cue
-        (a "resumed" and a repeated "turn" event): nobody times out while the host talks.
-        """
-        opens, closes = state.window_opens, state.window_closes
-        assert closes is not None
-        return any(span.end > opens + SPEECH_SLACK and span.start < closes
-                   for span in self.host.mouth.service.spans(TABLE))
 
     def _arm(self) -> None:
         """Timers for the new state: the window's close, the slap window's close, or a reminder."""
@@ -512,8 +496,10 @@ class BimBamBumFlow(Flow):
                 return f"{player}, do not slap: it was your bim bam bum."
             return f"{player}, slap the table or say ship, quick!"
         if player == state.turn:
-            options = [f"{PILE_WORDS[i]} {phrase}" for i, phrase in enumerate(state.expected_phrases)]
-            return f"{player}, your card is {self._card(player)}. Say {join(options, 'or')}."
+            return (f"{player}, your card is {self._card(player)}. Put it on pile one, two or three and yell "
+                    "its word once for each pile top showing it, your card included: twice skips the next "
+                    "player, three times reverses the order. If the tops then show a bim, a bam and a bum, "
+                    "yell bim bam bum. Your time is running; say pause to stop the game for everyone.")
         return (f"{player}, wait for your turn: it is {state.turn}'s. When someone yells bim bam bum, "
                 "slap or say ship, fast. You can also say repeat, score, table, my card, slower, "
                 "faster, pause or quit.")
