@@ -12,7 +12,7 @@ from tests.host_helpers import run_offline
 from voicehost.decks import load_decks
 from voicehost.eventlog import read_events
 from voicehost.host.build import PlaySettings, run_session, settings_for_resume
-from voicehost.host.flows.bam import BamFlow, number_words, parse_judgement, spoken_numbers
+from voicehost.host.flows.bam import KEEP_WAIT, BamFlow, number_words, parse_judgement, spoken_numbers
 from voicehost.host.words import number_phrase
 from voicehost.rules import bam
 from voicehost.speak.realize import Realizer
@@ -495,3 +495,59 @@ def test_table_cards_resume_keeps_the_mode(tmp_path: Path, realizer: Realizer) -
     assert [e["cards"] for e in after if e["type"] == "submit"] == [[printed[7].id], [printed[12].id]]
     assert "your cards:" not in out.getvalue()
     assert "host → Dan: Dan, you hold printed cards in this game" in out.getvalue()
+
+
+# ---- issue 14: the double-BAM! winner chooses the card to keep -------------------------------
+
+def keep_bot(answer: str | None) -> Any:
+    """Players submit their cards 7+3, 3+7, 1+2; the master says 'best one worst two'; the best
+    player answers the keep question with ``answer`` (None: stays silent)."""
+    said: set[str] = set()
+
+    def decide(flow: Any, now: float) -> list[tuple[float, str, str]]:
+        state: bam.BamState = flow.state
+        if state.phase is bam.Phase.SUBMITTING and "submit" not in said:
+            said.add("submit")
+            return [(1.0, "Ben", "seven then three"), (2.0, "Cem", "three then seven"), (3.0, "Dan", "one then two")]
+        if state.phase is bam.Phase.JUDGING and flow.keeping is None and "judge" not in said:
+            said.add("judge")
+            return [(1.0, state.master, "best one worst two")]
+        if flow.keeping is not None and answer is not None and "keep" not in said:
+            said.add("keep")
+            return [(1.0, flow.keeping.player, answer)]
+        if state.round > 1 and "quit" not in said:
+            said.add("quit")
+            return [(1.0, "Anna", "quit")]
+        return []
+
+    return decide
+
+
+def test_double_bam_winner_is_asked_which_card_to_keep(tmp_path: Path, realizer: Realizer) -> None:
+    """After 'best N worst M' on a double card the host asks the best player which of their two
+    cards to keep; 'two' keeps the card of the second blank."""
+    outcome, transcript, flow, events = play(tmp_path, realizer, bot=keep_bot("two"), decks=(DOUBLE,))
+    submitted = {e["player"]: e["cards"] for e in events if e["type"] == "submit"}
+    best = next(e for e in events if e["type"] == "best")
+    assert best["card"] == submitted[best["player"]][1]
+    assert any(f"{best['player']}, which card do you keep" in line for line in table_lines(transcript))
+
+
+def test_double_bam_keep_question_defaults_to_the_first_card_after_a_few_seconds(tmp_path: Path, realizer: Realizer) -> None:
+    """Nobody answers the keep question: after a few seconds the host keeps the first blank's card and says so."""
+    outcome, transcript, flow, events = play(tmp_path, realizer, bot=keep_bot(None), decks=(DOUBLE,))
+    submitted = {e["player"]: e["cards"] for e in events if e["type"] == "submit"}
+    best = next(e for e in events if e["type"] == "best")
+    assert best["card"] == submitted[best["player"]][0]
+    lines = table_lines(transcript)
+    asked = next(i for i, line in enumerate(lines) if "which card do you keep" in line)
+    assert any("keeps the first card" in line for line in lines[asked + 1:])
+    reading = next(e for e in events if e["type"] == "reading")["t"]
+    assert 3.0 <= KEEP_WAIT <= 10.0 and best["t"] >= reading + KEEP_WAIT
+
+
+def test_single_bam_judgement_asks_nothing(tmp_path: Path, realizer: Realizer) -> None:
+    """One blank: 'best N worst M' is applied at once, without a keep question."""
+    lines = "1 Ben: one\n2 Cem: one\n3 Dan: one\n5 Anna: best one worst two\n"
+    outcome, transcript, flow, events = play(tmp_path, realizer, lines=lines, decks=(SINGLE,))
+    assert "best" in [e["type"] for e in events] and "which card do you keep" not in transcript
