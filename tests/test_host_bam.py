@@ -509,12 +509,10 @@ def keep_bot(answer: str | None) -> Any:
         if state.phase is bam.Phase.SUBMITTING and "submit" not in said:
             said.add("submit")
             return [(1.0, "Ben", "seven then three"), (2.0, "Cem", "three then seven"), (3.0, "Dan", "one then two")]
-        if state.phase is bam.Phase.JUDGING and flow.keeping is None and "judge" not in said:
+        if state.phase is bam.Phase.JUDGING and "judge" not in said:
             said.add("judge")
-            return [(1.0, state.master, "best one worst two")]
-        if flow.keeping is not None and answer is not None and "keep" not in said:
-            said.add("keep")
-            return [(1.0, flow.keeping.player, answer)]
+            winner = state.submissions[0].player
+            return [(1.0, state.master, "best one worst two"), *([(3.0, winner, answer)] if answer else [])]
         if state.round > 1 and "quit" not in said:
             said.add("quit")
             return [(1.0, "Anna", "quit")]

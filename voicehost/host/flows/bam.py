@@ -32,6 +32,11 @@ from voicehost.speak.realize import Filler, RealizeError, Realizer
 HELP = "BAM!: fill the BAM! Master's red card with a card from your hand; the master picks the best and the worst"
 
 REMIND_TIMER = "remind"
+KEEP_TIMER = "keep"
+KEEP_WAIT = 6.0
+"""Seconds, after the host has asked, that a double-BAM! winner has to choose the card to keep;
+then the first blank's card is kept (the rulebook leaves the choice to the winner)."""
+KEEP_WORDS = {"one": 1, "first": 1, "two": 2, "second": 2}
 TITLE = "The True BAM! Master"
 CARD_MODES = ("dealt", "table")
 BEST_WORDS = frozenset({"best"})
@@ -181,6 +186,17 @@ class HandSlots:
         return dict(self.numbered(player)).get(n)
 
 
+@dataclass(frozen=True)
+class KeepQuestion:
+    """A double-BAM! judgement waiting for the winner to choose which of their two cards to keep."""
+
+    player: str
+    """The best submission's player, who chooses."""
+    master: str
+    best: int
+    worst: int
+
+
 # ---- the flow -------------------------------------------------------------------------------
 
 class BamFlow(Flow):
@@ -209,6 +225,8 @@ class BamFlow(Flow):
         """A judgement said in parts: 'best' or 'worst' → number, until both are known."""
         self.reminders = 0
         self._printed: dict[int, str] | None = None
+        self.keeping: KeepQuestion | None = None
+        """A double-BAM! judgement whose winner is choosing the card to keep."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -267,7 +285,9 @@ class BamFlow(Flow):
         state = self._state()
         if state.phase is bam.Phase.OVER:
             return
-        if has_judgement_words(heard.phrase):
+        if self.keeping is not None:
+            self._keep_says(heard, self.keeping)
+        elif has_judgement_words(heard.phrase):
             self._judge_says(heard)
         elif state.phase is bam.Phase.SUBMITTING:
             self._submit_says(heard)
@@ -310,13 +330,44 @@ class BamFlow(Flow):
             self.pending["worst"] = worst
         if "best" in self.pending and "worst" in self.pending:
             best, worst = self.pending.pop("best"), self.pending.pop("worst")
-            self._apply(bam.Judge(player, best, worst, t=self.now()), player)
+            problem = bam.judge_problem(state, player, best, worst, 1)
+            if state.blanks == 2 and problem is None:
+                self._ask_keep(KeepQuestion(state.submissions[best - 1].player, player, best, worst))
+            else:
+                self._apply(bam.Judge(player, best, worst, t=self.now()), player)
         elif "best" in self.pending:
             self.say(f"Best: {number_phrase(self.pending['best'])}. And the worst?")
         elif "worst" in self.pending:
             self.say(f"Worst: {number_phrase(self.pending['worst'])}. And the best?")
         else:
             self.say(f"{player}, {self._judge_example()}")
+
+    def _ask_keep(self, question: KeepQuestion) -> None:
+        """Ask the double-BAM! winner which card to keep; the first one after KEEP_WAIT seconds."""
+        state = self._state()
+        first, second = (self._grey_text(c) for c in state.submissions[question.best - 1].cards)
+        self.keeping = question
+        self.host.timers.cancel(REMIND_TIMER)
+        self.say(f"Best: {number_phrase(question.best)}, worst: {number_phrase(question.worst)}. "
+                 f"{question.player}, which card do you keep as your point: one, \"{first}\", or two, "
+                 f"\"{second}\"? Say one or two.")
+        self.host.timers.start(KEEP_TIMER, self.host.mouth.silent_at() + KEEP_WAIT)
+
+    def _keep_says(self, heard: Heard, question: KeepQuestion) -> None:
+        """Only the winner's "one"/"two" (or "first"/"second") settles the question."""
+        choice = [KEEP_WORDS[w] for w in heard.phrase.split() if w in KEEP_WORDS]
+        if heard.player != question.player:
+            self.say(f"{heard.player}, {question.player} is choosing which card to keep.")
+        elif len(set(choice)) != 1:
+            self.say(f"{question.player}, say one or two: which card do you keep?")
+        else:
+            self._keep(question, choice[0])
+
+    def _keep(self, question: KeepQuestion, keep: int) -> None:
+        self.keeping = None
+        self.host.timers.cancel(KEEP_TIMER)
+        self._apply(bam.Judge(question.master, question.best, question.worst, keep=keep, t=self.now()),
+                    question.master)
 
     def _judging_says(self, heard: Heard) -> None:
         state, player = self._state(), heard.player
@@ -333,6 +384,10 @@ class BamFlow(Flow):
 
     def on_timer(self, name: str) -> None:
         state = self._state()
+        if name == KEEP_TIMER and self.keeping is not None:
+            self.say(f"{self.keeping.player} keeps the first card.")
+            self._keep(self.keeping, 1)
+            return
         if name != REMIND_TIMER or state.phase is bam.Phase.OVER or self.reminders >= self.settings.reminders:
             return
         self.reminders += 1
@@ -495,6 +550,8 @@ class BamFlow(Flow):
         also = "You can also say repeat, score, my hand, slower, faster, pause or quit."
         if state.phase is bam.Phase.OVER:
             return "The game is over. You can say score or repeat."
+        if self.keeping is not None:
+            return f"{self.keeping.player} is choosing which card to keep: say one or two. {also}"
         if state.phase is bam.Phase.JUDGING:
             if player == state.master:
                 return f"{self._judge_example().capitalize()} Say read and a number to hear one sentence again. {also}"
@@ -521,6 +578,8 @@ class BamFlow(Flow):
     def phrases(self) -> list[str]:
         state = self._state()
         commands = list(COMMAND_PHRASES)
+        if self.keeping is not None:
+            return [*KEEP_WORDS, *commands]
         if state.phase is bam.Phase.JUDGING:
             n = [number_phrase(i) for i in range(1, len(state.submissions) + 1)]
             return [*(f"best {a} worst {b}" for a in n for b in n if a != b), *(f"best {a}" for a in n),
