@@ -33,6 +33,7 @@ BASE_DECK = tomllib.loads((ROOT / "voicehost" / "decks" / "base.toml").read_text
 RULES = {
     "rulebook", "agreement", "agreement-adverb", "agreement-question", "article",
     "article-double", "capitals", "punctuation", "possessive", "two-blanks", "hints", "template",
+    "countability", "proper", "postmodifier", "coordination",
 }
 ERRORS = {
     "MissingBlank": MissingBlank, "EmptyCard": EmptyCard, "WrongCardCount": WrongCardCount,
