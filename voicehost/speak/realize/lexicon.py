@@ -2,6 +2,15 @@
 english-words (Webster's Second International headwords, capitals kept) for which words are
 written with a capital.
 
+Countability (is "jam" a mass noun?) comes from lemminflect's noun table, which is built from the
+NIH SPECIALIST Lexicon: a noun listed with only a plural form is countable ("umbrella"), one listed
+only as its own plural is uncountable ("furniture", "sarcasm"), and one listed with both is both
+("jam": some jam, two jams). For those, and only there, corpus evidence decides: the unigram
+log-probabilities of the singular and the plural in the CMU US-English language model that
+pocketsphinx ships. A noun whose plural is much rarer than its singular is read as a mass noun
+("butter": plural 17x rarer; "dog": 2x). The thresholds and the error counts they give are in
+docs/rules.md ("BAM! readings").
+
 Open word classes (nouns, verbs, adverbs, and whether a noun is its own singular) come from the
 libraries' lexicons. Only closed classes are listed here: articles, determiners, pronouns,
 prepositions, modal verbs and the irregular paradigms of "be", "have" and "do" — grammar words
@@ -87,6 +96,21 @@ DEMONYM_ENDING = re.compile(r"(?:man|men|woman|women|ian|ians|ean|eans|ese|ish)$
 they keep their capital but take articles like any noun."""
 ABBREVIATIONS = frozenset({"etc", "jr", "sr", "inc", "ltd", "co", "st", "mr", "mrs", "ms", "dr"})
 """Words whose final full stop is part of the word, not the end of a sentence."""
+POSTMODIFIERS = frozenset({
+    "upstairs", "downstairs", "next", "abroad", "outside", "inside", "overseas", "nearby", "indoors",
+    "outdoors", "downtown", "uptown", "here", "there", "full",
+})
+"""Words that start a noun phrase's post-modifier ("the neighbours | upstairs", "the dogs | next
+door", "a tin | full of buttons"): the noun before them is the head."""
+BOTH_MASS_GAP = 20000
+"""Log-units (base 1.0001, pocketsphinx's LogMath) by which the singular of a count-and-mass noun
+must outscore its plural in the language model to be read as mass: ln ratio 2.0, the plural 7.4x
+rarer. Set on the base deck's 49 count-and-mass heads, whose mass hints the deck authors wrote."""
+COUNT_MASS_GAP = 35000
+"""The same for a noun the lexicon lists as countable only (a medical lexicon lists "oils"): only
+a plural 33x rarer overrides it ("oil"; no countable head of the deck or the case table does)."""
+UNSEEN = -536870912
+"""pocketsphinx's score for a word missing from the language model."""
 NEGATION = "n't"
 THIRD_SINGULAR: frozenset[Person] = frozenset({"3s"})
 OTHER_PERSONS: frozenset[Person] = frozenset({"1s", "pl"})
@@ -120,10 +144,14 @@ class Lexicon:
         self._inflect: Any = inflect.engine()
         self._get_lemmas: Any = lemminflect.getAllLemmas
         self._get_inflection: Any = lemminflect.getInflection
+        self._get_all_inflections: Any = lemminflect.getAllInflections
         self._lemma_cache: dict[str, dict[str, tuple[str, ...]]] = {}
         self._headwords: frozenset[str] = frozenset(
             get_english_words_set(["web2"], lower=False, alpha=False)
         )
+        self._counts: Any = None
+        """pocketsphinx's NGramModel, loaded on the first count-and-mass noun (memory-mapped, 40 ms)."""
+        self._mass_cache: dict[str, bool] = {}
 
     def lemmas(self, word: str) -> dict[str, tuple[str, ...]]:
         """Part of speech → lemmas of ``word`` as the lexicon knows it ({} if unknown)."""
@@ -157,6 +185,62 @@ class Lexicon:
             return None
         singular = self._inflect.singular_noun(lower)
         return str(singular) if singular and singular != lower else None
+
+    def written_capitalised(self, word: str) -> bool:
+        """True if the dictionary lists ``word`` with its capital ("Napoleon", "Iceland") and the
+        parts-of-speech lexicon does not know it as an ordinary word: a name."""
+        return word[:1].isupper() and word in self._headwords and not self.lemmas(word.lower())
+
+    def is_mass(self, noun: str, modifier: str | None = None) -> bool:
+        """True if the singular common noun ``noun`` is read without an article ("jam", "sarcasm").
+
+        The SPECIALIST countability decides; for nouns it lists as both count and mass, or as
+        countable only, the corpus evidence may make it mass (see the module docstring). With the
+        word before it (``modifier``: "olive" oil), a collocation the corpus knows in the singular
+        far more than in the plural is mass whatever the lexicon says of the noun alone."""
+        key = f"{modifier or ''} {noun}".lower()
+        found = self._mass_cache.get(key)
+        if found is None:
+            found = self._mass(noun.lower(), modifier.lower() if modifier else None)
+            self._mass_cache[key] = found
+        return found
+
+    def _mass(self, lower: str, modifier: str | None) -> bool:
+        plurals = self._get_all_inflections(lower, upos="NOUN").get("NNS", ())
+        if not plurals:
+            return False  # not a noun the lexicon knows: countable, as before
+        others = [p for p in plurals if p != lower]
+        if not others:
+            return True  # listed only as its own plural: uncountable
+        if modifier is not None and self._plural_gap([modifier], lower, others) >= BOTH_MASS_GAP:
+            return True  # "olive oil", "chewing gum": a collocation used in the singular
+        gap = self._plural_gap([], lower, others)
+        if lower in plurals:
+            return gap >= BOTH_MASS_GAP
+        return COUNT_MASS_GAP <= gap < -UNSEEN // 2
+
+    def _plural_gap(self, before: list[str], singular: str, plurals: list[str]) -> int:
+        """How much likelier the singular is than its likeliest plural (after the words
+        ``before``), in log-units; an unseen plural of a seen singular counts as very rare; an
+        unseen singular gives 0."""
+        model = self._language_model()
+        single = int(model.prob([*before, singular]))
+        if single <= UNSEEN:
+            return 0
+        plural = max(int(model.prob([*before, p])) for p in plurals)
+        return single - plural
+
+    def _language_model(self) -> Any:
+        if self._counts is None:
+            from importlib.resources import files
+
+            from pocketsphinx import Config, LogMath, NGramModel
+
+            path = files("pocketsphinx") / "model" / "en-us" / "en-us.lm.bin"
+            config = Config()
+            config.set_string("-logfn", "/dev/null")  # the model loader logs to stderr otherwise
+            self._counts = NGramModel(config, LogMath(), str(path))
+        return self._counts
 
     def is_capitalised_headword(self, word: str) -> bool:
         """True if the dictionary has ``word`` with its capital and not in lowercase."""

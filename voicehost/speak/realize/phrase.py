@@ -13,6 +13,7 @@ from voicehost.speak.realize.lexicon import (
     DETERMINERS,
     INDEFINITE_PRONOUNS,
     PLURAL_DETERMINERS,
+    POSTMODIFIERS,
     PREPOSITIONS,
     PRONOUN_PERSON,
     QUANTITY_NOUNS,
@@ -122,7 +123,8 @@ def analyse(filler: Filler, lexicon: Lexicon) -> Phrase:
         name = determiner is None and keeps and _looks_like_name(words, lexicon)
     mass = filler.mass
     if mass is None:
-        mass = filler.number is None and determiner is None and _is_activity(words, lexicon)
+        mass = filler.number is None and determiner is None and not name and (
+            _is_activity(words, lexicon) or _is_mass_noun(words, lexicon))
     number = filler.number or ("singular" if mass else _number(words, name, lexicon))
     person = _person(words, number)
     return Phrase(tuple(words), number, person, determiner, name, mass, keeps,
@@ -132,6 +134,18 @@ def analyse(filler: Filler, lexicon: Lexicon) -> Phrase:
 def _is_activity(words: list[str], lexicon: Lexicon) -> bool:
     """ "Knitting", "Singing in the shower": an activity, used like a mass noun."""
     return lexicon.is_activity(bare(_head_part(words)[-1]))
+
+
+def _is_mass_noun(words: list[str], lexicon: Lexicon) -> bool:
+    """A singular head noun the countability lexicon reads as mass ("Homemade jam", "Olive oil")."""
+    head_part = _head_part(words)
+    if any(bare(w).lower() in ("and", "&") for w in head_part[1:]):
+        return False  # a coordination takes no article anyway
+    head = bare(head_part[-1])
+    if not head or lexicon.noun_number(head) != "singular":
+        return False
+    modifier = bare(head_part[-2]) if len(head_part) > 1 else None
+    return lexicon.is_mass(head, modifier)
 
 
 def _clean(text: str, lexicon: Lexicon) -> tuple[list[str], bool]:
@@ -210,6 +224,8 @@ def _keeps_capital(words: list[str], proper: bool | None, lexicon: Lexicon) -> b
     component = _first_component(first)
     if lexicon.capitalised_only(first) or lexicon.capitalised_only(component):
         return True  # "Paris", "Englishman", "Mondays"
+    if len(words) == 1 and lexicon.written_capitalised(first):
+        return True  # "Napoleon", "Iceland": the dictionary's capital, no ordinary word
     if lexicon.knows(component) or COMMON_ENDING.search(first):
         return False  # a known word, or an unknown one built like an adjective ("Overexcited")
     return lexicon.regular_singular(first) is None  # unknown: a name, unless it looks plural
@@ -238,6 +254,8 @@ def _head_part(words: list[str]) -> list[str]:
         lower = bare(words[i]).lower()
         if lower in PREPOSITIONS or lower in CLAUSE_PREPOSITIONS or lower in RELATIVES:
             return words[:i]
+        if lower in POSTMODIFIERS:
+            return words[:i]  # "the neighbours | upstairs"
         if words[i - 1].endswith(",") or words[i].startswith("("):
             return words[:i]
     return words
@@ -256,6 +274,9 @@ def _number(words: list[str], name: bool, lexicon: Lexicon) -> Number:
     first = lowers[0]
     if first in ("a", "an") and len(words) > 1 and lowers[1] in PLURAL_AFTER_A:
         return "plural"
+    if first in DETERMINERS and any(
+            lowers[k] in ("and", "&") and lowers[k + 1] in DETERMINERS for k in range(1, len(words) - 1)):
+        return "plural"  # "a cat and a dog": two noun phrases
     if first in SINGULAR_DETERMINERS:
         return "singular"
     if first in PLURAL_DETERMINERS or first in CARDINALS or (first.isdigit() and first != "1"):
