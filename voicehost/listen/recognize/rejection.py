@@ -77,6 +77,11 @@ class Tuning:
     rescue_llr: Mapping[str, float] = field(default_factory=dict)
     """Phrase id → likelihood ratio (nats per frame) at which PocketSphinx accepts the phrase even
     though a decoy word won the screening grammar; phrases not listed are never rescued."""
+    min_margin: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id (or 'default') → nats the phrase must score above the next allowed phrase (Whisper)."""
+    uncertain_band: Mapping[str, float] = field(default_factory=dict)
+    """Phrase id (or 'default') → nats under the acceptance threshold within which a phrase is
+    reported as uncertain (the host asks back) instead of rejected (Whisper)."""
     llr_calibration: tuple[float, float] = (1.0, 0.0)
     """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
     fixtures with that ratio whose phrase was right."""
@@ -116,6 +121,8 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
             drop_decoys={str(k): tuple(str(w) for w in v) for k, v in table.get("drop_decoys", {}).items()},
             min_llr={str(k): float(v) for k, v in table.get("min_llr", {}).items()},
             rescue_llr={normalize(str(k)): float(v) for k, v in table.get("rescue_llr", {}).items()},
+            min_margin={str(k): float(v) for k, v in table.get("min_margin", {}).items()},
+            uncertain_band={str(k): float(v) for k, v in table.get("uncertain_band", {}).items()},
             llr_calibration=(float(calibration.get("slope", 1.0)), float(calibration.get("offset", 0.0))),
         )
     except (TypeError, ValueError, AttributeError) as exc:

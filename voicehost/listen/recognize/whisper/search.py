@@ -1,0 +1,138 @@
+"""Scores of the allowed phrases against what Whisper would write freely.
+
+Two searches over one segment's encoded audio, in the same decoder and the same units:
+
+- the *free* transcription: greedy decoding, any text, until the end token (or a length limit
+  that follows the segment's duration): log P(free text | audio);
+- the *phrases*: a beam search restricted to the written forms of the allowed phrases
+  (:class:`~.tokens.PhraseTrie`), each phrase's score the log-sum of the probabilities of its
+  written forms, each form ended by the end token: log P(phrase | audio).
+
+Their difference, ``ratio = best phrase − max(free, best phrase)`` (nats, ≤ 0), is near 0 when
+Whisper would itself have written an allowed phrase and far below 0 for other speech ("pick" vs
+"pig", "pass me the cards"): the decision in :mod:`.recognizer` is made on it. The free search's
+first step is shared with the phrase search, and phrase hypotheses that fall more than ``floor``
+nats under the free transcription's score are dropped (they could never be accepted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from voicehost.listen.recognize.whisper.decoder import Cache, Cross, Decoder
+from voicehost.listen.recognize.whisper.tokens import PhraseTrie
+
+
+@dataclass(frozen=True)
+class Scores:
+    """What the two searches found for one segment."""
+
+    phrases: dict[str, float]
+    """Phrase id → log P(phrase | audio), nats, for the phrases the beam search completed."""
+    free_tokens: tuple[int, ...]
+    """Whisper's own transcription (greedy), as text tokens."""
+    free_score: float
+    """log P(free text and its end | audio), nats."""
+    no_speech: float
+    """log P(Whisper's no-speech token) at the first position, nats."""
+    steps: int
+    """Decoder calls made (for cost reports)."""
+
+    def best(self) -> tuple[str | None, float, float]:
+        """(best phrase or None, its ratio to the free transcription, its margin over the next phrase), nats."""
+        if not self.phrases:
+            return None, float("-inf"), 0.0
+        ranked = sorted(self.phrases.items(), key=lambda kv: -kv[1])
+        phrase, score = ranked[0]
+        margin = score - ranked[1][1] if len(ranked) > 1 else float("inf")
+        return phrase, score - max(self.free_score, score), margin
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Limits of the two searches."""
+
+    beam: int = 8
+    """Phrase hypotheses kept per step."""
+    spread: float = 7.0
+    """Nats under the step's best hypothesis below which a phrase hypothesis is dropped (a written
+    form that much less likely adds under 0.1% to its phrase's probability)."""
+    floor: float = 12.0
+    """Nats under the free transcription's score below which a phrase hypothesis is dropped."""
+    tokens_per_second: float = 6.0
+    """Free transcription length limit: 4 tokens plus this many per second of segment."""
+    max_tokens: int = 32
+    """Hard limit on the free transcription's length."""
+    overrun: int = 3
+    """Tokens the free transcription may run past the longest allowed written form."""
+
+
+def score_phrases(decoder: Decoder, cross: Cross, prefix: list[int], trie: PhraseTrie, end: int,
+                  first_special: int, no_speech: int, seconds: float, config: SearchConfig = SearchConfig()) -> Scores:
+    """Run both searches for one segment (see the module doc); ``prefix`` starts the transcription."""
+    cache = decoder.cache()
+    root = decoder.log_probs(decoder.hidden(np.array([prefix]), cross, cache)[0, -1:])[0]
+    steps = 1
+    longest = max((len(t) for t in _depths(trie)), default=1)
+    free_tokens, free_score, free_steps = _free(decoder, cross, cache, root, end, first_special, seconds, longest, config)
+    steps += free_steps
+    limit = free_score - config.floor
+    done: dict[str, float] = {}
+    beam: list[tuple[list[int], int, float]] = [(list(prefix), 0, 0.0)]
+    rows: np.ndarray | None = root[None, :]
+    while beam:
+        if rows is None:
+            rows = decoder.next_log_probs([tokens for tokens, _, _ in beam], cross)
+            steps += 1
+        grown: list[tuple[list[int], int, float]] = []
+        for (tokens, node, score), row in zip(beam, rows):
+            phrase = trie.ends[node]
+            if phrase is not None:
+                done[phrase] = float(np.logaddexp(done.get(phrase, -np.inf), score + row[end]))
+            for token, child in trie.children[node].items():
+                total = score + float(row[token])
+                if total > limit:
+                    grown.append((tokens + [token], child, total))
+        grown.sort(key=lambda h: -h[2])
+        cut = grown[0][2] - config.spread if grown else 0.0
+        beam, rows = [h for h in grown[: config.beam] if h[2] >= cut], None
+    return Scores(done, tuple(free_tokens), free_score, float(root[no_speech]), steps)
+
+
+def _depths(trie: PhraseTrie) -> list[list[int]]:
+    """One token path per written-form length (only the lengths matter)."""
+    depth = {0: 0}
+    paths: list[list[int]] = []
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if trie.ends[node] is not None:
+            paths.append([0] * depth[node])
+        for child in trie.children[node].values():
+            depth[child] = depth[node] + 1
+            stack.append(child)
+    return paths
+
+
+def _free(decoder: Decoder, cross: Cross, cache: Cache, root: np.ndarray, end: int, first_special: int,
+          seconds: float, longest: int, config: SearchConfig) -> tuple[list[int], float, int]:
+    """Greedy transcription: (text tokens, log probability including the end, decoder calls).
+
+    It stops early, with the score so far (an upper bound of the full transcription's), once it is
+    longer than any allowed phrase by ``config.overrun`` tokens or the segment allows: from there on
+    it can only say that the speech was not an allowed phrase, which it already says."""
+    limit = min(config.max_tokens, 4 + int(config.tokens_per_second * seconds), longest + config.overrun)
+    tokens: list[int] = []
+    total, row, calls = 0.0, root, 0
+    for _ in range(limit):
+        candidates = row[:first_special]
+        token = int(candidates.argmax())
+        if row[end] >= candidates[token]:
+            return tokens, total + float(row[end]), calls
+        tokens.append(token)
+        total += float(row[token])
+        row = decoder.log_probs(decoder.hidden(np.array([[token]]), cross, cache)[0, -1:])[0]
+        calls += 1
+    return tokens, total, calls
