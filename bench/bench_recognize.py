@@ -96,16 +96,18 @@ Item = tuple[Clip, tuple[str, ...]]
 """A clip and the phrases the game allows while it is heard."""
 
 
-def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str = "pink") -> list[Item]:
+def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str = "pink",
+                    heldout: bool = False) -> list[Item]:
     """Targets (both games, judged in their own game) and chatter (alternating between the games),
-    each said by every voice ``per_voice`` times."""
+    each said by every voice ``per_voice`` times (``heldout``: the voices never tuned on)."""
+    from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)
     rng = np.random.default_rng(seed)
     games = {g: phrases_for(g, lang, pack=pack) for g in ("bimbamm", "bimbambum")}
     items: list[Item] = []
-    voices = voices_for(lang)
+    voices = HELDOUT_ENGLISH_VOICES if heldout and lang == "en" else voices_for(lang)
     for game, targets in games.items():
         for phrase in targets:
             for voice in voices:
@@ -163,19 +165,28 @@ def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
     """Recognise every clip against its phrases; keep PocketSphinx's evidence when it gives it."""
     out = []
     verify = getattr(recognizer, "verify", None)
+    evidence = getattr(recognizer, "evidence", None)
     sets = {phrases: name for name, phrases in command_sets().items()}
     lexicon = getattr(recognizer, "_lexicon", {})
     for i, (clip, phrases) in enumerate(items):
         start = time.perf_counter()
-        if verify is not None:
+        words: tuple[str, ...] = ()
+        if evidence is not None:
+            found = evidence(clip.segment(), phrases)
+            result, hypothesis, llr = found.recognition, found.phrase, found.ratio
+            if found.analysis is not None:
+                words = (found.analysis.free_text.strip(),)
+        elif verify is not None:
             verdict = verify(clip.segment(), phrases)
             result, hypothesis, llr = verdict.recognition, verdict.hypothesis, verdict.llr
         else:
             result = recognizer.recognize(clip.segment(), phrases)  # type: ignore[attr-defined]
             hypothesis, llr = result.phrase, None
         seconds = time.perf_counter() - start
+        if evidence is None:
+            words = tuple(w.word for w in result.words)
         out.append(Outcome(name, clip.truth, clip.text, result.phrase, result.rejected_as,
-                           tuple(w.word for w in result.words), result.confidence, seconds,
+                           words, result.confidence, seconds,
                            len(clip.samples) / 16000, hypothesis, sets.get(tuple(phrases), ""),
                            clip.truth is None and tuple(phrases) in sets and within_one_phone(clip.text, phrases, lexicon),
                            llr))
@@ -246,7 +257,14 @@ def print_sets(outcomes: list[Outcome]) -> None:
               f"chatter accepted {sum(o.phrase is not None for o in chatter):3d}/{len(chatter)}")
 
 
-def print_sweep(outcomes: list[Outcome], lang: str) -> None:
+SWEEPS = {
+    "sphinx": (-4.0, -3.5, -3.0, -2.5, -2.25, -2.0, -1.75, -1.5, -1.25, -1.0),
+    "whisper": (-10.0, -8.0, -7.0, -6.0, -5.0, -4.0, -3.5, -3.0, -2.5, -2.0, -1.5, -1.0, -0.5),
+}
+"""Shared thresholds a sweep tries: nats per frame (PocketSphinx), nats per phrase (Whisper)."""
+
+
+def print_sweep(outcomes: list[Outcome], lang: str, engine: str = "sphinx") -> None:
     """Targets right and false accepts if one likelihood-ratio threshold were used for every phrase."""
     scored = [o for o in outcomes if o.llr is not None]
     if not scored:
@@ -254,8 +272,9 @@ def print_sweep(outcomes: list[Outcome], lang: str) -> None:
     targets = sum(o.truth is not None for o in outcomes)
     near = sum(o.truth is None and confusable(o, lang) for o in outcomes)
     far = sum(o.truth is None and not confusable(o, lang) for o in outcomes)
-    print(f"  threshold sweep ({outcomes[0].clip_set}): nats/frame  right  wrong  confusable  everyday")
-    for t in (-4.0, -3.5, -3.0, -2.5, -2.25, -2.0, -1.75, -1.5, -1.25, -1.0):
+    unit = "nats/frame" if engine == "sphinx" else "nats"
+    print(f"  threshold sweep ({outcomes[0].clip_set}): {unit}  right  wrong  confusable  everyday")
+    for t in SWEEPS.get(engine, SWEEPS["sphinx"]):
         kept = [o for o in scored if o.llr is not None and o.llr >= t]
         right = sum(o.hypothesis == o.truth for o in kept if o.truth is not None)
         wrong = sum(o.hypothesis != o.truth for o in kept if o.truth is not None)
@@ -269,12 +288,12 @@ COSTS = {"everyday": 10.0, "confusable": 0.3, "wrong": 1.0}
 """What a wrong accept costs, in missed shouts, when PocketSphinx's thresholds are learnt: everyday
 chatter taken for a shout is the false alarm the game must not make; a word one sound from a target
 ("pick" for "pig") is rare at a real table and mostly indistinguishable to the model."""
-CLAMP = 0.4
-"""Nats per frame a phrase's own threshold may differ from the shared one (per-phrase optima
-learnt freely from 32-64 fixtures did not carry over to another seed)."""
+CLAMP = {"sphinx": 0.4, "whisper": 1.0}
+"""How far a phrase's own threshold may differ from the shared one: nats per frame (PocketSphinx),
+nats (Whisper). Per-phrase optima learnt freely from 32-64 fixtures did not carry over to another seed."""
 
 
-def learn_verification(outcomes: list[Outcome], lang: str) -> None:
+def learn_verification(outcomes: list[Outcome], lang: str, engine: str = "sphinx") -> None:
     """Write the verification design's likelihood-ratio thresholds and confidence calibration to
     tuning.toml (PocketSphinx).
 
@@ -293,17 +312,19 @@ def learn_verification(outcomes: list[Outcome], lang: str) -> None:
         candidates = [c for c in candidates if np.isfinite(c)]
         return max(candidates, key=lambda t: (-sum(cost(o) for o in items if o.llr is not None and o.llr >= t), -t))
 
+    scored = [o for o in scored if o.llr is not None and np.isfinite(o.llr)]
     shared = best(scored, float(min(o.llr for o in scored if o.llr is not None)), 0.0)
     thresholds = {"default": round(shared, 3)}
+    clamp = CLAMP.get(engine, 0.4)
     for phrase in sorted({o.hypothesis for o in scored if o.hypothesis}):
         mine = [o for o in scored if o.hypothesis == phrase]
-        thresholds[phrase] = round(best(mine, shared - CLAMP, shared + CLAMP), 3)
+        thresholds[phrase] = round(best(mine, shared - clamp, shared + clamp), 3)
     slope, offset = fit_logistic(np.array([o.llr for o in scored], float),
                                  np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float))
     data: dict[str, dict[str, object]] = {
         "min_llr": dict(thresholds), "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)},
     }
-    write_tuning("sphinx", lang, data)
+    write_tuning(engine, lang, data)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, steps: int = 4000, rate: float = 0.5) -> tuple[float, float]:
@@ -404,12 +425,14 @@ def write_tuning(engine: str, lang: str, tables: Mapping[str, Mapping[str, objec
 def main() -> int:
     parser = argparse.ArgumentParser(description="Phrase accuracy and false accepts of the recognisers.")
     parser.add_argument("--lang", default="en", help="language pack (en, ko)")
-    parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "sphinx"])
+    parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "whisper", "sphinx"])
     parser.add_argument("--model", default=None, help="Vosk model folder")
     parser.add_argument("--seed", type=int, default=2, help="seed of the synthetic clips (learn on another)")
     parser.add_argument("--per-voice", type=int, default=2, help="renditions of each phrase per voice")
     parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the noise")
     parser.add_argument("--noise", choices=["pink", "babble"], default="pink", help="noise under the synthetic clips")
+    parser.add_argument("--heldout-voices", action="store_true",
+                        help="synthetic clips from the voices never tuned on (Festival, flite kal, other espeak-ng variants)")
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
     parser.add_argument("--commands", action="store_true", help="the hosts' phrase sets (numbers, names, commands)")
     parser.add_argument("--per-set", type=int, default=12, help="--commands: phrases said from each set")
@@ -453,7 +476,7 @@ def main() -> int:
     results: list[list[Outcome]] = []
     if not args.no_synthetic:
         if not args.commands:
-            clips = synthetic_clips(args.lang, args.seed, args.per_voice, args.snr, args.noise)
+            clips = synthetic_clips(args.lang, args.seed, args.per_voice, args.snr, args.noise, args.heldout_voices)
             results.append(run(recognizer, clips, "synthetic"))
         if args.commands or args.with_commands:
             clips = command_clips(args.lang, args.seed, args.per_set, args.snr, args.noise)
@@ -470,10 +493,12 @@ def main() -> int:
         print_confusions(outcomes)
         print_sets(outcomes)
         if args.sweep:
-            print_sweep(outcomes, args.lang)
+            print_sweep(outcomes, args.lang, recognizer.name)
     if args.learn:
         learnt = [o for r in results if r and r[0].clip_set != "real" for o in r]
-        if getattr(getattr(recognizer, "design", None), "value", "decoys") != "decoys":
+        if recognizer.name == "whisper":
+            learn_verification(learnt, args.lang, "whisper")
+        elif getattr(getattr(recognizer, "design", None), "value", "decoys") != "decoys":
             learn_verification(learnt, args.lang)
         else:
             learn_decoys(learnt, recognizer.name, args.lang)

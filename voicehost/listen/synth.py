@@ -35,6 +35,7 @@ class TtsEngine(Enum):
 
     ESPEAK = "espeak"
     FLITE = "flite"
+    FESTIVAL = "festival"
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,12 @@ class SynthVoice:
 
     engine: TtsEngine
     name: str
-    """espeak-ng voice with optional variant ('en-us+m3', 'en+f2', 'ko') or flite voice ('slt')."""
+    """espeak-ng voice with optional variant ('en-us+m3', 'en+f2', 'ko'), flite voice ('slt') or
+    Festival voice ('kal_diphone')."""
     pitch: int = 50
-    """espeak-ng base pitch 0..99 (ignored by flite)."""
+    """espeak-ng base pitch 0..99 (ignored by flite and Festival)."""
     wpm: int = 175
-    """Speaking rate, words per minute (flite: converted to its duration stretch)."""
+    """Speaking rate, words per minute (flite and Festival: converted to a duration stretch)."""
 
     @property
     def label(self) -> str:
@@ -66,6 +68,19 @@ ENGLISH_VOICES: tuple[SynthVoice, ...] = (
     SynthVoice(TtsEngine.ESPEAK, "en-gb-scotland+m1", pitch=35, wpm=160),
 )
 """Distinct English voices (female and male, four flite and four espeak-ng variants)."""
+
+HELDOUT_ENGLISH_VOICES: tuple[SynthVoice, ...] = (
+    SynthVoice(TtsEngine.FESTIVAL, "kal_diphone", wpm=170),
+    SynthVoice(TtsEngine.FESTIVAL, "ked_diphone", wpm=180),
+    SynthVoice(TtsEngine.FESTIVAL, "cmu_us_slt_arctic_hts", wpm=175),
+    SynthVoice(TtsEngine.FLITE, "kal", wpm=170),
+    SynthVoice(TtsEngine.ESPEAK, "en-us+m1", pitch=40, wpm=175),
+    SynthVoice(TtsEngine.ESPEAK, "en+f3", pitch=60, wpm=165),
+    SynthVoice(TtsEngine.ESPEAK, "en-gb-x-rp+m7", pitch=50, wpm=185),
+    SynthVoice(TtsEngine.ESPEAK, "en-029+f1", pitch=65, wpm=170),
+)
+"""English voices never used to choose a setting: a third engine (Festival), flite's 8 kHz voice and
+espeak-ng variants and accents outside :data:`ENGLISH_VOICES` (benchmarks report on these)."""
 
 KOREAN_VOICES: tuple[SynthVoice, ...] = (
     SynthVoice(TtsEngine.ESPEAK, "ko", pitch=50, wpm=160),
@@ -97,6 +112,8 @@ def render_speech(text: str, voice: SynthVoice, rate: int = DEFAULT_RATE) -> np.
 def _run_tts(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
     import soundfile
 
+    if voice.engine is TtsEngine.FESTIVAL:
+        return _run_festival(text, voice)
     if voice.engine is TtsEngine.ESPEAK:
         argv = ["espeak-ng", "-v", voice.name, "-s", str(voice.wpm), "-p", str(voice.pitch), "--stdout", text]
     else:
@@ -117,6 +134,33 @@ def _run_tts(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
         data = data.mean(axis=1)
     if data.size == 0 or not np.any(np.abs(data) > 1e-4):
         raise SpeechError(f"{program} produced silence for {text[:40]!r} with voice {voice.name!r}")
+    return data.astype(np.float32), int(raw_rate)
+
+
+def _run_festival(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
+    """Festival's text2wave (it cannot write a usable WAV to a pipe, so through a temporary file)."""
+    import soundfile
+    import tempfile
+
+    if shutil.which("text2wave") is None:
+        raise SpeechError("festival is not installed; fix: sudo apt-get install festival festvox-kallpc16k")
+    stretch = 175.0 / max(voice.wpm, 1)
+    with tempfile.TemporaryDirectory(prefix="voicehost-festival-") as tmp:
+        out = f"{tmp}/speech.wav"
+        argv = ["text2wave", "-eval", f"(voice_{voice.name})", "-eval", f"(Parameter.set 'Duration_Stretch {stretch:.3f})",
+                "-o", out]
+        try:
+            subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=60, check=True)
+            data, raw_rate = soundfile.read(out, dtype="float32", always_2d=False)
+        except subprocess.CalledProcessError as error:
+            message = error.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise SpeechError(f"festival failed for voice {voice.name!r}: {message[-1] if message else error}") from error
+        except (subprocess.TimeoutExpired, RuntimeError) as error:
+            raise SpeechError(f"festival produced no usable audio for voice {voice.name!r}: {error}") from error
+    if data.ndim == 2:
+        data = data.mean(axis=1)
+    if data.size == 0 or not np.any(np.abs(data) > 1e-4):
+        raise SpeechError(f"festival produced silence for {text[:40]!r} with voice {voice.name!r}")
     return data.astype(np.float32), int(raw_rate)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voicehost.listen.recognize.whisper.decoder import Cache, Cross, Decoder
+from voicehost.listen.recognize.whisper.decoder import Cross, Decoder
 from voicehost.listen.recognize.whisper.tokens import PhraseTrie
 
 
@@ -71,23 +71,34 @@ class SearchConfig:
 
 def score_phrases(decoder: Decoder, cross: Cross, prefix: list[int], trie: PhraseTrie, end: int,
                   first_special: int, no_speech: int, seconds: float, config: SearchConfig = SearchConfig()) -> Scores:
-    """Run both searches for one segment (see the module doc); ``prefix`` starts the transcription."""
-    cache = decoder.cache()
-    root = decoder.log_probs(decoder.hidden(np.array([prefix]), cross, cache)[0, -1:])[0]
-    steps = 1
+    """Run both searches for one segment (see the module doc); ``prefix`` starts the transcription.
+
+    Both advance together, one decoder call per step for the free transcription's next token and
+    every phrase hypothesis (the weights are read once per step, whatever the number of rows)."""
     longest = max((len(t) for t in _depths(trie)), default=1)
-    free_tokens, free_score, free_steps = _free(decoder, cross, cache, root, end, first_special, seconds, longest, config)
-    steps += free_steps
-    limit = free_score - config.floor
+    free_limit = min(config.max_tokens, 4 + int(config.tokens_per_second * seconds), longest + config.overrun)
+    free: list[int] = []
+    free_open = True
+    free_score = 0.0
     done: dict[str, float] = {}
-    beam: list[tuple[list[int], int, float]] = [(list(prefix), 0, 0.0)]
-    rows: np.ndarray | None = root[None, :]
-    while beam:
-        if rows is None:
-            rows = decoder.next_log_probs([tokens for tokens, _, _ in beam], cross)
-            steps += 1
+    beam: list[tuple[list[int], int, float]] = [([], 0, 0.0)]
+    no_speech_score = 0.0
+    steps = 0
+    while free_open or beam:
+        rows = ([prefix + free] if free_open else []) + [prefix + tokens for tokens, _, _ in beam]
+        probs = decoder.next_log_probs(rows, cross)
+        steps += 1
+        if steps == 1:
+            no_speech_score = float(probs[0][no_speech])
+        if free_open:
+            free, free_score, free_open = _free_step(free, free_score, probs[0], end, first_special)
+            probs = probs[1:]
+            if len(free) >= free_limit:
+                free_open = False  # too long for any allowed phrase: the score so far bounds the rest
+        # A phrase hypothesis far under the free transcription's score so far can never be accepted.
+        limit = free_score - config.floor
         grown: list[tuple[list[int], int, float]] = []
-        for (tokens, node, score), row in zip(beam, rows):
+        for (tokens, node, score), row in zip(beam, probs):
             phrase = trie.ends[node]
             if phrase is not None:
                 done[phrase] = float(np.logaddexp(done.get(phrase, -np.inf), score + row[end]))
@@ -97,8 +108,18 @@ def score_phrases(decoder: Decoder, cross: Cross, prefix: list[int], trie: Phras
                     grown.append((tokens + [token], child, total))
         grown.sort(key=lambda h: -h[2])
         cut = grown[0][2] - config.spread if grown else 0.0
-        beam, rows = [h for h in grown[: config.beam] if h[2] >= cut], None
-    return Scores(done, tuple(free_tokens), free_score, float(root[no_speech]), steps)
+        beam = [h for h in grown[: config.beam] if h[2] >= cut]
+    return Scores(done, tuple(free), free_score, no_speech_score, steps)
+
+
+def _free_step(tokens: list[int], score: float, row: np.ndarray, end: int,
+               first_special: int) -> tuple[list[int], float, bool]:
+    """One greedy step of the free transcription: (tokens, score, still open)."""
+    text = row[:first_special]
+    token = int(text.argmax())
+    if row[end] >= text[token]:
+        return tokens, score + float(row[end]), False
+    return tokens + [token], score + float(row[token]), True
 
 
 def _depths(trie: PhraseTrie) -> list[list[int]]:
@@ -114,25 +135,3 @@ def _depths(trie: PhraseTrie) -> list[list[int]]:
             depth[child] = depth[node] + 1
             stack.append(child)
     return paths
-
-
-def _free(decoder: Decoder, cross: Cross, cache: Cache, root: np.ndarray, end: int, first_special: int,
-          seconds: float, longest: int, config: SearchConfig) -> tuple[list[int], float, int]:
-    """Greedy transcription: (text tokens, log probability including the end, decoder calls).
-
-    It stops early, with the score so far (an upper bound of the full transcription's), once it is
-    longer than any allowed phrase by ``config.overrun`` tokens or the segment allows: from there on
-    it can only say that the speech was not an allowed phrase, which it already says."""
-    limit = min(config.max_tokens, 4 + int(config.tokens_per_second * seconds), longest + config.overrun)
-    tokens: list[int] = []
-    total, row, calls = 0.0, root, 0
-    for _ in range(limit):
-        candidates = row[:first_special]
-        token = int(candidates.argmax())
-        if row[end] >= candidates[token]:
-            return tokens, total + float(row[end]), calls
-        tokens.append(token)
-        total += float(row[token])
-        row = decoder.log_probs(decoder.hidden(np.array([[token]]), cross, cache)[0, -1:])[0]
-        calls += 1
-    return tokens, total, calls

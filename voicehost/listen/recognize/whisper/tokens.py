@@ -39,6 +39,8 @@ def _cased(words: Sequence[str], case: str) -> list[str]:
 def written_forms(spoken: str) -> list[str]:
     """Texts (each with Whisper's leading space) a spoken phrase may be written as."""
     words = spoken.split()
+    if not words:
+        return []
     choices = [[w, DIGITS[w]] if w in DIGITS else [w] for w in words]
     forms: set[str] = set()
     for picked in itertools.product(*choices):
