@@ -81,3 +81,29 @@ def run_offline(game: str, players: str, *, seed: int = 1, lines: str | None = N
     finally:
         built.close()
     return outcome, out.getvalue(), built.flow
+
+
+class HeardInput:
+    """Given :class:`Heard` items (e.g. uncertain microphone shouts), each delivered at its onset + 0.5 s
+    on a simulated clock; timers fire in between; the input ends ``tail`` seconds after the last."""
+
+    def __init__(self, items: list[Heard], clock: SimClock, *, tail: float = 12.0) -> None:
+        self._items = sorted(items, key=lambda h: h.onset)
+        self._clock = clock
+        self._end = (self._items[-1].onset if self._items else 0.0) + tail
+
+    def next(self, deadline: float | None) -> list[Heard] | None:
+        if not self._items:
+            if deadline is None or deadline > self._end:
+                return None
+            self._clock.advance_to(max(deadline, self._clock.now()))
+            return []
+        due = self._items[0].onset + 0.5
+        if deadline is not None and due > deadline:
+            self._clock.advance_to(max(deadline, self._clock.now()))
+            return []
+        self._clock.advance_to(max(due, self._clock.now()))
+        return [self._items.pop(0)]
+
+    def close(self) -> None:
+        pass

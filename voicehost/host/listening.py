@@ -54,7 +54,7 @@ def heard_from(shout: Shout) -> Heard:
     """The session's view of a ranked shout."""
     level = shout.details.get("level_db") if shout.details else None
     return Heard(shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic",
-                 float(level) if isinstance(level, (int, float)) else None)
+                 float(level) if isinstance(level, (int, float)) else None, shout.uncertain)
 
 
 class ReferenceTap:

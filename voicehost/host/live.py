@@ -54,21 +54,21 @@ def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str
 
 def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
     """The listening pipeline with the recogniser for the language (built once, shared by all seats)."""
-    from voicehost.listen.pipeline import Listener
+    from voicehost.listen.pipeline import ListenConfig, Listener
     from voicehost.listen.recognize import build_recognizer
 
     recognizer = build_recognizer(listen.lang, listen.engine, listen.model)
     print(f"(listening with {getattr(recognizer, 'description', recognizer.name)})", file=stdout, flush=True)
-    return Listener(seats, recognizer, [], offsets=offsets)
+    return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True))
 
 
 def listening_phrases(flow: Any) -> list[str]:
-    """What the microphones listen for: the game's phrases of the moment, and the global commands
-    ("repeat", "pause", "continue", "quit" …) that any player may say at any time — also while
-    the game is paused, when nothing else is accepted."""
-    phrases = list(flow.phrases())
-    known = set(phrases)
-    return phrases + [p for p in COMMAND_PHRASES if p not in known]
+    """What the microphones listen for: the game's phrases of the moment, the session's "yes"/"no"
+    while it asks a player back, and the global commands ("repeat", "pause", "continue", "quit" …)
+    that any player may say at any time — also while the game is paused, when nothing else is
+    accepted."""
+    extra = getattr(getattr(flow, "host", None), "listen_also", ())
+    return list(dict.fromkeys([*flow.phrases(), *extra, *COMMAND_PHRASES]))
 
 
 class TableClock:

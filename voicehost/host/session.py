@@ -19,7 +19,7 @@ from voicehost.clock import Clock, Timers
 from voicehost.eventlog import EventLogWriter
 from voicehost.host.inputs import Input
 from voicehost.host.mouth import Mouth
-from voicehost.host.words import Command, Heard, command
+from voicehost.host.words import NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation
 from voicehost.rules.base import IllegalAction, JsonObject
 
 
@@ -36,6 +36,9 @@ class Host:
     events: list[JsonObject] = field(default_factory=list)
     """Every event of this game so far (the log's content), as JSON objects."""
     on_event: Callable[[JsonObject], None] | None = None
+    listen_also: tuple[str, ...] = ()
+    """Phrases the microphones listen for besides the flow's and the commands (the session's
+    "yes"/"no" while it asks a player back)."""
 
     def record(self, events: Sequence[Any]) -> list[JsonObject]:
         """Append a rules action's events to the log (one write, flushed) and return them as JSON."""
@@ -119,6 +122,10 @@ class Flow(ABC):
         return round(self.host.clock.now(), 6)
 
 
+CONFIRM_WINDOW = 4.0
+"""Seconds after the host's question a player has to answer it."""
+
+
 @dataclass
 class Outcome:
     """How a session ended."""
@@ -146,6 +153,8 @@ class Session:
         """Players whose microphone has stopped (live input only; issue 9)."""
         self._for_microphones = False
         """True while the game is paused because a microphone stopped, not because someone said pause."""
+        self._asked: dict[str, tuple[Heard, float]] = {}
+        """Player → (an uncertain shout of theirs the host asked back about, answer deadline)."""
 
     def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
         """Start (or resume) the game and loop until it is over or the input ends."""
@@ -154,7 +163,7 @@ class Session:
         else:
             self.flow.start()
         while not self.flow.over:
-            deadline = None if self.paused else self.host.timers.next_due()
+            deadline = None if self.paused else self._next_deadline()
             heard = self.input.next(deadline)
             if heard is None:
                 return Outcome(False, self.host.events, "input_ended")
@@ -166,7 +175,10 @@ class Session:
                 self.dispatch(item)
                 if self.flow.over:
                     break
-            if not self.paused and not self.flow.over:
+            self._expire_questions()
+            # While a player is asked back, the game's timers wait: a race or a turn window must
+            # not close before a confirmed shout (with its original onset) reaches the game.
+            if not self.paused and not self.flow.over and not self._asked:
                 for name in self.host.timers.pop_due(self.host.clock.now()):
                     self.flow.on_timer(name)
                     if self.flow.over:
@@ -174,9 +186,31 @@ class Session:
         return Outcome(True, self.host.events, "over")
 
     def dispatch(self, heard: Heard) -> None:
-        """Global commands first, then the game flow (which never sees a paused game's input)."""
+        """Global commands first, then the game flow (which never sees a paused game's input).
+
+        A shout the recogniser was unsure of is never dropped in silence: the host asks its player
+        back ("Ben: cat?"); "yes" or the word again hands it to the game with its original onset,
+        "no" drops it, and without an answer within ``CONFIRM_WINDOW`` the host says so."""
         if self.on_heard is not None:
             self.on_heard(heard)
+        if heard.uncertain and not self.paused:
+            self._ask_back(heard)
+            return
+        asked = self._asked.get(heard.player)
+        if asked is not None:
+            answer = confirmation(heard.phrase, asked[0].phrase)
+            del self._asked[heard.player]
+            self._update_listening()
+            if answer is True:
+                self._to_flow(Heard(asked[0].player, asked[0].phrase, asked[0].onset, asked[0].end,
+                                    asked[0].confidence, asked[0].source, asked[0].level_db))
+                return
+            if answer is False:
+                self.flow.say(f"Sorry, {heard.player}.", reply=True)
+                return
+        self._to_flow(heard)
+
+    def _to_flow(self, heard: Heard) -> None:
         what = command(heard.phrase)
         if what is not None and self._command(heard, what):
             return
@@ -187,6 +221,30 @@ class Session:
             self.flow.on_heard(heard)
         except IllegalAction as error:
             self.flow.say(f"{heard.player}: {error}")
+
+    def _ask_back(self, heard: Heard) -> None:
+        """Ask ``heard``'s player whether they said its phrase (see :meth:`dispatch`)."""
+        self.flow.say(f"{heard.player}: {heard.phrase}?", reply=True)
+        self._asked[heard.player] = (heard, self.host.mouth.silent_at() + CONFIRM_WINDOW)
+        self._update_listening()
+
+    def _update_listening(self) -> None:
+        self.host.listen_also = (*YES_PHRASES, *NO_PHRASES) if self._asked else ()
+
+    def _next_deadline(self) -> float | None:
+        due = [deadline for _, deadline in self._asked.values()]
+        timer = self.host.timers.next_due()
+        if timer is not None and not self._asked:
+            due.append(timer)
+        return min(due) if due else None
+
+    def _expire_questions(self) -> None:
+        now = self.host.clock.now()
+        for player, (heard, deadline) in list(self._asked.items()):
+            if now >= deadline:
+                del self._asked[player]
+                self.flow.say(f"{player}, I did not hear {heard.phrase} clearly: it does not count.")
+        self._update_listening()
 
     def _command(self, heard: Heard, what: Command) -> bool:
         """Carry out a global command; False if the flow should handle the phrase instead."""

@@ -85,6 +85,23 @@ COMMAND_PHRASES: dict[str, Command] = {
 """Phrases that mean a command (normalised)."""
 
 
+YES_PHRASES = ("yes", "yeah", "yep", "right", "correct", "that's right")
+"""Answers that confirm what the host asked back about."""
+NO_PHRASES = ("no", "nope", "wrong", "no no")
+"""Answers that deny it."""
+
+
+def confirmation(answer: str, asked: str) -> bool | None:
+    """True if ``answer`` confirms the phrase ``asked`` about (yes, or the phrase said again), False
+    if it denies it, None if it is neither (something else was said)."""
+    said = normalise(answer)
+    if said in YES_PHRASES or said == normalise(asked):
+        return True
+    if said in NO_PHRASES:
+        return False
+    return None
+
+
 def command(phrase: str) -> Command | None:
     """The command a whole phrase means, or None."""
     return COMMAND_PHRASES.get(normalise(phrase))
@@ -107,3 +124,6 @@ class Heard:
     """'text', 'script' or 'mic'."""
     level_db: float | None = None
     """Peak level of the voice on its own microphone, dBFS (microphones only): "the loudest player"."""
+    uncertain: bool = False
+    """The recogniser was unsure of ``phrase`` (microphones only): the session asks the player
+    back before the game sees it, and a confirmed shout keeps its onset."""

@@ -143,13 +143,19 @@ class Shout:
     kind: EventKind = EventKind.VOICE
     details: dict[str, object] = field(default_factory=dict, compare=False)
     """Diagnostics (levels, leaks, engine) for reports and plots; not part of the contract."""
+    uncertain: bool = False
+    """The recogniser was not sure of ``phrase`` (it is the likeliest allowed phrase): a host asks
+    back ("Ben, was that cat?") and the shout keeps its onset rank if confirmed."""
 
     def to_json(self) -> dict[str, object]:
-        """The object printed by ``voicehost rank --json``."""
-        return {
+        """The object printed by ``voicehost rank --json`` ("uncertain" only appears when true)."""
+        out: dict[str, object] = {
             "player": self.player,
             "phrase": self.phrase,
             "onset": round(self.onset, 4),
             "end": round(self.end, 4),
             "confidence": round(self.confidence, 3),
         }
+        if self.uncertain:
+            out["uncertain"] = True
+        return out

@@ -57,6 +57,9 @@ class ListenConfig:
     echo_margin_db: float = 20.0
     """A shout this many dB fainter than another seat's shout of the same phrase at the same
     moment is that seat's leak, not a shout (a last guard after crosstalk)."""
+    report_uncertain: bool = False
+    """Also report shouts the recogniser was unsure of (``Shout.uncertain``; live hosting asks back);
+    off: they are dropped like rejections."""
     echo_window: float = 0.06
     """Seconds a leak may seem to start before its source (onsets are re-estimated on cleaned
     audio); it may start any time until the source ends."""
@@ -72,7 +75,8 @@ class Decision:
     segment_start: float = 0.0
     """Seconds: session time of the recognised segment's first sample."""
     reason: str = ""
-    """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed', 'faint_echo'."""
+    """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed',
+    'faint_echo'; 'uncertain' for a shout reported as uncertain."""
 
 
 @dataclass
@@ -309,6 +313,10 @@ class Listener:
         segment = Segment(event, owned.samples, self.onset.rate, owned.start)
         recognition = self.recognizer.recognize(segment, spoken)
         decision.recognition = recognition
+        uncertain = recognition.phrase is None and recognition.rejected_as == "uncertain" \
+            and recognition.candidate is not None and cfg.report_uncertain
+        if uncertain:
+            recognition = replace(recognition, phrase=recognition.candidate, confidence=recognition.candidate_confidence)
         if recognition.phrase is None:
             decision.reason = "rejected"
             return
@@ -318,6 +326,9 @@ class Listener:
         decision.shout = shout_from(event, recognition, spoken, cfg.count_bursts)
         if decision.shout is None:
             decision.reason = "not_allowed"
+        elif uncertain:
+            decision.shout = replace(decision.shout, uncertain=True)
+            decision.reason = "uncertain"
 
 
 def _level(shout: Shout) -> float | None:
