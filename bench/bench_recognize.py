@@ -161,7 +161,35 @@ def real_clips(folder: Path, lang: str) -> list[Item]:
     return items
 
 
-def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
+def speaker(clip: Clip) -> str:
+    """The voice of a clip without its jitter: the enrolled "player" ('espeak:en-us+m3')."""
+    return clip.voice.split("@")[0]
+
+
+def enrol_voices(recognizer: object, lang: str, seed: int, heldout: bool, takes: int = 3) -> None:
+    """Give a Whisper recogniser enrolment takes of every game word from every synthetic voice
+    (quiet room, 40 dB SNR, pitch and rate jittered like the test clips, another random stream)."""
+    from voicehost.listen.recognize.enrol import Templates, frames_between
+    from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
+    from voicehost.listen.vocab import load_pack
+
+    pack = load_pack(lang)
+    words = sorted({w for g in ("bimbamm", "bimbambum") for p in phrases_for(g, lang, pack=pack) for w in p.split()})
+    voices = HELDOUT_ENGLISH_VOICES if heldout and lang == "en" else voices_for(lang)
+    rng = np.random.default_rng(seed + 7777)
+    templates = Templates()
+    engine = recognizer.engine  # type: ignore[attr-defined]
+    start = time.perf_counter()
+    for voice in voices:
+        for word in words:
+            for _ in range(takes):
+                clip = render_clip(pack.spoken_forms(word)[0], word, vary(voice, rng), rng, 40.0)
+                templates.add(speaker(clip), word, frames_between(engine.encode(clip.samples), clip.onset, clip.end))
+    recognizer.templates = templates  # type: ignore[attr-defined]
+    print(f"enrolled {len(voices)} voices x {len(words)} words x {takes} takes in {time.perf_counter() - start:.1f} s")
+
+
+def run(recognizer: object, items: list[Item], name: str, by_voice: bool = False) -> list[Outcome]:
     """Recognise every clip against its phrases; keep PocketSphinx's evidence when it gives it."""
     out = []
     verify = getattr(recognizer, "verify", None)
@@ -171,16 +199,17 @@ def run(recognizer: object, items: list[Item], name: str) -> list[Outcome]:
     for i, (clip, phrases) in enumerate(items):
         start = time.perf_counter()
         words: tuple[str, ...] = ()
+        segment = clip.segment(speaker(clip)) if by_voice else clip.segment()
         if evidence is not None:
-            found = evidence(clip.segment(), phrases)
+            found = evidence(segment, phrases)
             result, hypothesis, llr = found.recognition, found.phrase, found.ratio
             if found.analysis is not None:
                 words = (found.analysis.free_text.strip(),)
         elif verify is not None:
-            verdict = verify(clip.segment(), phrases)
+            verdict = verify(segment, phrases)
             result, hypothesis, llr = verdict.recognition, verdict.hypothesis, verdict.llr
         else:
-            result = recognizer.recognize(clip.segment(), phrases)  # type: ignore[attr-defined]
+            result = recognizer.recognize(segment, phrases)  # type: ignore[attr-defined]
             hypothesis, llr = result.phrase, None
         seconds = time.perf_counter() - start
         if evidence is None:
@@ -431,6 +460,8 @@ def main() -> int:
     parser.add_argument("--per-voice", type=int, default=2, help="renditions of each phrase per voice")
     parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the noise")
     parser.add_argument("--noise", choices=["pink", "babble"], default="pink", help="noise under the synthetic clips")
+    parser.add_argument("--enrol", action="store_true",
+                        help="Whisper: enrol every synthetic voice (3 takes of each game word) before judging its clips")
     parser.add_argument("--heldout-voices", action="store_true",
                         help="synthetic clips from the voices never tuned on (Festival, flite kal, other espeak-ng variants)")
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
@@ -477,7 +508,9 @@ def main() -> int:
     if not args.no_synthetic:
         if not args.commands:
             clips = synthetic_clips(args.lang, args.seed, args.per_voice, args.snr, args.noise, args.heldout_voices)
-            results.append(run(recognizer, clips, "synthetic"))
+            if args.enrol:
+                enrol_voices(recognizer, args.lang, args.seed, args.heldout_voices)
+            results.append(run(recognizer, clips, "synthetic", by_voice=args.enrol))
         if args.commands or args.with_commands:
             clips = command_clips(args.lang, args.seed, args.per_set, args.snr, args.noise)
             results.append(run(recognizer, clips, "commands"))

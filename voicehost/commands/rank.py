@@ -26,8 +26,14 @@ other words, coughs and laughter are not reported. Bim Bamm! phrases: cat, dog, 
 Bim Bam Bum! phrases: bim, bam, bum (up to three times), "bim bam bum", ship, and slap (a slap on
 the table or a clap).
 
+With --enroll NAME=DIR (repeatable) a player's own takes of the game's words help recognise their
+shouts: DIR holds WORD-N.wav files, one word per file (cat-1.wav, cat-2.wav, bim-1.wav ...), as
+'voicehost enrol' records them. Shouts the recogniser is unsure of are left out unless --uncertain
+is given (then they are listed, marked "uncertain": true in --json).
+
 examples:
   voicehost rank --game bimbamm --track Anna=anna.wav --track Ben=ben.wav
+  voicehost rank --game bimbamm --track Anna=anna.wav --track Ben=ben.wav --enroll Anna=takes/Anna
   voicehost rank --game bimbambum --multichannel table.wav --seats Anna,Ben,Cleo --json
   voicehost rank --game bimbamm --track Anna=a.flac --track Ben=b.flac --plot race.png
 """
@@ -49,9 +55,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--multichannel", type=Path, metavar="FILE", help="one file with a channel per player (needs --seats)")
     parser.add_argument("--seats", metavar="NAME,NAME,...", help="player of each channel of --multichannel, in order")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the shouts (default: en)")
-    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "sphinx"),
-                        help="speech recogniser: auto picks an installed Vosk model for the language, else PocketSphinx (default: auto)")
-    parser.add_argument("--model", type=Path, metavar="DIR", help="use this Vosk model folder")
+    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"),
+                        help="speech recogniser: auto picks an installed Vosk model for the language, else Whisper "
+                             "tiny.en for English (shipped, no download); sphinx is the older PocketSphinx (default: auto)")
+    parser.add_argument("--model", type=Path, metavar="DIR", help="use this model folder (Vosk, or a CTranslate2 Whisper model with --engine whisper)")
+    parser.add_argument("--enroll", action="append", default=[], metavar="NAME=DIR",
+                        help="a player's enrolment takes (WORD-N.wav files); repeat for every enrolled player")
+    parser.add_argument("--uncertain", action="store_true", help="also list shouts the recogniser is unsure of")
     parser.add_argument("--json", action="store_true", help="print one JSON object: {\"shouts\": [...]}")
     parser.add_argument("--plot", type=Path, metavar="FILE.png", help="draw each seat's waveform with the detected events and the ranking")
 
@@ -68,12 +78,19 @@ def run(args: argparse.Namespace) -> int:
         if args.plot.suffix.lower() != ".png":
             raise InputError(f"--plot {args.plot}: the picture must be a .png file")
     phrases = game_phrases(args.game, args.lang)
+    enrolled = _enrolled(args.enroll, recording.seats)
     recognizer = _recognizer(args)
+    if enrolled:
+        enrol = getattr(recognizer, "enrol", None)
+        if enrol is None:
+            raise InputError(f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)")
+        enrol(enrolled)
     print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
-    from voicehost.listen.pipeline import listen_to
+    from voicehost.listen.pipeline import ListenConfig, listen_to
 
     progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None
-    shouts, listener = listen_to(recording, recognizer, phrases, progress=progress)
+    shouts, listener = listen_to(recording, recognizer, phrases, progress=progress,
+                                 config=ListenConfig(report_uncertain=args.uncertain))
     if args.json:
         print(json.dumps({"shouts": [s.to_json() for s in shouts]}, ensure_ascii=False))
     else:
@@ -101,6 +118,27 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     if not args.track:
         raise InputError("no audio given: add --track NAME=FILE for every player, or --multichannel FILE --seats ...")
     return load_tracks([parse_track(spec) for spec in args.track])
+
+
+def _enrolled(specs: Sequence[str], seats: Sequence[str]) -> dict[str, Path]:
+    """Player → enrolment folder from ``--enroll NAME=DIR`` options (names must be seats)."""
+    from voicehost.errors import InputError
+
+    out: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, folder = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not folder.strip():
+            raise InputError(f"--enroll {spec!r}: write NAME=DIR, e.g. --enroll Anna=takes/Anna")
+        if name not in seats:
+            raise InputError(f"--enroll {name}: no seat of that name (seats: {', '.join(seats)})")
+        if name in out:
+            raise InputError(f"--enroll {name} is given twice")
+        path = Path(folder.strip()).expanduser()
+        if not path.is_dir():
+            raise InputError(f"--enroll {name}={folder}: no such folder")
+        out[name] = path
+    return out
 
 
 def game_phrases(game: str, lang: str) -> tuple[str, ...]:

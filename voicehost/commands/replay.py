@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the replayed events here (default: DIR/replay-events.jsonl)")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="write the host's speech during the replay to a WAV file")
     parser.add_argument("--tolerance", type=float, default=0.05, metavar="S", help="seconds two onsets may differ and still match (default 0.05)")
-    parser.add_argument("--engine", choices=["auto", "vosk", "sphinx"], help="override the recorded recogniser choice")
+    parser.add_argument("--engine", choices=["auto", "vosk", "whisper", "sphinx"], help="override the recorded recogniser choice")
     parser.add_argument("--quiet", action="store_true", help="do not print the host's lines")
 
 

@@ -27,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -475,6 +476,14 @@ CLICK_GAP = (0.35, 0.55)
 """Seconds between clicks, drawn from this range (a seeded RNG): irregular spacing keeps a late
 echo of one click from being mistaken for the next."""
 SPEECH_TIMEOUT = 30.0
+ENROL_TAKES = 3
+"""Takes of each word per player."""
+ENROL_MIN = 0.12
+"""Seconds: a shorter take is a click or a breath, asked for again."""
+ENROL_MAX = 2.5
+"""Seconds: a longer take is more than the word, asked for again."""
+ENROL_PAD = 0.25
+"""Seconds kept around a take's word."""
 """Seconds an announcement may take before the speaker counts as broken."""
 
 
@@ -500,6 +509,18 @@ class SetupResult:
     offsets: Offsets | None
     """None when every seat is on one device (nothing to measure)."""
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EnrolResult:
+    """What an enrolment recorded."""
+
+    takes: dict[str, list[Path]]
+    """Player → the take files written."""
+    seconds: dict[str, float]
+    """Player → seconds their enrolment took."""
+    total: float
+    """Seconds the whole enrolment took."""
 
 
 class TableSetup:
@@ -699,6 +720,57 @@ class TableSetup:
         self.summarise(table, offsets)
         warnings = tuple(self.table_warnings(table, offsets))
         return SetupResult(table, tuple(placements), offsets, warnings)
+
+    # -- enrolment --
+
+    def enrol(self, seats: Sequence[tuple[str, int]], words: Sequence[str], folder: Path, *,
+              takes: int = ENROL_TAKES, after: float | None = None) -> EnrolResult:
+        """Ask every player (name, channel index of the recorder) to say every word ``takes``
+        times; save each take as ``folder/NAME/WORD-N.wav`` (16 kHz mono, the word with 0.25 s
+        around it). A take that is silent, too short or too long is asked for again."""
+        started = self.clock.now()
+        end = after if after is not None else self.say(
+            "Now each of you will say the game's words, so that I learn your voices. Please stay quiet for a moment.")
+        self.listen_to_room(end)
+        saved: dict[str, list[Path]] = {}
+        per_player: dict[str, float] = {}
+        for name, channel in seats:
+            begun = self.clock.now()
+            self.say(f"{name}, it is your turn. Say each word when I ask, as you would shout it in the game.")
+            for word in words:
+                for k in range(1, takes + 1):
+                    saved.setdefault(name, []).append(self._enrol_take(name, channel, word, k, takes, folder))
+            per_player[name] = self.clock.now() - begun
+        self.say("Thank you, I know your voices now.")
+        return EnrolResult(saved, per_player, self.clock.now() - started)
+
+    def _enrol_take(self, name: str, channel: int, word: str, k: int, takes: int, folder: Path) -> Path:
+        import soundfile
+
+        prompt = f"{word}." if k > 1 else f"{name}, say: {word}."
+        for attempt in range(1, self.attempts + 1):
+            end = self.say(prompt)
+            self.log(f"  listening for {name} saying {word!r} (take {k} of {takes}) ...")
+            samples = self.take(end)[:, channel]
+            rate = self.recorder.rate
+            span = speech_span(samples[:, np.newaxis], rate, self.noise_db[channel : channel + 1])
+            if span is None:
+                prompt = f"{name}, I did not hear you. Say {word}, a little louder."
+                continue
+            length = span[1] - span[0]
+            if length < ENROL_MIN or length > ENROL_MAX:
+                prompt = f"{name}, that was too {'short' if length < ENROL_MIN else 'long'}. Say just {word}, once."
+                continue
+            a = max(0, int((span[0] - ENROL_PAD) * rate))
+            b = min(len(samples), int((span[1] + ENROL_PAD) * rate))
+            path = folder / name / f"{word}-{k}.wav"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            soundfile.write(str(path), _resample(samples[a:b], rate, 16000), 16000, subtype="PCM_16")
+            self.log(f"  saved {path} ({length:.2f} s of speech)")
+            return path
+        self.say(f"I could not hear {name} say {word}. Let's check the microphone and try again later.")
+        raise SetupFailed(f"could not record {name} saying {word!r} after {self.attempts} tries; check {name}'s "
+                          "microphone and run 'voicehost enrol' again")
 
     def check_earphones(self, table: Table) -> None:
         """Whisper to each seat on their own earphone, so a swapped cable is noticed now."""

@@ -38,9 +38,11 @@ class ListenSettings:
 
     lang: str = "en"
     engine: str = "auto"
-    """'auto', 'vosk' or 'sphinx'."""
+    """'auto', 'vosk', 'whisper' or 'sphinx'."""
     model: Path | None = None
     """A Vosk model folder (overrides the choice by language)."""
+    enrolment: Path | None = None
+    """A folder with one subfolder of enrolment takes per player (``voicehost enrol``), if any."""
 
 
 def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str, Any]:
@@ -58,6 +60,13 @@ def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[
     from voicehost.listen.recognize import build_recognizer
 
     recognizer = build_recognizer(listen.lang, listen.engine, listen.model)
+    enrolled = {name: listen.enrolment / name for name in seats
+                if listen.enrolment is not None and (listen.enrolment / name).is_dir()}
+    enrol = getattr(recognizer, "enrol", None)
+    if enrolled and enrol is not None:
+        enrol(enrolled)
+    elif enrolled:
+        print(f"(enrolment takes in {listen.enrolment} are not used: {recognizer.name} cannot use them)", file=stdout)
     print(f"(listening with {getattr(recognizer, 'description', recognizer.name)})", file=stdout, flush=True)
     return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True))
 
@@ -112,6 +121,8 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     from voicehost.speak.voice import EspeakVoice
 
     table = load_table(table_path) if table_path else default_table(settings.players)
+    if table_path is not None and listen.enrolment is None and (table_path.resolve().parent / "enrolment").is_dir():
+        listen = replace(listen, enrolment=table_path.resolve().parent / "enrolment")
     if tuple(table.names) != settings.players:
         raise SettingsError(f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order")
     for warning in check_devices(table, list_devices()):

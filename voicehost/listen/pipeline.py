@@ -338,13 +338,14 @@ def _level(shout: Shout) -> float | None:
 
 def listen_to(recording: "Recording", recognizer: Recognizer | None, phrases: Sequence[str], *,
               offsets: Mapping[SeatName, float] | None = None, block_frames: int = 4096,
-              progress: Callable[[float, float], None] | None = None) -> tuple[list[Shout], Listener]:
+              progress: Callable[[float, float], None] | None = None,
+              config: ListenConfig | None = None) -> tuple[list[Shout], Listener]:
     """Replay a whole recording through a new :class:`Listener` on a simulated clock (as fast as
     the machine allows); return the ranked shouts and the listener (for its decisions)."""
     from voicehost.clock import SimClock
     from voicehost.listen.sources import FileSource
 
-    listener = Listener(recording.seats, recognizer, phrases, offsets=dict(offsets or {}))
+    listener = Listener(recording.seats, recognizer, phrases, offsets=dict(offsets or {}), config=config or ListenConfig())
     clock = SimClock()
     shouts: list[Shout] = []
     for block in FileSource(recording, block_frames, clock).blocks():

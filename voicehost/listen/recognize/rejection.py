@@ -82,6 +82,8 @@ class Tuning:
     uncertain_band: Mapping[str, float] = field(default_factory=dict)
     """Phrase id (or 'default') → nats under the acceptance threshold within which a phrase is
     reported as uncertain (the host asks back) instead of rejected (Whisper)."""
+    template: Mapping[str, float] = field(default_factory=dict)
+    """Enrolment fusion settings (Whisper): 'distance', 'margin', 'bonus'."""
     llr_calibration: tuple[float, float] = (1.0, 0.0)
     """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
     fixtures with that ratio whose phrase was right."""
@@ -123,6 +125,7 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
             rescue_llr={normalize(str(k)): float(v) for k, v in table.get("rescue_llr", {}).items()},
             min_margin={str(k): float(v) for k, v in table.get("min_margin", {}).items()},
             uncertain_band={str(k): float(v) for k, v in table.get("uncertain_band", {}).items()},
+            template={str(k): float(v) for k, v in table.get("template", {}).items()},
             llr_calibration=(float(calibration.get("slope", 1.0)), float(calibration.get("offset", 0.0))),
         )
     except (TypeError, ValueError, AttributeError) as exc:

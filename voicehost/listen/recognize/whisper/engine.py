@@ -56,6 +56,8 @@ class Analysis:
     """Whisper's own transcription."""
     seconds: float
     """Seconds of audio analysed."""
+    encoded: np.ndarray
+    """(frames, width) the encoder's output, 20 ms per frame from the segment's first sample."""
 
 
 class WhisperEngine:
@@ -112,8 +114,9 @@ class WhisperEngine:
             prefix = list(self.prefix)
             if prompt:
                 prefix = [specials.previous, *self.tokenizer.encode(" " + prompt.strip()), *prefix]
-            cross = self.decoder.cross(self.encode(samples))
+            encoded = self.encode(samples)
+            cross = self.decoder.cross(encoded)
             seconds = len(samples) / RATE
             scores = score_phrases(self.decoder, cross, prefix, self.trie(spoken), specials.end,
                                    specials.end, specials.no_speech, seconds, self.search)
-            return Analysis(scores, self.tokenizer.decode(scores.free_tokens), seconds)
+            return Analysis(scores, self.tokenizer.decode(scores.free_tokens), seconds, encoded)
