@@ -4,6 +4,17 @@ generated with a different seed than the committed one, plus real human voices i
     .venv/bin/python bench/bench_listen.py                     # seed 7, 60 races, 2 min of chatter
     .venv/bin/python bench/bench_listen.py --engine sphinx --speech-commands ../shared/data/speech_commands
     .venv/bin/python bench/bench_listen.py --oracle            # recogniser replaced by the truth
+    .venv/bin/python bench/bench_listen.py --heldout --speech-commands ../shared/data/speech_commands
+
+--heldout: the held-out split (README, "Listening: measured"): voices no setting was chosen on
+(Festival, flite kal, espeak-ng variants outside the tuning voices; voicehost.listen.synth.
+HELDOUT_ENGLISH_VOICES), seed 21, and per class (solo shouts, races, Bim Bam Bum! calls with pile
+numbers, slap races after "bim bam bum", table talk) and condition (SNR >= 10 dB: pink 30/20,
+quiet 40, babble 20; and babble 10 dB apart): recall, phrase accuracy, false alarms per 10 minutes
+of table talk, first shouter, and the listener's latency (end of a shout to the moment the
+pipeline hands it over, fed in 20 ms blocks, including the compute of that block). With
+--speech-commands, the same for real voices (races and solo shouts of cat/dog, table talk made of
+the 100 other real words).
 
 Prints a table: first-shouter accuracy, pairwise order accuracy by onset gap, phrase accuracy,
 onset error (median, p95), false alarms per minute of chatter, real-time factor (CPU seconds
@@ -179,6 +190,24 @@ def engines_for_rtf(spec: str) -> list[tuple[str, Recognizer, tuple[str, ...]]]:
     return out
 
 
+def onset_of(clip: np.ndarray) -> float:
+    """Start of the word: walk back from its loudest millisecond while the level stays
+    within 30 dB of it and 6 dB over the clip's floor (gaps up to 15 ms), so a breath or a
+    click well before the word is not taken for its start."""
+    from voicehost.listen.synth import envelope_db
+
+    env = np.convolve(envelope_db(clip, 16000), np.ones(3) / 3, mode="same")
+    floor = float(np.percentile(env, 10))
+    level = max(float(env.max()) - 30, floor + 6)
+    t, gap, start = int(np.argmax(env)), 0, int(np.argmax(env))
+    while t > 0 and gap <= 15:
+        t -= 1
+        gap = 0 if env[t] >= level else gap + 1
+        if gap == 0:
+            start = t
+    return start / 1000
+
+
 def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.Fixture]:
     """Races built from real people saying 'cat'/'dog' (Speech Commands) over its real noise,
     with other words as chatter. Truth onsets come from the clips themselves (see ``onset_of``);
@@ -190,20 +219,6 @@ def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.F
     def clips(word: str) -> list[np.ndarray]:
         return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
 
-    def onset_of(clip: np.ndarray) -> float:
-        """Start of the word: walk back from its loudest millisecond while the level stays
-        within 30 dB of it and 6 dB over the clip's floor (gaps up to 15 ms), so a breath or a
-        click well before the word is not taken for its start."""
-        env = np.convolve(envelope_db(clip, 16000), np.ones(3) / 3, mode="same")
-        floor = float(np.percentile(env, 10))
-        level = max(float(env.max()) - 30, floor + 6)
-        t, gap, start = int(np.argmax(env)), 0, int(np.argmax(env))
-        while t > 0 and gap <= 15:
-            t -= 1
-            gap = 0 if env[t] >= level else gap + 1
-            if gap == 0:
-                start = t
-        return start / 1000
 
     words = {w: clips(w) for w in ("cat", "dog")}
     others = [c for p in sorted((folder / "words").iterdir()) if p.name not in words for c in clips(p.name)]
@@ -265,6 +280,215 @@ def _real_race(k: int, rng: np.random.Generator, words: dict[str, list[np.ndarra
     return fx.read_fixture(path)
 
 
+# --- held-out split: per class and condition ------------------------------------------------------
+
+CLASSES = ("solo", "race", "call", "slaps", "chatter")
+
+
+@dataclass
+class ClassTally:
+    """Counts for one (class, condition group)."""
+
+    expected: int = 0
+    right: int = 0
+    reported: int = 0
+    """Expected shouts matched by a reported shout (right phrase or not)."""
+    false_alarms: int = 0
+    chatter_seconds: float = 0.0
+    races: int = 0
+    first_right: int = 0
+    clean: int = 0
+    """Races at gaps >= 20 ms whose every shout was heard with the right phrase."""
+    clean_first_right: int = 0
+    uncertain: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+
+def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequence[str], block: int = 320,
+                 report_uncertain: bool = True) -> tuple[list[tuple[Shout, float]], float]:
+    """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
+    (session time at the end of that block + the CPU time of that feed call − the shout's end), and
+    the total CPU seconds."""
+    from voicehost.listen.pipeline import ListenConfig, Listener
+    from voicehost.listen.sources import FileSource
+
+    listener = Listener(recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain))
+    out: list[tuple[Shout, float]] = []
+    cpu = 0.0
+    for chunk in FileSource(recording, block).blocks():
+        t0 = time.process_time()
+        shouts = listener.feed(chunk)
+        spent = time.process_time() - t0
+        cpu += spent
+        now = (chunk.start_frame + chunk.samples.shape[0]) / chunk.rate
+        out.extend((sh, now + spent - sh.end) for sh in shouts)
+    t0 = time.process_time()
+    final = listener.flush()
+    spent = time.process_time() - t0
+    cpu += spent
+    out.extend((sh, recording.duration + spent - sh.end) for sh in final)
+    return sorted(out, key=lambda p: p[0].onset), cpu
+
+
+def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], tallies: dict[tuple[str, str], ClassTally]) -> None:
+    """Add one held-out fixture to its (class, condition) tally."""
+    name = fixture.name
+    cls = next((c for c in CLASSES if f"_{c}_" in name), "race")
+    noise = fixture.manifest["noise"]
+    group = "babble 10 dB" if noise["kind"] == "babble" and float(noise["snr_db"]) <= 10 else "SNR >= 10 dB"  # type: ignore[index]
+    tally = tallies.setdefault((cls, group), ClassTally())
+    certain = [(s, lat) for s, lat in shouts if not s.uncertain]
+    tally.uncertain += sum(1 for s, _ in shouts if s.uncertain)
+    found = [s.to_json() for s, _ in certain]
+    expected = fixture.expected
+    if cls == "chatter":
+        tally.chatter_seconds += float(fixture.manifest["duration"])  # type: ignore[arg-type]
+        tally.false_alarms += len(found)
+        return
+    match = fx.match(found, expected)
+    tally.expected += len(expected)
+    tally.reported += len(match.pairs)
+    tally.right += match.phrases_right()
+    tally.false_alarms += len(match.extra)
+    ends = {(str(f["player"]), round(float(f["onset"]), 4)): lat for (s, lat), f in zip(certain, found)}  # type: ignore[arg-type]
+    for e, f in match.pairs:
+        if f["phrase"] == e["phrase"]:
+            tally.latencies.append(ends.get((str(f["player"]), round(float(f["onset"]), 4)), float("nan")))  # type: ignore[arg-type]
+    if cls == "race" and len(expected) > 1:
+        tally.races += 1
+        right_first = bool(found) and found[0]["player"] == expected[0]["player"] and found[0]["phrase"] == expected[0]["phrase"]
+        tally.first_right += right_first
+        onsets = sorted(float(e["onset"]) for e in expected)  # type: ignore[arg-type]
+        all_heard = match.phrases_right() == len(expected) and not match.extra
+        if all_heard and min(np.diff(onsets)) >= 0.0195:
+            tally.clean += 1
+            tally.clean_first_right += right_first
+
+
+def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: float, audio: float) -> None:
+    """Print the per-class table and the overall line."""
+    def pct(a: float, b: float) -> str:
+        return f"{100 * a / b:5.1f}% ({a:g}/{b:g})" if b else "    -"
+
+    print(f"\n== {title} ==")
+    print(f"  {'class':8} {'condition':14} {'recall':>16} {'phrase right':>16} {'FA/10min':>9} {'first shouter':>16} "
+          f"{'clean races':>14} {'uncertain':>9} {'latency p50/p95 ms':>19}")
+    total = ClassTally()
+    for group in ("SNR >= 10 dB", "babble 10 dB"):
+        for cls in CLASSES:
+            t = tallies.get((cls, group))
+            if t is None:
+                continue
+            lat = np.array([x for x in t.latencies if np.isfinite(x)]) * 1000
+            fa = f"{t.false_alarms / (t.chatter_seconds / 600):9.1f}" if t.chatter_seconds else f"{t.false_alarms:>6d} ex"
+            print(f"  {cls:8} {group:14} {pct(t.right, t.expected):>16} {pct(t.right, t.reported):>16} {fa} "
+                  f"{pct(t.first_right, t.races):>16} {pct(t.clean_first_right, t.clean):>14} {t.uncertain:9d} "
+                  + (f"{np.median(lat):8.0f} / {np.percentile(lat, 95):5.0f}" if lat.size else "       -"))
+            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain"):
+                setattr(total, name, getattr(total, name) + getattr(t, name))
+            total.chatter_seconds += t.chatter_seconds
+            total.latencies += t.latencies
+    lat = np.array([x for x in total.latencies if np.isfinite(x)]) * 1000
+    minutes = total.chatter_seconds / 60
+    print(f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
+          f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min of {minutes:.1f} min talk"
+          f" + race extras), first shouter {pct(total.first_right, total.races)}, clean races {pct(total.clean_first_right, total.clean)},"
+          f" uncertain {total.uncertain}, latency p50/p95 "
+          + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
+          + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio")
+
+
+def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str], Recognizer],
+                phrases_for: Callable[[str], tuple[str, ...]], title: str) -> None:
+    """Replay the held-out fixtures (20 ms blocks) and print their table."""
+    tallies: dict[tuple[str, str], ClassTally] = {}
+    cpu = audio = 0.0
+    for k, fixture in enumerate(fixtures, 1):
+        rec = fixture.load()
+        game = str(fixture.manifest["game"])
+        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game))
+        cpu += spent
+        audio += rec.duration
+        score_heldout(fixture, shouts, tallies)
+        print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    report_heldout(title, tallies, cpu, audio)
+
+
+def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
+    """Real voices for the held-out table: races (as :func:`real_voice_set`), solo shouts (one
+    player, same clips) and table talk made of the real other words (named *_chatter_*)."""
+    races = real_voice_set(folder, seed, work, rounds)
+    out = [_renamed(f, f"real_race_{k:03d}", work) for k, f in enumerate(races)]
+    out += real_solo_and_chatter(folder, seed + 1, work, rounds)
+    return out
+
+
+def _renamed(fixture: fx.Fixture, name: str, work: Path) -> fx.Fixture:
+    import json
+
+    manifest = dict(fixture.manifest)
+    manifest["name"] = name
+    path = work / f"{name}.json"
+    path.write_text(json.dumps(manifest, indent=1))
+    return fx.read_fixture(path)
+
+
+def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> list[fx.Fixture]:
+    """Solo shouts (cat/dog clips of real people over their real noise at 30/20/10 dB) and 20 s of
+    talk made of the other real words, one every ~1.6 s."""
+    import json
+
+    import soundfile
+
+    def clips(word: str) -> list[np.ndarray]:
+        return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
+
+    words = {w: clips(w) for w in ("cat", "dog")}
+    others = [c for p in sorted((folder / "words").iterdir()) if p.name not in words for c in clips(p.name)]
+    noises = [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "noise").glob("*.wav"))]
+    rng = np.random.default_rng(seed)
+    out = []
+    for k in range(count):
+        for kind in ("solo", "chatter"):
+            seconds = 3.0 if kind == "solo" else 20.0
+            frames = int(seconds * 16000)
+            seats = fx.PLAYERS[:3]
+            tracks = np.zeros((frames, 3))
+            expected, sounds = [], []
+            placements = [(int(rng.integers(3)), 0.8)] if kind == "solo" else [
+                (int(rng.integers(3)), t) for t in np.arange(0.5, seconds - 1.5, 1.6)]
+            for who, t in placements:
+                word = str(rng.choice(["cat", "dog"])) if kind == "solo" else None
+                clip = words[word][int(rng.integers(len(words[word])))] if word else others[int(rng.integers(len(others)))]
+                clip = fx.set_active_level(clip, fx.SHOUT_DB if word else fx.SHOUT_DB - float(rng.uniform(0, 6)))
+                start = t - onset_of(clip)
+                for j in range(3):
+                    gain = 1.0 if j == who else 10 ** (rng.uniform(-25, -8) / 20)
+                    fx.add_at(tracks[:, j], fx.shift(clip * gain, start + (0.0 if j == who else rng.uniform(0.001, 0.008))))
+                if word:
+                    expected.append({"player": seats[who], "phrase": word, "onset": round(t, 5),
+                                     "end": round(start + len(clip) / 16000, 5)})
+                sounds.append({"seat": seats[who], "kind": "shout" if word else "chatter", "text": word or "(other word)",
+                               "onset": round(t, 5), "end": round(start + len(clip) / 16000, 5), "voice": "speech_commands"})
+            snr = float(rng.choice([30, 20, 10]))
+            noise = noises[int(rng.integers(len(noises)))]
+            level = 10 ** ((fx.SHOUT_DB - snr) / 20)
+            for j in range(3):
+                a = int(rng.integers(0, max(1, len(noise) - frames)))
+                piece = np.resize(noise[a : a + frames], frames)
+                tracks[:, j] += piece / (np.sqrt(np.mean(piece**2)) + 1e-9) * level
+            name = f"real_{kind}_{k:03d}"
+            soundfile.write(str(work / f"{name}.wav"), tracks.astype(np.float32), 16000, subtype="PCM_16")
+            manifest = {"name": name, "game": "bimbamm", "lang": "en", "seed": k, "rate": 16000, "duration": seconds,
+                        "seats": list(seats), "noise": {"kind": "real", "snr_db": snr}, "multichannel": f"{name}.wav",
+                        "sounds": sounds, "expected": expected}
+            path = work / f"{name}.json"
+            path.write_text(json.dumps(manifest, indent=1))
+            out.append(fx.read_fixture(path))
+    return out
+
+
 def report(title: str, totals: Totals, rtfs: dict[str, dict[int, float]]) -> None:
     """Print the table."""
     def pct(a: int, b: int) -> str:
@@ -308,7 +532,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--chatter-minutes", type=float, default=2.0, help="minutes of synthetic table talk (default 2)")
     parser.add_argument("--fixtures", type=Path, help="use fixtures already written to this folder instead of generating")
     parser.add_argument("--work", type=Path, help="folder for generated audio (default: a temporary folder)")
-    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "sphinx"), help="recogniser (default auto)")
+    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"), help="recogniser (default auto)")
+    parser.add_argument("--heldout", action="store_true", help="the held-out split, per class and condition (see the module doc)")
+    parser.add_argument("--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)")
     parser.add_argument("--oracle", action="store_true", help="replace the recogniser by the truth (measures onsets and crosstalk only)")
     parser.add_argument("--speech-commands", type=Path, metavar="DIR", help="also run races of real voices from this Speech Commands folder")
     parser.add_argument("--real-races", type=int, default=40, help="races built from real voices (default 40)")
@@ -322,6 +548,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from voicehost.commands.rank import game_phrases
 
     def phrases(game: str) -> tuple[str, ...]:
+        if game == "bimbambum_turn":  # a Bim Bam Bum! turn: pile numbers with every yell (the host's set)
+            from voicehost.listen.recognize.clips import command_sets
+
+            return tuple(p for p in command_sets()["Bim Bam Bum! turn"]) + ("slap",)
         return game_phrases(game, "en")
 
     if args.oracle:
@@ -337,6 +567,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         def make(fixture: fx.Fixture, game: str) -> Recognizer:
             return shared
 
+    if args.heldout:
+        from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
+
+        seed = args.seed if args.seed != 7 else 21
+        renderer = fx.Renderer()
+        scenarios = fx.heldout_set(seed, HELDOUT_ENGLISH_VOICES, args.rounds)
+        held = []
+        for k, scenario in enumerate(scenarios, 1):
+            held.append(fx.read_fixture(fx.write(renderer.render(scenario), work)))
+            print(f"\rrendering [{k}/{len(scenarios)}]", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        run_heldout(held, make, phrases, f"held-out synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings")
+        if args.speech_commands:
+            real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
+            run_heldout(real, make, phrases, f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings")
+        print(f"\naudio written to {work}")
+        return 0
     if args.fixtures:
         fixtures = fx.fixtures_in(args.fixtures)
     else:

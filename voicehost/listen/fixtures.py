@@ -269,7 +269,7 @@ def babble(frames: int, rng: np.random.Generator, lang: str = "en", talkers: int
 def phrase_of(sound: Sound, game: str) -> str | None:
     """The phrase ``voicehost rank`` must report for ``sound`` in ``game``, or None."""
     if sound.kind in ("clap", "slap"):
-        return "slap" if game == "bimbambum" else None
+        return "slap" if game.startswith("bimbambum") else None
     if sound.kind != "shout":
         return None
     return sound.phrase or " ".join(sound.text.lower().split())
@@ -469,6 +469,78 @@ def bench_set(seed: int, races: int = 60, chatter_minutes: float = 2.0) -> list[
         noise, snr = conditions[k % 4]
         out.append(chatter_scene(f"bench_chatter{k:02d}_{noise}{snr}", rng, 20.0, noise=noise, snr_db=snr, seed=seed * 1000 + 500 + k))
     return out
+
+
+PILE_WORDS = ("one", "two", "three")
+"""Bim Bam Bum!'s piles as players name them ("two bam bam": the yell for a card played on pile 2)."""
+
+
+def solo(name: str, rng: np.random.Generator, *, noise: str = "pink", snr_db: float = 30, seed: int = 1,
+         voices: Sequence[SynthVoice] | None = None, seats: int = 3) -> Scenario:
+    """Bim Bamm!: one player shouts an animal alone (the others are quiet)."""
+    return race(name, rng, [], noise=noise, snr_db=snr_db, seed=seed, voices=voices, seats=seats)
+
+
+def turn_call(name: str, rng: np.random.Generator, *, noise: str = "pink", snr_db: float = 25, seed: int = 1,
+              voices: Sequence[SynthVoice] | None = None, players: int = 3) -> Scenario:
+    """Bim Bam Bum!: a player names a pile and yells ("two bam bam", "bum"), words with short pauses;
+    the game is 'bimbambum_turn' (the host's phrase set of a turn: pile numbers with every yell)."""
+    names = PLAYERS[:players]
+    pool = _voices(rng, players, "en", voices)
+    yell = str(rng.choice([c for c in BIMBAMBUM_CALLS if c != "bim bam bum"]))
+    phrase = f"{rng.choice(PILE_WORDS)} {yell}" if rng.random() < 0.6 else yell
+    pause = float(rng.uniform(0.08, 0.25))
+    who = int(rng.integers(players))
+    t = float(rng.uniform(0.5, 0.8))
+    words = phrase.split()
+    sounds = (Sound(names[who], "shout", t, phrase, pool[who], gaps=tuple(pause for _ in words[1:]),
+                    level_db=SHOUT_DB + rng.uniform(-3, 3)),)
+    return Scenario(name, "bimbambum_turn", names, sounds, round(t + 0.55 * len(words) + pause * len(words) + 0.8, 3),
+                    noise, snr_db, seed)
+
+
+def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> list[Scenario]:
+    """The held-out listening set (README, "Listening: measured"): per round and condition, a solo
+    shout, a race of 2-4 players, a Bim Bam Bum! call with pile number, a slap race after "bim bam
+    bum", and 20 s of table talk; conditions pink 30/20 dB, quiet 40 dB, babble 20 dB, and babble
+    10 dB (reported apart). ``voices`` should be voices no setting was chosen on."""
+    rng = np.random.default_rng(seed)
+    out: list[Scenario] = []
+    gaps = (5, 10, 20, 30, 50, 100)
+    conditions = (("pink", 30), ("pink", 20), ("quiet", 40), ("babble", 20), ("babble", 10))
+    k = 0
+    for r in range(rounds):
+        for noise, snr in conditions:
+            base = seed * 10000 + k * 10
+            tag = f"{noise}{snr}_{r}"
+            out.append(solo(f"ho_solo_{tag}", rng, noise=noise, snr_db=snr, seed=base + 1, voices=voices))
+            players = 2 + k % 3
+            out.append(race(f"ho_race_{tag}", rng, [float(rng.choice(gaps)) for _ in range(players - 1)], noise=noise,
+                            snr_db=snr, seed=base + 2, voices=voices))
+            out.append(turn_call(f"ho_call_{tag}", rng, noise=noise, snr_db=snr, seed=base + 3, voices=voices))
+            slap_gaps = [float(rng.choice(gaps)) for _ in range(1 + k % 2)]
+            out.append(_voiced_slaps(f"ho_slaps_{tag}", rng, noise, snr, base + 4, voices, slap_gaps))
+            out.append(_voiced_chatter(f"ho_chatter_{tag}", rng, 20.0, noise, snr, base + 5, voices))
+            k += 1
+    return out
+
+
+def _voiced_slaps(name: str, rng: np.random.Generator, noise: str, snr: float, seed: int, voices: Sequence[SynthVoice],
+                  gaps_ms: Sequence[float]) -> Scenario:
+    scenario = slap_round(name, rng, gaps_ms, noise=noise, snr_db=snr, seed=seed)
+    caller = scenario.sounds[0]
+    pool = _voices(rng, 1, "en", voices)
+    return replace(scenario, sounds=(replace(caller, voice=pool[0]), *scenario.sounds[1:]))
+
+
+def _voiced_chatter(name: str, rng: np.random.Generator, duration: float, noise: str, snr: float, seed: int,
+                    voices: Sequence[SynthVoice]) -> Scenario:
+    scenario = chatter_scene(name, rng, duration, noise=noise, snr_db=snr, seed=seed)
+    pool = _voices(rng, len(scenario.seats), "en", voices)
+    index = {s: i for i, s in enumerate(scenario.seats)}
+    sounds = tuple(replace(s, voice=pool[index[s.seat]]) if s.voice is not None and s.seat is not None else s
+                   for s in scenario.sounds)
+    return replace(scenario, sounds=sounds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

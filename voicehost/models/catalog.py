@@ -43,6 +43,7 @@ class Engine(str, Enum):
     """A speech recogniser voicehost can drive."""
 
     VOSK = "vosk"
+    WHISPER = "whisper"
     POCKETSPHINX = "pocketsphinx"
 
 

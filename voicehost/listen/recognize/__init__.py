@@ -18,6 +18,8 @@ from voicehost.listen.vocab import load_pack
 
 ENGINES = ("auto", "vosk", "whisper", "sphinx")
 """Values of ``--engine``."""
+AUTO_ENGLISH = "sphinx"
+"""What ``auto`` runs for English when no Vosk model is installed (README, "Recognition: measured")."""
 
 
 class DescribedRecognizer(Recognizer, Protocol):
@@ -62,6 +64,13 @@ def build_recognizer(
             f"no Vosk model for language '{lang}' is installed: install one ('voicehost models') "
             "or give its folder with --model DIR"
         )
+    if lang == "en" and AUTO_ENGLISH == "whisper":
+        try:
+            return _whisper(pack, None)
+        except ModelError as error:  # the shipped Whisper model missing or broken: the older engine still works
+            fallback = _sphinx(pack)
+            fallback.description += f" (Whisper is unavailable: {error})"
+            return fallback
     if lang == "en":
         return _sphinx(pack)
     raise ModelError(
@@ -93,7 +102,10 @@ def _whisper(pack: object, model: Path | None) -> DescribedRecognizer:
             f"the shipped Whisper model (tiny.en) speaks English only, not '{pack.lang}': "
             "install a Vosk model for that language ('voicehost models')"
         )
-    return WhisperRecognizer(pack, model=model)
+    from voicehost.listen.recognize.sphinx import SphinxRecognizer
+
+    second = SphinxRecognizer(pack) if pack.lang == "en" else None
+    return WhisperRecognizer(pack, model=model, second=second)
 
 
 def _vosk_model_for(lang: str, models_dir: Path | None) -> Path | None:

@@ -83,7 +83,9 @@ class Tuning:
     """Phrase id (or 'default') → nats under the acceptance threshold within which a phrase is
     reported as uncertain (the host asks back) instead of rejected (Whisper)."""
     template: Mapping[str, float] = field(default_factory=dict)
-    """Enrolment fusion settings (Whisper): 'distance', 'margin', 'bonus'."""
+    """Enrolment settings (Whisper): 'distance', 'margin', 'bonus'."""
+    fusion: Mapping[str, float] = field(default_factory=dict)
+    """Whisper's fusion settings: 'sphinx_weight', 'bias', 'bias_alone', 'uncertain_band', 'ratio_floor', 'sphinx_floor'."""
     llr_calibration: tuple[float, float] = (1.0, 0.0)
     """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
     fixtures with that ratio whose phrase was right."""
@@ -126,6 +128,7 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
             min_margin={str(k): float(v) for k, v in table.get("min_margin", {}).items()},
             uncertain_band={str(k): float(v) for k, v in table.get("uncertain_band", {}).items()},
             template={str(k): float(v) for k, v in table.get("template", {}).items()},
+            fusion={str(k): float(v) for k, v in table.get("fusion", {}).items()},
             llr_calibration=(float(calibration.get("slope", 1.0)), float(calibration.get("offset", 0.0))),
         )
     except (TypeError, ValueError, AttributeError) as exc:

@@ -198,6 +198,37 @@ class SphinxRecognizer:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
         return Verdict(self._accepted(found, llr), found.phrase, llr)
 
+    def second_opinion(self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]) -> tuple[str | None, dict[str, float]]:
+        """PocketSphinx's view of a segment for another recogniser's decision (Whisper's fusion):
+        its own hypothesis among ``phrases`` (the decoy grammar's phrase, else the targets-only
+        grammar's), and the likelihood ratio (nats per frame, see verify.py) of that hypothesis and
+        of each of ``candidates`` against one free phone loop. Ratios the decoder found no path for
+        are left out."""
+        spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
+        if not spoken or self._verifier is None or segment.rate != RATE:
+            return None, {}
+        pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+        hypothesis = None
+        if self._screen is not None:
+            hypothesis = self._decided(self._decode(self._screen, self._search_for(spoken, decoys=True), pcm),
+                                       spoken, segment).phrase
+        targets: dict[str, DecodedPass] = {}
+        if hypothesis is None:
+            target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
+            hypothesis = self._decided(target, spoken, segment).phrase
+            if hypothesis is not None and target is not None:
+                targets[hypothesis] = target
+        wanted = list(dict.fromkeys([*(normalize(c) for c in candidates if c), *([hypothesis] if hypothesis else [])]))
+        loop = self._decode(self._verifier, PHONE_LOOP, pcm) if wanted else None
+        ratios: dict[str, float] = {}
+        if loop is None:
+            return hypothesis, ratios
+        for phrase in wanted:
+            target = targets.get(phrase) or self._decode(self._verifier, self._search_for([phrase], decoys=False), pcm)
+            if target is not None and target.words:
+                ratios[phrase] = likelihood_ratio(target, loop)
+        return hypothesis, ratios
+
     def _rescue(self, segment: Segment, spoken: Sequence[str], pcm: bytes, rejected: Recognition) -> Verdict:
         """A decoy won: accept the targets-only grammar's phrase anyway when it is one of the
         phrases with a rescue threshold and its likelihood ratio reaches it (shouts a decoy stole

@@ -174,7 +174,7 @@ class Decoder:
         if past + length > len(self.positions):
             raise ValueError(f"{past + length} tokens is more than the decoder's {len(self.positions)} positions")
         x = self.embedding[tokens] + self.positions[past : past + length]
-        scale = 1.0 / np.sqrt(self.width // self.heads)
+        scale = float(1.0 / np.sqrt(self.width // self.heads))  # a Python float: a NumPy float64 would upcast
         causal = np.triu(np.full((length, past + length), -np.inf, dtype=np.float32), past + 1)
         for i, layer in enumerate(self.layers):
             q, k, v = (self._split(part) for part in np.split(layer.self_qkv(layer.self_norm(x)), 3, axis=-1))

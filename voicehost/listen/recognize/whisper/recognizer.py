@@ -1,19 +1,27 @@
-"""The Whisper recogniser: a phrase, an uncertain phrase, or a rejection, from the phrase scores.
+"""The Whisper recogniser: a phrase, an uncertain phrase, or a rejection, from fused evidence.
 
-For each segment :class:`~.engine.WhisperEngine` gives the best allowed phrase, its *ratio* to
-Whisper's own transcription (nats, 0 when Whisper itself wrote that phrase) and its *margin* over
-the next allowed phrase. The phrase is accepted when the ratio reaches its learnt threshold and
-the margin its learnt minimum; a phrase whose ratio falls short by less than the learnt
-uncertainty band is *uncertain* (``rejected_as='uncertain'``, ``candidate`` set): the host asks
-back instead of dropping it. The thresholds and the logistic map from ratio to confidence are data
-(``[whisper.<lang>]`` in tuning.toml, learnt by ``bench/bench_recognize.py --learn``).
+For each segment :class:`~.engine.WhisperEngine` scores the allowed phrases: a phrase's *ratio*
+is its log probability minus that of Whisper's own transcription (nats; 0 when Whisper itself
+wrote that phrase, far below 0 for other speech). Candidates are Whisper's best phrase,
+PocketSphinx's hypothesis (English: a second, differently trained model; it knows how the game's
+nonsense words are pronounced and was better at "bim"/"bam"/"bum"), and, for an enrolled player,
+the phrase their own takes fit best. Each candidate gets a fused score
+
+    ratio + sphinx_weight × (PocketSphinx's likelihood ratio, nats per frame) + bias
+          + template bonus (when the player's takes fit it closely and clearly)
+
+and the best candidate is accepted at a score ≥ 0, reported as *uncertain* (the host asks back)
+within ``uncertain_band`` below, rejected otherwise. Weights, bias and band are data
+(``[whisper.<lang>.fusion]`` in tuning.toml), chosen on the tuning voices (README, "Recognition").
+Without PocketSphinx (another language) the ratio alone is used with its own bias.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -25,20 +33,39 @@ from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
 from voicehost.listen.recognize.whisper.features import RATE
 from voicehost.listen.vocab import VocabPack, normalize
 
-DEFAULT_RATIO = -3.0
-"""Nats: the acceptance threshold when the tuning file has none."""
-DEFAULT_MARGIN = 1.0
-"""Nats a phrase must beat the next allowed phrase by when the tuning file has none."""
-DEFAULT_TEMPLATE_DISTANCE = 0.22
-"""Mean DTW distance under which a player's takes fit a shout closely (tuning: template.distance)."""
-DEFAULT_TEMPLATE_MARGIN = 0.02
-"""How much closer than the next phrase the takes must fit (tuning: template.margin)."""
-DEFAULT_TEMPLATE_BONUS = 4.0
-"""Nats the acceptance threshold is loosened by when the takes agree (tuning: template.bonus)."""
+FUSION = {"sphinx_weight": 1.0, "bias": 5.0, "bias_alone": 2.5, "uncertain_band": 3.0,
+          "ratio_floor": -14.0, "sphinx_floor": -8.0}
+"""Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
+TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
+"""Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
+DTW cosine distance) and ``margin`` better than any other phrase to add ``bonus`` nats."""
+ISOLATE: tuple[float, float] | None = (0.08, 0.15)
+"""Seconds kept before the onset and after the end of a shout for Whisper (None: the whole segment)."""
 COUNT_SLACK = 4.0
 """Nats under the best phrase within which the burst count of a repeated word wins."""
-DEFAULT_BAND = 3.0
-"""Nats under the threshold in which a phrase is uncertain rather than rejected."""
+
+
+class SecondOpinion(Protocol):
+    """A second recogniser's view (PocketSphinx: :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.second_opinion`)."""
+
+    def second_opinion(self, segment: Segment, phrases: Sequence[str],
+                       candidates: Sequence[str]) -> tuple[str | None, dict[str, float]]:
+        """(its own hypothesis, likelihood ratio of each candidate and of the hypothesis)."""
+
+
+@dataclass
+class Candidate:
+    """One phrase the segment may be, with the evidence for it."""
+
+    phrase: str
+    ratio: float
+    """Whisper: nats under its own transcription (floored)."""
+    sphinx: float | None = None
+    """PocketSphinx's likelihood ratio, nats per frame (None: not asked or no path)."""
+    bonus: float = 0.0
+    """Nats from the player's enrolment takes."""
+    score: float = 0.0
+    """The fused score (≥ 0: accepted)."""
 
 
 @dataclass(frozen=True)
@@ -48,13 +75,14 @@ class Evidence:
     recognition: Recognition
     analysis: Analysis | None
     phrase: str | None
-    """The best allowed phrase before the decision."""
+    """The best candidate phrase before the decision."""
     ratio: float
-    """Nats (see the module doc); -inf when no phrase came near."""
+    """Its fused score (-inf when there was no candidate): ≥ 0 accepted."""
     margin: float
-    """Nats over the next allowed phrase."""
+    """Whisper: nats of its best phrase over the next allowed phrase."""
     template: TemplateMatch | None = None
     """How the shout compares with its player's enrolment takes (None: not enrolled)."""
+    candidates: tuple[Candidate, ...] = field(default=())
 
 
 class WhisperRecognizer:
@@ -63,38 +91,110 @@ class WhisperRecognizer:
     name = "whisper"
 
     def __init__(self, pack: VocabPack, engine: WhisperEngine | None = None, tuning: Tuning | None = None,
-                 model: Path | None = None, templates: Templates | None = None) -> None:
+                 model: Path | None = None, templates: Templates | None = None,
+                 second: SecondOpinion | None = None) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
         self.tuning = tuning if tuning is not None else load_tuning("whisper", pack.lang)
         self.templates = templates
         """Enrolled players' takes (None: nobody enrolled)."""
-        self.description = self.engine.description
+        self.second = second
+        """PocketSphinx for English (None: Whisper alone)."""
+        self.description = self.engine.description + (", fused with PocketSphinx" if second is not None else "")
 
     def enrol(self, folders: dict[str, Path]) -> None:
         """Load the players' enrolment takes (player → folder of ``WORD-N.wav``)."""
         self.templates = load_templates(folders, self.engine.encode, read_take)
-        self.description = f"{self.engine.description}, enrolled: {', '.join(self.templates.players())}"
+        self.description += f", enrolled: {', '.join(self.templates.players())}"
 
     def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
         """Score ``segment`` against ``phrases`` (canonical ids); accept, ask back, or reject."""
         return self.evidence(segment, phrases).recognition
 
+    def setting(self, table: str, key: str) -> float:
+        """A fusion or enrolment setting: tuning.toml's, else the shipped default."""
+        values = self.tuning.fusion if table == "fusion" else self.tuning.template
+        defaults = FUSION if table == "fusion" else TEMPLATE
+        return float(values.get(key, defaults[key]))
+
     def evidence(self, segment: Segment, phrases: Sequence[str]) -> Evidence:
-        """:meth:`recognize` with the scores it was decided on."""
+        """:meth:`recognize` with the evidence it was decided on."""
         spoken = {normalize(p): self.pack.spoken_forms(p) for p in phrases}
         spoken = {p: forms for p, forms in spoken.items() if forms and p != "slap"}
         if not spoken:
             return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None, float("-inf"), 0.0)
         samples = segment.samples if segment.rate == RATE else _resample(segment.samples, segment.rate)
-        analysis = self.engine.analyse(samples, spoken)
+        analysis = self.engine.analyse(self._isolated(samples, segment), spoken)
         phrase, ratio, margin = analysis.scores.best()
+        candidates: dict[str, Candidate] = {}
         if phrase is not None:
             phrase, ratio, margin = self._counted(phrase, ratio, margin, analysis, segment)
+            candidates[phrase] = Candidate(phrase, ratio)
+        if self.second is not None:
+            hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
+            if hypothesis is not None and hypothesis not in candidates:
+                candidates[hypothesis] = Candidate(hypothesis, self._ratio_of(hypothesis, analysis))
+            for candidate in candidates.values():
+                candidate.sphinx = ratios.get(candidate.phrase)
         template = self._template(segment, analysis, list(spoken))
         if template is not None and template.phrase is not None:
-            return self._fused(phrase, ratio, margin, template, analysis)
-        return Evidence(self._decide(phrase, ratio, margin), analysis, phrase, ratio, margin)
+            if template.phrase not in candidates:
+                candidates[template.phrase] = Candidate(template.phrase, self._ratio_of(template.phrase, analysis))
+            close = template.distance <= self.setting("template", "distance")
+            clear = template.margin >= self.setting("template", "margin")
+            if close and clear:
+                candidates[template.phrase].bonus = self.setting("template", "bonus")
+        if not candidates:
+            return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), analysis, None,
+                            float("-inf"), margin, template)
+        for candidate in candidates.values():
+            candidate.score = self._fused(candidate)
+        best = max(candidates.values(), key=lambda c: c.score)
+        return Evidence(self._decide(best), analysis, best.phrase, best.score, margin, template,
+                        tuple(candidates.values()))
+
+    def _isolated(self, samples: np.ndarray, segment: Segment) -> np.ndarray:
+        """The segment with everything outside the shout silenced (``ISOLATE`` seconds of margin,
+        10 ms fades): Whisper transcribes any speech it hears, and the talk of other tables
+        before and after a shout would otherwise become part of its transcription."""
+        if ISOLATE is None:
+            return samples
+        before, after = ISOLATE
+        a = max(0, int((segment.event.onset - segment.start - before) * RATE))
+        b = min(len(samples), int((segment.event.end - segment.start + after) * RATE))
+        if b <= a:
+            return samples
+        out = np.zeros_like(samples)
+        out[a:b] = samples[a:b]
+        fade = min(int(0.01 * RATE), (b - a) // 2)
+        if fade > 0:
+            ramp = np.linspace(0.0, 1.0, fade, dtype=np.float32)
+            out[a : a + fade] *= ramp
+            out[b - fade : b] *= ramp[::-1]
+        return out
+
+    def _fused(self, candidate: Candidate) -> float:
+        ratio = max(candidate.ratio, self.setting("fusion", "ratio_floor")) if math.isfinite(candidate.ratio) \
+            else self.setting("fusion", "ratio_floor")
+        if self.second is None:
+            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus
+        sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
+        return ratio + self.setting("fusion", "sphinx_weight") * sphinx + self.setting("fusion", "bias") + candidate.bonus
+
+    def _decide(self, best: Candidate) -> Recognition:
+        confidence = self.tuning.llr_confidence(best.score)
+        if best.score >= 0.0:
+            return Recognition(best.phrase, confidence, (), self.name, None)
+        if best.score >= -self.setting("fusion", "uncertain_band"):
+            return Recognition(None, 0.0, (), self.name, "uncertain", candidate=best.phrase, candidate_confidence=confidence)
+        return Recognition(None, 0.0, (), self.name, "low_confidence")
+
+    def _ratio_of(self, phrase: str, analysis: Analysis) -> float:
+        """Whisper's ratio for ``phrase`` (the floor when its search dropped it)."""
+        scores = analysis.scores.phrases
+        if phrase not in scores:
+            return self.setting("fusion", "ratio_floor")
+        return scores[phrase] - max(analysis.scores.free_score, max(scores.values()))
 
     def _template(self, segment: Segment, analysis: Analysis, phrases: list[str]) -> TemplateMatch | None:
         seat = segment.event.seat
@@ -104,29 +204,6 @@ class WhisperRecognizer:
         end = max(start, segment.event.end - segment.start)
         bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
         return match_phrases(self.templates, seat, analysis.encoded, start, end, bursts, phrases)
-
-    def _fused(self, phrase: str | None, ratio: float, margin: float, template: TemplateMatch,
-               analysis: Analysis) -> Evidence:
-        """Whisper's evidence and the player's own takes together.
-
-        The takes name the word (they know how this player says it); Whisper says whether it was
-        a game word at all. When the takes fit one allowed phrase closely (``template_distance``)
-        and clearly better than any other (``template_margin``), that phrase is accepted if
-        Whisper's ratio for it reaches the threshold loosened by ``template_bonus`` nats; otherwise
-        Whisper alone decides."""
-        assert template.phrase is not None
-        tuning = self.tuning.template
-        close = template.distance <= tuning.get("distance", DEFAULT_TEMPLATE_DISTANCE)
-        clear = template.margin >= tuning.get("margin", DEFAULT_TEMPLATE_MARGIN)
-        scores = analysis.scores.phrases
-        if close and clear and template.phrase in scores:
-            own = scores[template.phrase] - max(analysis.scores.free_score, max(scores.values()))
-            loosened = self._threshold(template.phrase) - tuning.get("bonus", DEFAULT_TEMPLATE_BONUS)
-            if own >= loosened:
-                confidence = self.tuning.llr_confidence(own + tuning.get("bonus", DEFAULT_TEMPLATE_BONUS))
-                return Evidence(Recognition(template.phrase, confidence, (), self.name, None), analysis,
-                                template.phrase, own, template.margin, template)
-        return Evidence(self._decide(phrase, ratio, margin), analysis, phrase, ratio, margin, template)
 
     def _counted(self, phrase: str, ratio: float, margin: float, analysis: Analysis,
                  segment: Segment) -> tuple[str, float, float]:
@@ -152,27 +229,6 @@ class WhisperRecognizer:
         others = [v for p, v in scores.items() if p not in same_word]
         new_margin = scores[phrase] - max(others) if others else float("inf")
         return counted, ratio, new_margin
-
-    def _decide(self, phrase: str | None, ratio: float, margin: float) -> Recognition:
-        if phrase is None:
-            return Recognition(None, 0.0, (), self.name, "out_of_grammar")
-        threshold = self._threshold(phrase)
-        confidence = self.tuning.llr_confidence(ratio)
-        if ratio >= threshold and margin >= self._margin(phrase):
-            return Recognition(phrase, confidence, (), self.name, None)
-        if ratio >= threshold - self._band(phrase):
-            return Recognition(None, 0.0, (), self.name, "uncertain", candidate=phrase, candidate_confidence=confidence)
-        return Recognition(None, 0.0, (), self.name, "low_confidence")
-
-    def _threshold(self, phrase: str) -> float:
-        value = self.tuning.llr_threshold(phrase)
-        return DEFAULT_RATIO if value == float("-inf") else value
-
-    def _margin(self, phrase: str) -> float:
-        return float(self.tuning.min_margin.get(phrase, self.tuning.min_margin.get("default", DEFAULT_MARGIN)))
-
-    def _band(self, phrase: str) -> float:
-        return float(self.tuning.uncertain_band.get(phrase, self.tuning.uncertain_band.get("default", DEFAULT_BAND)))
 
 
 def _resample(samples: np.ndarray, rate: int) -> np.ndarray:
