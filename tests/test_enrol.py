@@ -1,0 +1,149 @@
+"""Enrolment: players say the game's words into the virtual table (`voicehost enrol`), and the same
+voices' shouts are then recognised with their takes (`voicehost rank --enroll`), with real decoding.
+
+The players are synthetic voices (flite, espeak-ng) played into their own channel of the 8-channel
+virtual microphone while the command listens, as a person would answer the host's prompts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+
+from tests.conftest import ROOT
+from tests.test_setup_table import CROSSTALK, Lines
+from voicehost.listen import fixtures as fx
+from voicehost.listen.recognize.clips import vary
+from voicehost.listen.recognize.enrol import Templates, dtw_distance, frames_between, match_phrases, take_files
+from voicehost.listen.synth import ENGLISH_VOICES, render_speech
+
+VOICES = {"Anna": ENGLISH_VOICES[1], "Ben": ENGLISH_VOICES[6]}
+"""flite awb and espeak-ng en-us+f4."""
+SEATS = {"Anna": 1, "Ben": 4}
+"""0-based channels of vh_mics."""
+
+
+def _heard_word(line: str) -> tuple[str, str] | None:
+    """(player, word) from a "listening for Anna saying 'cat' (take 1 of 2) ..." line."""
+    if "listening for " not in line or " saying " not in line:
+        return None
+    rest = line.split("listening for ", 1)[1]
+    name, _, said = rest.partition(" saying ")
+    return name.strip(), said.split("'")[1]
+
+
+def test_dtw_distance_is_zero_for_identical_frames_and_grows_with_difference() -> None:
+    """The template distance: 0 for a take against itself, larger for another sound."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((20, 8))
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    b = rng.standard_normal((25, 8))
+    b /= np.linalg.norm(b, axis=1, keepdims=True)
+    assert dtw_distance(a, a) == pytest.approx(0.0, abs=1e-9)
+    assert dtw_distance(a, b) > 0.3
+    stretched = np.repeat(a, 2, axis=0)
+    assert dtw_distance(a, stretched) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_take_files_read_word_n_names_and_refuse_an_empty_folder(tmp_path: Path) -> None:
+    """WORD-N.wav files are grouped by word and ordered by N; a folder without takes is one clear error."""
+    for name in ("cat-2.wav", "cat-1.wav", "bim-1.wav", "notes.txt", "dog.wav"):
+        (tmp_path / name).write_bytes(b"")
+    found = take_files(tmp_path)
+    assert list(found) == ["bim", "cat"] and [p.name for p in found["cat"]] == ["cat-1.wav", "cat-2.wav"]
+    from voicehost.errors import InputError
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="no takes"):
+        take_files(empty)
+
+
+def test_enrolment_round_trip_through_the_virtual_table(virtual_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`voicehost enrol` records two takes of every Bim Bamm! word from Anna and Ben on their own
+    channels; `voicehost rank --enroll` then hears a race of the same voices right, and every take
+    matches its own word best among the player's takes."""
+    import sounddevice as sd
+
+    table = tmp_path / "table.toml"
+    table.write_text('[table]\nspeaker = "vh_table"\n\n'
+                     + "".join(f'[[seat]]\nname = "{n}"\ninput = {{ device = "vh_mics", channel = {c + 1} }}\n\n'
+                               for n, c in SEATS.items()), encoding="utf-8")
+    rng = np.random.default_rng(3)
+    spoken: dict[tuple[str, str], np.ndarray] = {}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", "enrol", "--config", str(table), "--game", "bimbamm", "--takes", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def answer(line: str) -> None:
+        heard = _heard_word(line)
+        if heard is None:
+            return
+        name, word = heard
+        samples = render_speech(word, vary(VOICES[name], rng), 48000) * 0.5
+        spoken[(name, word)] = samples
+        frame = np.zeros((len(samples), 8), np.float32)
+        own = SEATS[name]
+        frame[:, own] = samples
+        frame[:, own + 1] = CROSSTALK * samples
+        time.sleep(0.4)
+        sd.play(frame, 48000, device="vh_mics_play", blocking=True, latency=0.2)
+
+    started = time.monotonic()
+    Lines(process).until_done(answer, timeout=400)
+    process.wait(timeout=10)
+    seconds = time.monotonic() - started
+    stderr = process.stderr.read() if process.stderr else ""
+    assert process.returncode == 0, stderr
+    folder = tmp_path / "enrolment"
+    words = ["cat", "dog", "pig", "donkey", "hen"]
+    for name in SEATS:
+        takes = take_files(folder / name)
+        assert sorted(takes) == sorted(words) and all(len(v) == 2 for v in takes.values()), takes
+        for paths in takes.values():
+            audio, rate = soundfile.read(str(paths[0]))
+            assert rate == 16000 and 0.3 < len(audio) / rate < 2.5
+    assert seconds < 400
+
+    # The same voices shout in a race (other renditions, pink noise at 25 dB, crosstalk).
+    sounds = (fx.Sound("Ben", "shout", 0.8, "pig", VOICES["Ben"]), fx.Sound("Anna", "shout", 1.25, "donkey", VOICES["Anna"]))
+    scenario = fx.Scenario("enrolled_race", "bimbamm", ("Anna", "Ben"), sounds, 3.0, "pink", 25.0, 11)
+    path = fx.write(fx.Renderer().render(scenario), tmp_path / "race")
+    fixture = fx.read_fixture(path)
+    tracks = [f"--track={seat}={tmp_path / 'race' / fixture.manifest['tracks'][seat]}" for seat in fixture.seats]  # type: ignore[index]
+    enroll = [f"--enroll={seat}={folder / seat}" for seat in fixture.seats if seat in SEATS]
+    done = subprocess.run([sys.executable, "-m", "voicehost", "rank", "--game", "bimbamm", "--engine", "whisper", "--json",
+                           *tracks, *enroll], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "enrolled" in done.stderr
+    found = json.loads(done.stdout)["shouts"]
+    assert [(s["player"], s["phrase"]) for s in found] == [(e["player"], e["phrase"]) for e in fixture.expected]
+
+
+def test_takes_match_their_own_word_best(tmp_path: Path) -> None:
+    """Three rendered takes per word of one voice: a fourth rendition of each word matches its own word's takes best."""
+    from voicehost.listen.recognize.whisper.engine import WhisperEngine
+
+    engine = WhisperEngine()
+    rng = np.random.default_rng(5)
+    voice = ENGLISH_VOICES[4]
+    templates = Templates()
+    words = ["cat", "dog", "pig", "donkey", "hen", "bim", "bam", "bum"]
+    for word in words:
+        for _ in range(3):
+            samples = render_speech(word, vary(voice, rng), 16000)
+            padded = np.concatenate([np.zeros(4000, np.float32), samples, np.zeros(4000, np.float32)])
+            templates.add("Anna", word, frames_between(engine.encode(padded), 0.25, 0.25 + len(samples) / 16000))
+    for word in words:
+        samples = render_speech(word, vary(voice, rng), 16000)
+        noisy = np.concatenate([np.zeros(4000, np.float32), samples, np.zeros(4000, np.float32)])
+        noisy = noisy + 0.01 * rng.standard_normal(len(noisy)).astype(np.float32)
+        encoded = engine.encode(noisy)
+        match = match_phrases(templates, "Anna", encoded, 0.25, 0.25 + len(samples) / 16000, [], words)
+        assert match.phrase == word, (word, match)
