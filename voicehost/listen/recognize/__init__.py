@@ -18,7 +18,7 @@ from voicehost.listen.vocab import load_pack
 
 ENGINES = ("auto", "vosk", "whisper", "sphinx")
 """Values of ``--engine``."""
-AUTO_ENGLISH = "sphinx"
+AUTO_ENGLISH = "whisper"
 """What ``auto`` runs for English when no Vosk model is installed (README, "Recognition: measured")."""
 
 

@@ -34,7 +34,7 @@ from voicehost.listen.recognize.whisper.features import RATE
 from voicehost.listen.vocab import VocabPack, normalize
 
 FUSION = {"sphinx_weight": 1.0, "bias": 5.0, "bias_alone": 2.5, "uncertain_band": 3.0,
-          "ratio_floor": -14.0, "sphinx_floor": -8.0}
+          "ratio_floor": -14.0, "sphinx_floor": -8.0, "fast_margin": 3.0, "fast_sphinx": -2.0}
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
@@ -130,7 +130,8 @@ class WhisperRecognizer:
         if phrase is not None:
             phrase, ratio, margin = self._counted(phrase, ratio, margin, analysis, segment)
             candidates[phrase] = Candidate(phrase, ratio)
-        if self.second is not None:
+        clear = phrase is not None and ratio >= -0.01 and margin >= self.setting("fusion", "fast_margin")
+        if self.second is not None and not clear:
             hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
             if hypothesis is not None and hypothesis not in candidates:
                 candidates[hypothesis] = Candidate(hypothesis, self._ratio_of(hypothesis, analysis))
@@ -148,7 +149,7 @@ class WhisperRecognizer:
             return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), analysis, None,
                             float("-inf"), margin, template)
         for candidate in candidates.values():
-            candidate.score = self._fused(candidate)
+            candidate.score = self._fused(candidate, assumed=self.setting("fusion", "fast_sphinx") if clear else None)
         best = max(candidates.values(), key=lambda c: c.score)
         return Evidence(self._decide(best), analysis, best.phrase, best.score, margin, template,
                         tuple(candidates.values()))
@@ -173,12 +174,16 @@ class WhisperRecognizer:
             out[b - fade : b] *= ramp[::-1]
         return out
 
-    def _fused(self, candidate: Candidate) -> float:
+    def _fused(self, candidate: Candidate, assumed: float | None = None) -> float:
+        """The candidate's fused score; ``assumed``: PocketSphinx's ratio taken as this (it was not
+        asked because Whisper itself wrote the phrase, far ahead of any other)."""
         ratio = max(candidate.ratio, self.setting("fusion", "ratio_floor")) if math.isfinite(candidate.ratio) \
             else self.setting("fusion", "ratio_floor")
         if self.second is None:
             return ratio + self.setting("fusion", "bias_alone") + candidate.bonus
         sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
+        if assumed is not None and candidate.sphinx is None:
+            sphinx = assumed
         return ratio + self.setting("fusion", "sphinx_weight") * sphinx + self.setting("fusion", "bias") + candidate.bonus
 
     def _decide(self, best: Candidate) -> Recognition:
