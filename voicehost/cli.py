@@ -16,9 +16,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
-from types import ModuleType
-from typing import NoReturn, Sequence
+import threading
+from contextlib import contextmanager
+from types import FrameType, ModuleType
+from typing import Iterator, NoReturn, Sequence
 
 from voicehost import __version__
 from voicehost.errors import VoicehostError
@@ -78,6 +81,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: stop the way Ctrl-C stops (logs closed, where to resume said), status 143."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while a command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``voicehost`` console script; returns the exit status."""
     parser = build_parser()
@@ -87,7 +111,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitStatus.USAGE
     debug = bool(getattr(args, "debug", False))
     try:
-        return int(args._run(args))
+        with _sigterm_stops():
+            return int(args._run(args))
+    except Terminated:
+        print("voicehost: stopped (SIGTERM)", file=sys.stderr)
+        return ExitStatus.TERMINATED
     except KeyboardInterrupt:
         print("voicehost: interrupted", file=sys.stderr)
         return ExitStatus.INTERRUPTED
@@ -98,6 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_status
     except BrokenPipeError:
         return ExitStatus.OK
+    except (Exception, MemoryError, RecursionError) as error:  # a bug: still one line, unless --debug
+        if debug:
+            raise
+        print(f"voicehost {args.command}: internal error ({type(error).__name__}: {error}); "
+              "run it again with --debug for the details and report them", file=sys.stderr)
+        return ExitStatus.ERROR
 
 
 if __name__ == "__main__":

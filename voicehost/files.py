@@ -166,17 +166,17 @@ def check_output_file(path: Path | str, what: str = "file") -> Path:
     device node, a FIFO or a socket. Its folder must exist and be writable.
     """
     path = Path(path)
-    if not str(path) or path.name in ("", ".", ".."):
-        raise OutputPathError(f"cannot write {what} {str(path)!r}: give a file name")
     try:
         info = path.stat()
     except FileNotFoundError:
         info = None
     except OSError as error:
         raise OutputPathError(f"cannot write {path}: {error.strerror or error}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise OutputPathError(f"cannot write {path}: it is a directory (give a file name inside the folder)")
+    if not str(path) or path.name in ("", ".", ".."):
+        raise OutputPathError(f"cannot write {what} {str(path)!r}: give a file name")
     if info is not None:
-        if stat.S_ISDIR(info.st_mode):
-            raise OutputPathError(f"cannot write {path}: it is a folder (give a file name inside it)")
         if not stat.S_ISREG(info.st_mode):
             raise OutputPathError(f"cannot write {path}: it is a device, FIFO or socket, not a regular file")
         if path.is_symlink():

@@ -36,6 +36,7 @@ from voicehost.models.catalog import (
     RecordedChecksums,
 )
 from voicehost.errors import InputError
+from voicehost.files import CONFIG_LIMIT, parse_json, read_text
 from voicehost.models.errors import ChecksumMismatch, ModelExists, NotAModel, UnknownModel
 from voicehost.models.paths import installed_vosk_models
 from voicehost.models.verify import missing_files
@@ -86,8 +87,8 @@ def archive_stem(path: Path) -> str:
 def read_marker(folder: Path) -> dict[str, Any]:
     """The install marker of a model folder, or {} if there is none or it is unreadable."""
     try:
-        data = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = parse_json(read_text(folder / MARKER_NAME, limit=CONFIG_LIMIT, what="model marker"), folder / MARKER_NAME)
+    except (InputError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -751,11 +751,13 @@ def number_words(n: int) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BAM!'s own ``play`` options."""
+    from voicehost.host.options import whole_type
+
     parser.add_argument("--deck", action="append", metavar="NAME|FILE",
                         help="deck to play with: base (default) or a deck file; repeat to combine decks")
     parser.add_argument("--tag", action="append", metavar="T",
                         help="only cards with this tag, e.g. family; repeat for several tags")
-    parser.add_argument("--rounds", type=int, metavar="K",
+    parser.add_argument("--rounds", type=whole_type(1, 50), metavar="K",
                         help="times each player is the BAM! Master (default 1)")
     parser.add_argument("--cards", choices=CARD_MODES,
                         help="dealt: the host tells each player their hand privately; table: players hold "
