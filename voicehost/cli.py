@@ -49,8 +49,12 @@ def command_modules() -> list[ModuleType]:
     return sorted(found, key=lambda m: m.NAME)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every discovered subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser with every discovered subcommand.
+
+    With ``only`` (the command about to run) the other commands are listed but their options
+    are not declared: declaring ``play``'s imports every game flow, half a second that
+    ``voicehost bam render`` should not wait for."""
     parser = OneLineParser(
         prog="voicehost",
         description=(
@@ -76,9 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS,
             help="show full tracebacks instead of one-line errors",
         )
-        module.add_arguments(sub)
+        if only is None or module.NAME == only:
+            module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option), if any."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
 
 
 class Terminated(KeyboardInterrupt):
@@ -104,8 +119,9 @@ def _sigterm_stops() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``voicehost`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_command_in(words))
+    args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help()
         return ExitStatus.USAGE

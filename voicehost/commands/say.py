@@ -57,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rate is not None:
         check_rate(args.rate)
+    if args.no_play and args.out is None and not args.list_voices:
+        print("voicehost say: --no-play needs --out FILE.wav (else nothing would be played or kept)", file=sys.stderr)
+        return ExitStatus.USAGE
     if args.out is not None:
         check_writable(args.out)
     if args.channel is not None and args.channel < 1:

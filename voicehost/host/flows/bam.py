@@ -27,6 +27,7 @@ from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, num
 from voicehost.rules import bam
 from voicehost.rules.base import IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
+from voicehost.speak.lexicons import preload_lexicons
 from voicehost.speak.realize import Filler, RealizeError, Realizer
 
 HELP = "BAM!: fill the BAM! Master's red card with a card from your hand; the master picks the best and the worst"
@@ -671,6 +672,7 @@ class BamFlow(Flow):
 
     def _ready_realizer(self) -> None:
         if self.realizer is None:
+            preload_lexicons()
             self.realizer = Realizer()
         self.realizer.lexicon  # load the word knowledge now, not in the middle of a round
 
