@@ -107,6 +107,8 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from voicehost.errors import InputError
     from voicehost.listen.sources import load_multichannel, load_tracks, parse_seats, parse_track
 
+    _check_seat_names([spec.partition("=")[0].strip() for spec in args.track] +
+                      ([n.strip() for n in args.seats.split(",")] if args.seats else []))
     if args.multichannel is not None and args.track:
         raise InputError("give either --track NAME=FILE (one per player) or --multichannel FILE --seats ..., not both")
     if args.multichannel is not None:
@@ -139,6 +141,21 @@ def _enrolled(specs: Sequence[str], seats: Sequence[str]) -> dict[str, Path]:
             raise InputError(f"--enroll {name}={folder}: no such folder")
         out[name] = path
     return out
+
+
+def _check_seat_names(names: list[str]) -> None:
+    """Seat names as ``play`` takes them: printable, and distinct ignoring case (Anna and ANNA are one player)."""
+    from voicehost.listen.sources import TrackSpecError
+    from voicehost.text import describe_unsafe, unsafe_characters
+
+    seen: dict[str, str] = {}
+    for name in names:
+        if unsafe_characters(name):
+            raise TrackSpecError(f"seat name {name!r} contains {describe_unsafe(unsafe_characters(name))}")
+        if name and name.lower() in seen and seen[name.lower()] != name:
+            raise TrackSpecError(f"seats {seen[name.lower()]!r} and {name!r} differ only in capitals: "
+                                 "every player needs their own name")
+        seen.setdefault(name.lower(), name)
 
 
 def game_phrases(game: str, lang: str) -> tuple[str, ...]:

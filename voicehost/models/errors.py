@@ -21,6 +21,10 @@ class UnsafeArchive(InputError):
     """An archive member would escape the target folder, is a link or device, or unpacks too big."""
 
 
+class UnpackFailed(InputError):
+    """An archive that passed every check still could not be written out (disk full, file system limits)."""
+
+
 class NotAModel(InputError):
     """An archive or folder does not hold a Vosk model (am/final.mdl, conf/model.conf, …)."""
 
@@ -37,13 +41,16 @@ class ChecksumMismatch(ModelError):
     """The downloaded or given archive is not the file the catalog describes."""
 
 
-class ModelIncomplete(ModelError):
-    """An installed model lacks files a Vosk model needs."""
+class ModelIncomplete(InputError, ModelError):
+    """A model folder (installed or given with --model) lacks files a Vosk model needs.
+
+    Like the two errors below it is the user's to fix (install, choose or name another model),
+    so it exits with status 2; it is still a ModelError for code that catches those."""
 
 
-class ModelLoadFailed(ModelError):
-    """Vosk could not load or run an installed model."""
+class ModelLoadFailed(InputError, ModelError):
+    """Vosk could not load or run an installed or given model."""
 
 
-class NoModelForLanguage(ModelError):
+class NoModelForLanguage(InputError, ModelError):
     """No engine can recognise this language with what is installed."""
