@@ -68,11 +68,13 @@ def read_bytes(path: Path | str, *, limit: int, what: str) -> bytes:
     except OSError as error:
         raise FileReadError(f"{path}: cannot read the {what} ({error.strerror or error})") from None
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
             raise FileReadError(f"{path}: is a folder, not a {what}")
-        if not stat.S_ISREG(mode):
+        if not stat.S_ISREG(info.st_mode):
             raise FileReadError(f"{path}: is not a regular file (a device, FIFO or socket), not a {what}")
+        if info.st_size > limit:
+            raise FileReadError(f"{path}: too large for a {what} (more than {_size(limit)})")
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(MB, limit + 1 - total))
