@@ -135,7 +135,7 @@ def test_control_and_bidi_characters_never_reach_the_terminal(tmp_path: Path, ch
         if result is None:
             continue
         assert result.returncode == 2, result.stderr
-        assert f"U+{ord(char):04X}" in result.stderr, result.stderr
+        assert f"U+{ord(char[0]):04X}" in result.stderr, result.stderr
         assert char not in result.stdout + result.stderr and "\u001b" not in result.stderr
 
 
