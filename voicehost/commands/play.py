@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         log = args.log or args.record / "events.jsonl"
     else:
         log = args.log or log_path_for(Path("logs"), args.game, seed)
-    check_new_log(log)
+    check_new_log(log, folder_may_be_missing=args.log is None)
     check_speech_wav(args.speech_wav)
     settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args),
                             speech_rate=args.rate, voice=args.voice)
@@ -127,13 +127,18 @@ def run(args: argparse.Namespace) -> int:
     return ExitStatus.OK
 
 
-def check_new_log(log: Path) -> None:
-    """A new game's log must be a new (or empty) regular file: never another game's log."""
+def check_new_log(log: Path, *, folder_may_be_missing: bool = False) -> None:
+    """A new game's log must be a new (or empty) regular file: never another game's log.
+
+    Its folder must exist, as for every file the user names; only voicehost's own default places
+    (logs/, the --record folder) are created."""
     from voicehost.errors import InputError
 
     try:
         info = log.stat()
     except FileNotFoundError:
+        if not folder_may_be_missing and not log.parent.is_dir():
+            raise InputError(f"--log {log}: folder {log.parent} does not exist") from None
         return
     except OSError as error:
         raise InputError(f"--log {log}: {error.strerror or error}") from None
