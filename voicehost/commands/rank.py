@@ -213,10 +213,10 @@ def _recognizer(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from voicehost.errors import ModelError
 
     try:
-        from voicehost.listen.recognize import build_recognizer
+        from voicehost.models.engine import user_recognizer
     except ImportError as error:
         raise ModelError(f"speech recognition is not available in this build ({error})") from error
-    return build_recognizer(args.lang, args.engine, args.model)
+    return user_recognizer(args.lang, args.engine, args.model)
 
 
 def _progress(done: float, total: float) -> None:

@@ -58,9 +58,9 @@ def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str
 def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
     """The listening pipeline with the recogniser for the language (built once, shared by all seats)."""
     from voicehost.listen.pipeline import ListenConfig, Listener
-    from voicehost.listen.recognize import build_recognizer
+    from voicehost.models.engine import user_recognizer
 
-    recognizer = build_recognizer(listen.lang, listen.engine, listen.model)
+    recognizer = user_recognizer(listen.lang, listen.engine, listen.model)
     enrolled = {name: listen.enrolment / name for name in seats
                 if listen.enrolment is not None and (listen.enrolment / name).is_dir()}
     enrol = getattr(recognizer, "enrol", None)

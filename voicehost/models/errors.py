@@ -54,3 +54,8 @@ class ModelLoadFailed(InputError, ModelError):
 
 class NoModelForLanguage(InputError, ModelError):
     """No engine can recognise this language with what is installed."""
+
+
+class ModelUnusable(InputError, ModelError):
+    """The recogniser cannot be built with the model the user chose or installed (none for the
+    language, a folder that is not a model, one Vosk cannot load): the user's to fix, status 2."""
