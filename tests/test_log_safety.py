@@ -210,3 +210,11 @@ def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(tmp_path: Path, how: sig
     assert process.returncode == status, err
     assert words in err and f"voicehost resume {log}" in err
     assert read_events(log)[0]["type"] == "setup"
+
+
+def test_kill_9_at_random_moments_loses_no_announced_event_and_every_resume_works() -> None:
+    """A short run of bench/bench_crash.py (the 50-kill soak is run by hand; README has its numbers): 6 kills, all checks pass."""
+    result = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_crash.py"), "--runs", "6", "--seed", "7"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "6 kills during a game" in result.stdout and "announced events lost: 0" in result.stdout
