@@ -218,3 +218,27 @@ def test_kill_9_at_random_moments_loses_no_announced_event_and_every_resume_work
                             cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "6 kills during a game" in result.stdout and "announced events lost: 0" in result.stdout
+
+
+def test_play_never_records_over_an_earlier_recording(tmp_path: Path) -> None:
+    """'play --record DIR' where DIR already holds a recorded session is refused before anything is written."""
+    folder = tmp_path / "rec"
+    folder.mkdir()
+    (folder / "session.json").write_text("{}")
+    (folder / "mics.wav").write_bytes(b"RIFF")
+    result = run_voicehost(*PLAY, "--input", "mic", "--record", str(folder))
+    assert result.returncode == 2 and "already holds a recorded session" in result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["mics.wav", "session.json"]
+
+
+def test_a_log_that_cannot_be_opened_is_a_usage_error(tmp_path: Path) -> None:
+    """The writer itself refuses a folder or a FIFO in one line with status 2 (the library path, not only the command)."""
+    from voicehost.eventlog import EventLogWriter, LogPathError
+    from voicehost.status import ExitStatus
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path in (tmp_path, fifo):
+        with pytest.raises(LogPathError) as caught:
+            EventLogWriter(path)
+        assert caught.value.exit_status is ExitStatus.USAGE

@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable
 
-from voicehost.errors import VoicehostError
+from voicehost.errors import InputError, VoicehostError
 from voicehost.files import LOG_LIMIT, FileFormatError, FileReadError, describe_os_error, parse_json, read_bytes
 from voicehost.rules.base import JsonObject, LogError
 
@@ -37,6 +37,10 @@ class LogWriteError(VoicehostError, RuntimeError):
     def __init__(self, message: str, reason: str = "") -> None:
         super().__init__(message)
         self.reason = reason or message
+
+
+class LogPathError(InputError, LogWriteError):
+    """The event log cannot even be opened where the user asked (a folder, a device, no permission): status 2."""
 
 
 def _line(event: Any) -> bytes:
@@ -53,14 +57,14 @@ def open_log_file(path: Path, *, new: bool = False) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, flags, 0o644)
     except FileExistsError:
-        raise LogWriteError(f"cannot start the event log {path}: the file already exists") from None
+        raise LogPathError(f"cannot start the event log {path}: the file already exists") from None
     except IsADirectoryError:
-        raise LogWriteError(f"cannot write the event log {path}: it is a folder (give a file name inside it)") from None
+        raise LogPathError(f"cannot write the event log {path}: it is a folder (give a file name inside it)") from None
     except OSError as error:
-        raise LogWriteError(f"cannot write the event log {path}: {describe_os_error(error)}") from None
+        raise LogPathError(f"cannot write the event log {path}: {describe_os_error(error)}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise LogWriteError(f"cannot write the event log {path}: it is a device, FIFO or socket, not a regular file")
+        raise LogPathError(f"cannot write the event log {path}: it is a device, FIFO or socket, not a regular file")
     os.set_blocking(fd, True)
     return fd
 

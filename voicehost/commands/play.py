@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import stat
 import sys
 from contextlib import contextmanager
@@ -139,6 +140,8 @@ def check_new_log(log: Path, *, folder_may_be_missing: bool = False) -> None:
     except FileNotFoundError:
         if not folder_may_be_missing and not log.parent.is_dir():
             raise InputError(f"--log {log}: folder {log.parent} does not exist") from None
+        if log.parent.is_dir() and not os.access(log.parent, os.W_OK | os.X_OK):
+            raise InputError(f"--log {log}: folder {log.parent} is not writable") from None
         return
     except OSError as error:
         raise InputError(f"--log {log}: {error.strerror or error}") from None
