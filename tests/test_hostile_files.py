@@ -21,7 +21,6 @@ from tests.conftest import run_voicehost
 from voicehost.decks.load import load_deck
 from voicehost.errors import VoicehostError
 from voicehost.eventlog import read_events
-from voicehost.files import CONFIG_LIMIT, MAX_DEPTH
 from voicehost.host.build import saved_options
 from voicehost.host.inputs import read_script
 from voicehost.host.live import load_session
@@ -29,6 +28,9 @@ from voicehost.host.table import load_table
 from voicehost.models.catalog import RECORDS_FILE, RecordedChecksums, load_catalog
 from voicehost.status import ExitStatus
 
+MAX_DEPTH = 32
+"""voicehost.files.MAX_DEPTH: the deepest nesting any file may have (written out so that this file
+also runs against code from before the limit, to show what failed there)."""
 SETUP = {"seq": 0, "t": 0.0, "type": "setup", "game": "bimbamm", "players": ["Anna", "Ben"], "seed": 3}
 
 
@@ -268,7 +270,14 @@ def test_resume_of_a_random_log_continues_or_says_one_line(tmp_path: Path, log: 
         assert len(err.strip().splitlines()) == 1 and "internal error" not in err, err
 
 
-def test_config_limit_is_enough_for_real_files() -> None:
-    """The shipped catalog and every test table config are far below the size limit for configs."""
-    shipped = Path(__file__).resolve().parents[1] / "models" / "catalog.toml"
-    assert shipped.stat().st_size < CONFIG_LIMIT / 20
+def test_limits_are_far_above_what_real_files_need() -> None:
+    """The shipped deck and catalog are far below the size limits, and nest far less than MAX_DEPTH."""
+    from voicehost.files import CONFIG_LIMIT, DECK_LIMIT, MAX_DEPTH as LIMIT, depth, parse_toml
+
+    root = Path(__file__).resolve().parents[1]
+    catalog = root / "models" / "catalog.toml"
+    deck = root / "voicehost" / "decks" / "base.toml"
+    assert catalog.stat().st_size < CONFIG_LIMIT / 20 and deck.stat().st_size < DECK_LIMIT / 20
+    assert LIMIT == MAX_DEPTH
+    for path in (catalog, deck):
+        assert depth(parse_toml(path.read_text(), path)) <= 4
