@@ -198,7 +198,7 @@ class Session:
                 for name in self.host.timers.pop_due(self.host.clock.now()):
                     self.flow.on_timer(name)
                     self._check_log()
-                    if self.flow.over or self.paused:
+                    if self.flow.over:
                         break
         return Outcome(True, self.host.events, "over")
 
