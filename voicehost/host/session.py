@@ -218,8 +218,8 @@ class Session:
         if problem is None or self._paused_for_log:
             return
         self._paused_for_log = True
-        text = (f"I cannot save the game: {problem.reason}. The game is paused: "
-                "make room, then say resume.")
+        fix = "make room" if "full" in problem.reason else "fix it"
+        text = f"I cannot save the game: {problem.reason}. The game is paused: {fix}, then say resume."
         if self.paused:
             self.flow.say(text)
         else:
