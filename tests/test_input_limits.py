@@ -81,7 +81,7 @@ def test_a_log_whose_setup_seed_is_not_a_number_is_one_line(tmp_path: Path) -> N
     one_line_usage(run_voicehost("resume", str(log), "--input", "text"))
 
 
-@pytest.mark.parametrize("field, value", [("speech_rate", 0), ("seed", "abc"), ("options", [1, 2]), ("rate", "fast"),
+@pytest.mark.parametrize("field, value", [("speech_rate", 0), ("rate", 0), ("seed", "abc"), ("options", [1, 2]), ("rate", "fast"),
                                           ("offsets", {"Anna": float("inf")})])
 def test_a_recorded_sessions_numbers_are_checked(tmp_path: Path, field: str, value: object) -> None:
     """A recording's session.json with rate 0, seed 'abc', options as a list …: one line, status 2."""
