@@ -72,6 +72,8 @@ def read_bytes(path: Path | str, *, limit: int, what: str) -> bytes:
         if stat.S_ISDIR(info.st_mode):
             raise FileReadError(f"{path}: is a folder, not a {what}")
         if not stat.S_ISREG(info.st_mode):
+            if _is_devnull(info):
+                return b""  # /dev/null is the customary empty file (an empty script)
             raise FileReadError(f"{path}: is not a regular file (a device, FIFO or socket), not a {what}")
         if info.st_size > limit:
             raise FileReadError(f"{path}: too large for a {what} (more than {_size(limit)})")
@@ -89,6 +91,14 @@ def read_bytes(path: Path | str, *, limit: int, what: str) -> bytes:
     if total > limit:
         raise FileReadError(f"{path}: too large for a {what} (more than {_size(limit)})")
     return b"".join(chunks)
+
+
+def _is_devnull(info: os.stat_result) -> bool:
+    try:
+        null = os.stat(os.devnull)
+    except OSError:
+        return False
+    return stat.S_ISCHR(info.st_mode) and (info.st_rdev, info.st_dev) == (null.st_rdev, null.st_dev)
 
 
 def decode_utf8(raw: bytes, path: Path | str, what: str) -> str:

@@ -41,18 +41,15 @@ class ChecksumMismatch(ModelError):
     """The downloaded or given archive is not the file the catalog describes."""
 
 
-class ModelIncomplete(InputError, ModelError):
-    """A model folder (installed or given with --model) lacks files a Vosk model needs.
-
-    Like the two errors below it is the user's to fix (install, choose or name another model),
-    so it exits with status 2; it is still a ModelError for code that catches those."""
+class ModelIncomplete(ModelError):
+    """An installed model lacks files a Vosk model needs."""
 
 
-class ModelLoadFailed(InputError, ModelError):
-    """Vosk could not load or run an installed or given model."""
+class ModelLoadFailed(ModelError):
+    """Vosk could not load or run an installed model."""
 
 
-class NoModelForLanguage(InputError, ModelError):
+class NoModelForLanguage(ModelError):
     """No engine can recognise this language with what is installed."""
 
 
