@@ -39,6 +39,13 @@ READ = 64 * 1024
 """Bytes asked of the connection at a time (what arrived is written at once, however little)."""
 
 
+def _amount(count: int) -> str:
+    """'12 bytes', '3.4 KB', '41.2 MB'."""
+    if count < 1000:
+        return f"{count} bytes"
+    return f"{count / 1e3:.1f} KB" if count < 1_000_000 else f"{count / 1e6:.1f} MB"
+
+
 def stall_window(timeout: float) -> float:
     """Seconds over which :data:`MIN_RATE` must be reached: twice the silence timeout, 5 to 60 s."""
     return min(60.0, max(5.0, 2 * timeout))
@@ -157,8 +164,8 @@ def _receive(response: http.client.HTTPResponse, part: Path, start: int, total: 
                     if done - mark_done < MIN_RATE * window:
                         raise DownloadError(
                             f"download of {entry.archive_name} stalled: {done - mark_done} bytes in the last "
-                            f"{window:.0f} s (less than {MIN_RATE / 1000:.0f} KB/s), at {done / 1e6:.1f} of "
-                            f"{total / 1e6:.1f} MB; the part is kept: run the same command again to resume")
+                            f"{window:.0f} s (less than {MIN_RATE / 1000:.0f} KB/s), at {_amount(done)} of "
+                            f"{_amount(total)}; the part is kept: run the same command again to resume")
                     mark_time, mark_done = now, done
         except (OSError, http.client.HTTPException) as error:
             out.flush()
