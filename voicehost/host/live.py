@@ -302,7 +302,9 @@ def _check_session(data: dict[str, Any], path: Path) -> None:
     Whole(MIN_RATE, MAX_RATE, optional=True).check(f"{where}: speech_rate", data.get("speech_rate"))
     for key in ("voice", "lang", "model"):
         Text(optional=True, longest=4096).check(f"{where}: {key}", data.get(key))
-    Choice(("auto", "vosk", "sphinx"), optional=True).check(f"{where}: engine", data.get("engine"))
+    from voicehost.listen.recognize import ENGINES
+
+    Choice(tuple(ENGINES), optional=True).check(f"{where}: engine", data.get("engine"))
     Whole(8000, 192000, optional=True).check(f"{where}: rate", data.get("rate"))
     Whole(0, 2**40, optional=True).check(f"{where}: start_frame", data.get("start_frame"))
     offsets = data.get("offsets", {})
