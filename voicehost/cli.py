@@ -16,9 +16,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
-from types import ModuleType
-from typing import NoReturn, Sequence
+import threading
+from contextlib import contextmanager
+from types import FrameType, ModuleType
+from typing import Iterator, NoReturn, Sequence
 
 from voicehost import __version__
 from voicehost.errors import VoicehostError
@@ -46,8 +49,12 @@ def command_modules() -> list[ModuleType]:
     return sorted(found, key=lambda m: m.NAME)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full parser with every discovered subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser with every discovered subcommand.
+
+    With ``only`` (the command about to run) the other commands are listed but their options
+    are not declared: declaring ``play``'s imports every game flow, half a second that
+    ``voicehost bam render`` should not wait for."""
     parser = OneLineParser(
         prog="voicehost",
         description=(
@@ -73,21 +80,58 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS,
             help="show full tracebacks instead of one-line errors",
         )
-        module.add_arguments(sub)
+        if only is None or module.NAME == only:
+            module.add_arguments(sub)
         sub.set_defaults(_run=module.run)
     return parser
 
 
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option), if any."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: stop the way Ctrl-C stops (logs closed, where to resume said), status 143."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """Turn SIGTERM into :class:`Terminated` while a command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``voicehost`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_command_in(words))
+    args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help()
         return ExitStatus.USAGE
     debug = bool(getattr(args, "debug", False))
     try:
-        return int(args._run(args))
+        with _sigterm_stops():
+            return int(args._run(args))
+    except Terminated:
+        print("voicehost: stopped (SIGTERM)", file=sys.stderr)
+        return ExitStatus.TERMINATED
     except KeyboardInterrupt:
         print("voicehost: interrupted", file=sys.stderr)
         return ExitStatus.INTERRUPTED
@@ -98,6 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_status
     except BrokenPipeError:
         return ExitStatus.OK
+    except (Exception, MemoryError, RecursionError) as error:  # a bug: still one line, unless --debug
+        if debug:
+            raise
+        print(f"voicehost {args.command}: internal error ({type(error).__name__}: {error}); "
+              "run it again with --debug for the details and report them", file=sys.stderr)
+        return ExitStatus.ERROR
 
 
 if __name__ == "__main__":

@@ -6,12 +6,19 @@ arguments, card texts) derive from :class:`InputError` and exit with status 2 (u
 """
 
 from voicehost.status import ExitStatus
+from voicehost.text import shown
 
 
 class VoicehostError(Exception):
-    """Base of all errors voicehost reports to the user in one line."""
+    """Base of all errors voicehost reports to the user in one line.
+
+    Its text never holds a line break or another control character: messages quote what the
+    user gave (a card id, a key from a file), and an ESC there must not reach the terminal."""
 
     exit_status: ExitStatus = ExitStatus.ERROR
+
+    def __str__(self) -> str:
+        return shown(super().__str__())
 
 
 class InputError(VoicehostError, ValueError):

@@ -10,3 +10,6 @@ class ExitStatus(IntEnum):
     ERROR = 1
     USAGE = 2
     INTERRUPTED = 130
+    """Ctrl-C (SIGINT)."""
+    TERMINATED = 143
+    """SIGTERM (128 + 15, as a shell reports a process ended by it)."""

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import os
+import errno
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from voicehost.errors import AudioFormatError, InputError
+from voicehost.errors import AudioFormatError
+from voicehost.files import OutputPathError, atomic_write_with, check_output_file
+
+__all__ = ["Audio", "OutputPathError", "check_writable", "read_wav", "write_wav"]
 
 
 @dataclass(frozen=True)
@@ -36,38 +39,23 @@ class Audio:
         return self.frames / self.rate if self.rate else 0.0
 
 
-class OutputPathError(InputError):
-    """A file cannot be written where the user asked."""
-
-
 def check_writable(path: Path) -> Path:
-    """Fail early, with a clear message, if ``path`` cannot be created or overwritten."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise OutputPathError(f"cannot write {path}: it is a directory")
-    if not parent.is_dir():
-        raise OutputPathError(f"cannot write {path}: folder {parent} does not exist")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OutputPathError(f"cannot write {path}: permission denied")
-    if not path.exists() and not os.access(parent, os.W_OK):
-        raise OutputPathError(f"cannot write {path}: folder {parent} is not writable")
-    return path
+    """Fail early, with a clear message, if ``path`` cannot be created or overwritten
+    (a folder, a device node or FIFO, a missing or read-only folder)."""
+    return check_output_file(path)
 
 
 def write_wav(path: Path, audio: Audio) -> Path:
     """Write ``audio`` as 16-bit PCM WAV, creating or replacing ``path`` atomically."""
     import soundfile
 
-    path = check_writable(Path(path))
-    tmp = path.with_name(f".{path.name}.part")
-    try:
-        soundfile.write(str(tmp), audio.samples, audio.rate, subtype="PCM_16", format="WAV")
-        os.replace(tmp, path)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise OutputPathError(f"cannot write {path}: {error.strerror or error}") from error
-    return path
+    def write(tmp: Path) -> None:
+        try:
+            soundfile.write(str(tmp), audio.samples, audio.rate, subtype="PCM_16", format="WAV")
+        except (RuntimeError, soundfile.LibsndfileError) as error:  # libsndfile's own wording of a failed write
+            raise OSError(errno.EIO, str(error)) from None
+
+    return atomic_write_with(path, write, "WAV file")
 
 
 def read_wav(path: Path) -> Audio:

@@ -8,6 +8,7 @@ from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.status import ExitStatus
+from voicehost.text import shown, unsafe_characters
 
 NAME = "bam"
 HELP = "BAM! tools: read a red card with grey cards filled in (bam render)"
@@ -79,6 +80,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
+    from voicehost.decks.cards import BLANK
+    from voicehost.decks.load import MAX_BLANKS, MAX_TEXT
+    from voicehost.speak.lexicons import preload_lexicons
+
+    blanks = args.red.count(BLANK)
+    if blanks > MAX_BLANKS:  # no blank, or a grey card too many or too few: the realiser says so
+        raise BadCardOption(f"the red card has {blanks} BAM! blanks; a red card has 1 or {MAX_BLANKS}")
+    for text in (args.red, *args.grey, *([args.template] if args.template else [])):
+        if len(text) > MAX_TEXT or unsafe_characters(text):
+            raise BadCardOption(f"{shown(text[:60])!r}: a card is printable text of at most {MAX_TEXT} characters")
+    preload_lexicons()
     from voicehost.speak.realize import Filler, realize
 
     hints = _hints(args, len(args.grey))

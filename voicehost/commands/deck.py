@@ -8,6 +8,7 @@ from pathlib import Path
 
 from voicehost.decks.cards import Deck
 from voicehost.status import ExitStatus
+from voicehost.text import shown
 
 NAME = "deck"
 HELP = "check BAM! deck files, list their cards, or print them as paper cards (PDF)"
@@ -77,7 +78,7 @@ def _check(files: list[str]) -> int:
             deck = load_deck(name)
         except DeckError as error:
             for problem in error.problems:
-                print(problem, file=sys.stderr)
+                print(shown(problem), file=sys.stderr)
             status = ExitStatus.USAGE
             continue
         double = sum(c.blanks == 2 for c in deck.red)
@@ -93,7 +94,7 @@ def _check(files: list[str]) -> int:
             combined = load_decks(files)
         except DeckError as error:
             for problem in error.problems:
-                print(problem, file=sys.stderr)
+                print(shown(problem), file=sys.stderr)
             return ExitStatus.USAGE
         print(f"together: ok: {_count(len(combined.red), 'red card')}, {_count(len(combined.grey), 'grey card')}")
     return status
@@ -114,8 +115,8 @@ def _note_base_clash(name: str, deck: Deck) -> None:
     ids = {c.id for c in base.red} | {c.id for c in base.grey}
     clash = [i for i in [c.id for c in deck.red] + [c.id for c in deck.grey] if i in ids]
     if clash:
-        shown = ", ".join(clash[:5]) + (", ..." if len(clash) > 5 else "")
-        print(f"  note: {len(clash)} id(s) also used by the base deck ({shown}): rename them (e.g. \"my-r1\") "
+        listed = ", ".join(clash[:5]) + (", ..." if len(clash) > 5 else "")
+        print(f"  note: {len(clash)} id(s) also used by the base deck ({listed}): rename them (e.g. \"my-r1\") "
               "to play together with --deck base")
 
 

@@ -23,12 +23,13 @@ examples:
 """
 
 GAMES = {"bimbambum": "bimbambum_quick", "bimbamm": "bimbamm_two_players", "bam": "bam_three_players"}
+DEFAULT_OUT = Path("demo-out") / "demo.wav"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``demo``."""
     parser.add_argument("--game", choices=sorted(GAMES), default="bimbambum", help="which game to replay (default bimbambum)")
-    parser.add_argument("--out", type=Path, default=Path("demo-out") / "demo.wav", metavar="FILE.wav",
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="FILE.wav",
                         help="where to write the game's sound: host and players (default: demo-out/demo.wav)")
     parser.add_argument("--device", metavar="DEV", help="output device (index or name), see 'voicehost devices'")
     parser.add_argument("--no-play", action="store_true", help="only write the WAV file")
@@ -36,8 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Doctor report, then the replayed game."""
+    from voicehost.audio.buffer import check_writable
     from voicehost.doctor import print_report, run_checks
 
+    if args.out == DEFAULT_OUT:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+    check_writable(args.out)  # before the machine check: a typo in --out is told at once
     if print_report(run_checks()):
         return ExitStatus.ERROR
     print()
@@ -54,7 +59,8 @@ def replay_demo(game: str, out: Path, device: str | None, *, play: bool) -> int:
     from voicehost.host.live import build_replay, compare_events
     from voicehost.host.session import Session
 
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if out == DEFAULT_OUT:
+        out.parent.mkdir(parents=True, exist_ok=True)
     check_writable(out)
     folder = fixtures.ensure_session(GAMES[game])
     print(f"Replaying a recorded game of {game} from {folder}")

@@ -87,8 +87,12 @@ def _list_arguments(parser: argparse.ArgumentParser) -> None:
 def _download_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="a model name from 'voicehost models list'")
     parser.add_argument("--force", action="store_true", help="download and replace it even if it is installed")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="give up when the server is silent this long (default: 15)")
+    from voicehost.host.options import Seconds, seconds_type
+    from voicehost.models.download import MAX_TIMEOUT, MIN_RATE
+
+    parser.add_argument("--timeout", type=seconds_type(Seconds(0.0, MAX_TIMEOUT)), default=None, metavar="SECONDS",
+                        help=f"give up when the server is silent this long, or sends less than {MIN_RATE // 1000} KB/s "
+                             "for twice as long (default: 15)")
 
 
 def _install_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.models.paths import models_dir
 
     folder = models_dir(args.models_dir)
+    if folder.exists() and not folder.is_dir():
+        from voicehost.errors import InputError
+
+        raise InputError(f"the models folder {folder} is a file, not a folder (choose another with --models-dir)")
     catalog = load_catalog(args.catalog)
     return int(_ACTIONS[args.action](args, folder, catalog))
 
@@ -258,8 +266,9 @@ def _verify(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
 def _remove(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     from voicehost.models.install import remove_model
 
+    linked = (folder / args.name).is_symlink() if args.name else False
     where = remove_model(args.name, folder)
-    print(f"removed {args.name} ({where})")
+    print(f"removed the link {where} (the folder it pointed at was left alone)" if linked else f"removed {args.name} ({where})")
     return ExitStatus.OK
 
 

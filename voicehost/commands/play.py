@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     from voicehost.host.build import PlaySettings
@@ -42,9 +45,15 @@ GAMES = ("bimbamm", "bimbambum", "bam")
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every game shares."""
     parser.add_argument("--players", required=True, metavar="A,B,C", help="player names in clockwise seating order")
-    parser.add_argument("--seed", type=int, default=None, metavar="N", help="shuffle seed (default: random; the log records it)")
-    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here (default: logs/GAME-SEED-N.jsonl)")
+    parser.add_argument("--seed", type=_seed, default=None, metavar="N", help="shuffle seed, a whole number from 0 (default: random; the log records it)")
+    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here, a new file (default: logs/GAME-SEED-N.jsonl)")
     add_session_arguments(parser)
+
+
+def _seed(text: str) -> int:
+    from voicehost.host.options import MAX_SEED, whole_type
+
+    return int(whole_type(0, MAX_SEED)(text))
 
 
 def _rate(text: str) -> int:
@@ -100,22 +109,81 @@ def run(args: argparse.Namespace) -> int:
     players = check_players(args.players.split(","))
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 10**6)
     if args.record is not None:
+        check_new_recording(args.record)
         log = args.log or args.record / "events.jsonl"
     else:
         log = args.log or log_path_for(Path("logs"), args.game, seed)
+    check_new_log(log, folder_may_be_missing=args.log is None)
+    check_speech_wav(args.speech_wav)
     settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args),
                             speech_rate=args.rate, voice=args.voice)
-    if args.input == "mic":
-        outcome = _run_live(settings, args)
-    else:
-        if args.record is not None:
-            print("voicehost play: --record needs --input mic (it saves the microphones)", file=sys.stderr)
-            return ExitStatus.USAGE
-        outcome = run_session(settings)
+    if args.input != "mic" and args.record is not None:
+        print("voicehost play: --record needs --input mic (it saves the microphones)", file=sys.stderr)
+        return ExitStatus.USAGE
+    with saved_on_stop(log):
+        outcome = _run_live(settings, args) if args.input == "mic" else run_session(settings)
     print(f"(event log: {log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")
     return ExitStatus.OK
+
+
+def check_new_log(log: Path, *, folder_may_be_missing: bool = False) -> None:
+    """A new game's log must be a new (or empty) regular file: never another game's log.
+
+    Its folder must exist, as for every file the user names; only voicehost's own default places
+    (logs/, the --record folder) are created."""
+    from voicehost.errors import InputError
+
+    try:
+        info = log.stat()
+    except FileNotFoundError:
+        if not folder_may_be_missing and not log.parent.is_dir():
+            raise InputError(f"--log {log}: folder {log.parent} does not exist") from None
+        if log.parent.is_dir() and not os.access(log.parent, os.W_OK | os.X_OK):
+            raise InputError(f"--log {log}: folder {log.parent} is not writable") from None
+        return
+    except OSError as error:
+        raise InputError(f"--log {log}: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"--log {log}: is a folder; give a file name inside it")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"--log {log}: is a device, FIFO or socket, not a regular file")
+    if info.st_size:
+        raise InputError(f"--log {log}: the file already exists (another game's log?); continue that game with "
+                         f"'voicehost resume {log}' or give a new file name")
+
+
+def check_new_recording(folder: Path) -> None:
+    """``--record DIR`` must not write over a recording that is already there."""
+    from voicehost.errors import InputError
+    from voicehost.host.listening import MICS_FILE, SESSION_FILE
+
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--record {folder}: is a file, not a folder")
+    for name in (SESSION_FILE, MICS_FILE):
+        if (folder / name).exists():
+            raise InputError(f"--record {folder}: already holds a recorded session ({name}); give a new folder")
+
+
+def check_speech_wav(path: Path | None) -> None:
+    """``--speech-wav`` must name a file that can be written (never a device, FIFO or folder)."""
+    if path is not None:
+        from voicehost.files import check_output_file
+
+        check_output_file(path, "WAV file")
+
+
+@contextmanager
+def saved_on_stop(log: Path) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM, tell where the game is saved and how to go on (then stop as asked)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if log.exists():
+            print(f"voicehost: stopped; the game so far is saved in {log}: continue with 'voicehost resume {log}'",
+                  file=sys.stderr, flush=True)
+        raise
 
 
 def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[JsonObject] | None" = None) -> "Outcome":

@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from voicehost.status import ExitStatus
+
+if TYPE_CHECKING:
+    from voicehost.audio.stream import StreamedTracks
 
 NAME = "rank"
 HELP = "rank the shouts in recorded per-player audio: who said what, first to last"
@@ -67,57 +70,97 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load, listen, print."""
+    """Open the audio, listen to it block by block, print."""
     from voicehost.errors import InputError
 
-    recording = _load(args)
     if args.plot is not None:
         from voicehost.audio.buffer import check_writable
 
         check_writable(args.plot)
         if args.plot.suffix.lower() != ".png":
             raise InputError(f"--plot {args.plot}: the picture must be a .png file")
-    phrases = game_phrases(args.game, args.lang)
-    enrolled = _enrolled(args.enroll, recording.seats)
-    recognizer = _recognizer(args)
-    if enrolled:
-        enrol = getattr(recognizer, "enrol", None)
-        if enrol is None:
-            raise InputError(f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)")
-        enrol(enrolled)
-    print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
-    from voicehost.listen.pipeline import ListenConfig, listen_to
-
-    progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None
-    shouts, listener = listen_to(recording, recognizer, phrases, progress=progress,
-                                 config=ListenConfig(report_uncertain=args.uncertain))
+    with _open(args) as recording:
+        for note in recording.notes:
+            print(f"voicehost rank: {note}", file=sys.stderr)
+        phrases = game_phrases(args.game, args.lang)
+        enrolled = _enrolled(args.enroll, recording.seats)
+        recognizer = _recognizer(args)
+        if enrolled:
+            enrol = getattr(recognizer, "enrol", None)
+            if enrol is None:
+                raise InputError(f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)")
+            enrol(enrolled)
+        print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
+        progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None
+        shouts, listener, kept = _listen(recording, recognizer, phrases, progress, keep=args.plot is not None,
+                                         uncertain=args.uncertain)
     if args.json:
         print(json.dumps({"shouts": [s.to_json() for s in shouts]}, ensure_ascii=False))
     else:
         _print_table(shouts, recording.seats, recording.duration, args.game, recognizer.name)
-    if args.plot is not None:
+    if args.plot is not None and kept is not None:
         from voicehost.listen.plot import plot_ranking
 
-        plot_ranking(args.plot, recording, listener.decisions, shouts)
+        plot_ranking(args.plot, kept, listener.decisions, shouts)
         print(f"voicehost rank: wrote {args.plot}", file=sys.stderr)
     return ExitStatus.OK
 
 
-def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from voicehost.errors import InputError
-    from voicehost.listen.sources import load_multichannel, load_tracks, parse_seats, parse_track
+def _listen(recording: "StreamedTracks", recognizer: Any, phrases: Sequence[str],
+            progress: Callable[[float, float], None] | None, *, keep: bool,
+            uncertain: bool = False) -> tuple[list[Any], Any, Any]:
+    """Feed the recording to a listener block by block on a simulated clock (as listen_to does for
+    a recording held in memory); with ``keep`` also gather the audio (for --plot); ``uncertain``
+    also reports the shouts the recogniser is unsure of."""
+    import numpy as np
 
+    from voicehost.clock import SimClock
+    from voicehost.listen.pipeline import ListenConfig, Listener
+    from voicehost.listen.ranking import ranked
+    from voicehost.listen.sources import Recording
+
+    listener = Listener(recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=uncertain))
+    clock = SimClock()
+    shouts: list[Any] = []
+    gathered: list[Any] = []
+    for block in recording.blocks(4096, clock):
+        shouts.extend(listener.feed(block))
+        if keep:
+            gathered.append(block.samples)
+        if progress is not None:
+            progress(clock.now(), recording.duration)
+    shouts.extend(listener.flush())
+    kept = None
+    if keep:
+        samples = np.concatenate(gathered) if gathered else np.zeros((0, len(recording.seats)), dtype=np.float32)
+        kept = Recording(recording.seats, samples, recording.rate, recording.files)
+    return ranked(shouts), listener, kept
+
+
+def _open(args: argparse.Namespace) -> "StreamedTracks":
+    """The audio named by --track or --multichannel/--seats, opened and checked, not yet read."""
+    from voicehost.audio.stream import StreamedTracks
+    from voicehost.errors import InputError
+    from voicehost.listen.sources import LISTEN_RATE, check_distinct, parse_seats, parse_track
+
+    _check_seat_names([spec.partition("=")[0].strip() for spec in args.track] +
+                      ([n.strip() for n in args.seats.split(",")] if args.seats else []))
     if args.multichannel is not None and args.track:
         raise InputError("give either --track NAME=FILE (one per player) or --multichannel FILE --seats ..., not both")
     if args.multichannel is not None:
         if not args.seats:
             raise InputError(f"--multichannel {args.multichannel} needs --seats NAME,NAME,... (one name per channel)")
-        return load_multichannel(args.multichannel, parse_seats(args.seats))
+        return StreamedTracks.multichannel(args.multichannel, parse_seats(args.seats), LISTEN_RATE)
     if args.seats:
         raise InputError("--seats goes with --multichannel; with separate files use --track NAME=FILE")
     if not args.track:
         raise InputError("no audio given: add --track NAME=FILE for every player, or --multichannel FILE --seats ...")
-    return load_tracks([parse_track(spec) for spec in args.track])
+    tracks = [parse_track(spec) for spec in args.track]
+    by_name: dict[str, list[Path]] = {}
+    for name, path in tracks:
+        by_name.setdefault(name, []).append(path)
+    check_distinct([name for name, _ in tracks], by_name)
+    return StreamedTracks.per_seat(tracks, LISTEN_RATE)
 
 
 def _enrolled(specs: Sequence[str], seats: Sequence[str]) -> dict[str, Path]:
@@ -141,6 +184,21 @@ def _enrolled(specs: Sequence[str], seats: Sequence[str]) -> dict[str, Path]:
     return out
 
 
+def _check_seat_names(names: list[str]) -> None:
+    """Seat names as ``play`` takes them: printable, and distinct ignoring case (Anna and ANNA are one player)."""
+    from voicehost.listen.sources import TrackSpecError
+    from voicehost.text import describe_unsafe, unsafe_characters
+
+    seen: dict[str, str] = {}
+    for name in names:
+        if unsafe_characters(name):
+            raise TrackSpecError(f"seat name {name!r} contains {describe_unsafe(unsafe_characters(name))}")
+        if name and name.lower() in seen and seen[name.lower()] != name:
+            raise TrackSpecError(f"seats {seen[name.lower()]!r} and {name!r} differ only in capitals: "
+                                 "every player needs their own name")
+        seen.setdefault(name.lower(), name)
+
+
 def game_phrases(game: str, lang: str) -> tuple[str, ...]:
     """The phrases that count in ``game`` for ``lang``: the vocabulary pack's when there is one."""
     from voicehost.listen.vocab import phrases_for
@@ -155,10 +213,10 @@ def _recognizer(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from voicehost.errors import ModelError
 
     try:
-        from voicehost.listen.recognize import build_recognizer
+        from voicehost.models.engine import user_recognizer
     except ImportError as error:
         raise ModelError(f"speech recognition is not available in this build ({error})") from error
-    return build_recognizer(args.lang, args.engine, args.model)
+    return user_recognizer(args.lang, args.engine, args.model)
 
 
 def _progress(done: float, total: float) -> None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voicehost.errors import InputError
 from voicehost.status import ExitStatus
 
 NAME = "replay"
@@ -23,12 +24,29 @@ Exit status 0 when every event is reproduced (times may differ; onsets within --
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``replay``."""
+    from voicehost.host.options import Seconds, seconds_type
+
     parser.add_argument("folder", type=Path, metavar="DIR", help="the recorded session folder")
-    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the replayed events here (default: DIR/replay-events.jsonl)")
+    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the replayed events to this new file (default: logs/replay-NAME-N.jsonl; never into the recording)")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="write the host's speech during the replay to a WAV file")
-    parser.add_argument("--tolerance", type=float, default=0.05, metavar="S", help="seconds two onsets may differ and still match (default 0.05)")
+    parser.add_argument("--tolerance", type=seconds_type(Seconds(0.0, 10.0, low_allowed=True)), default=0.05, metavar="S", help="seconds two onsets may differ and still match, 0 to 10 (default 0.05)")
     parser.add_argument("--engine", choices=["auto", "vosk", "whisper", "sphinx"], help="override the recorded recogniser choice")
     parser.add_argument("--quiet", action="store_true", help="do not print the host's lines")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """True if ``path`` would be written inside ``folder`` (links and '..' resolved)."""
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def fresh_log(logs: Path, folder: Path) -> Path:
+    """A new file logs/replay-NAME-N.jsonl for the replay of the recording ``folder``."""
+    logs.mkdir(parents=True, exist_ok=True)
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in folder.resolve().name) or "session"
+    n = 1
+    while (path := logs / f"replay-{name}-{n}.jsonl").exists():
+        n += 1
+    return path
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,12 +59,19 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.host.live import ListenSettings, build_replay, compare_events, load_session, replay_settings_note
     from voicehost.host.session import Session
 
+    from voicehost.commands.play import check_new_log, check_speech_wav
+
     data = load_session(args.folder)
     listen = None
     if args.engine:
         listen = ListenSettings(str(data.get("lang", "en")), args.engine, None)
-    log = args.log or args.folder / "replay-events.jsonl"
-    log.unlink(missing_ok=True)
+    log = args.log or fresh_log(Path("logs"), args.folder)
+    for path, option in ((log, "--log"), (args.speech_wav, "--speech-wav")):
+        if path is not None and _inside(path, args.folder):
+            raise InputError(f"{option} {path}: is inside the recording {args.folder}; a replay never writes into "
+                             "the recording it checks (give a file elsewhere)")
+    check_new_log(log)
+    check_speech_wav(args.speech_wav)
     out = io.StringIO() if args.quiet else sys.stdout
     print(f"replaying {replay_settings_note(data)} from {args.folder}", flush=True)
     started = time.perf_counter()

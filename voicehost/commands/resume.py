@@ -29,22 +29,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read the log, rebuild the flow, continue."""
-    from voicehost.eventlog import read_events
+    import sys
+
+    from voicehost.commands.play import _run_live, check_speech_wav, saved_on_stop
+    from voicehost.eventlog import read_events, repair_torn_tail
     from voicehost.host.build import PlaySettings, run_session, settings_for_resume
 
     events = read_events(args.log)
     if events[-1].get("type") == "game_over":
         print(f"voicehost resume: the game in {args.log} is already over", flush=True)
         return ExitStatus.OK
-    from voicehost.commands.play import _run_live
-
+    check_speech_wav(args.speech_wav)
     base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, True, {},
                         speech_rate=args.rate, voice=args.voice)
     settings = settings_for_resume(events, args.log, base)
-    if args.input == "mic":
-        outcome = _run_live(settings, args, resume=events)
-    else:
-        outcome = run_session(settings, resume=events)
+    cut = repair_torn_tail(args.log)
+    if cut is not None:
+        print(f"voicehost resume: the last line of {args.log} was incomplete (the game stopped while writing it): "
+              f"it was cut off and kept in {cut}", file=sys.stderr, flush=True)
+    with saved_on_stop(args.log):
+        if args.input == "mic":
+            outcome = _run_live(settings, args, resume=events)
+        else:
+            outcome = run_session(settings, resume=events)
     print(f"(event log: {args.log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {args.log}')")

@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
         return ExitStatus.USAGE
     if args.text is not None and not args.text.strip():
         voice.render(args.text)  # raises the one-line "nothing to say" error
+    if args.no_play and args.out is None:
+        print("voicehost say: --no-play needs --out FILE.wav (else nothing would be played or kept)", file=sys.stderr)
+        return ExitStatus.USAGE
     cache = RenderCache()
     if args.out is not None:
         duration = _write(voice, cache, args.text, sound, args.out)

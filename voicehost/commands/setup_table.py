@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from voicehost.errors import InputError
+from voicehost.errors import AudioDeviceError, InputError
 from voicehost.status import ExitStatus
+from voicehost.text import describe_unsafe, unsafe_characters
 
 if TYPE_CHECKING:
     from voicehost.host.calibrate import SetupResult
@@ -59,6 +60,10 @@ class PlayersError(InputError):
     """The --players list cannot be used."""
 
 
+class NoMicrophone(InputError, AudioDeviceError):
+    """The microphone setup-table should listen to is not there (plug one in or name one): status 2."""
+
+
 def parse_players(spec: str) -> tuple[str, ...]:
     """'Anna, Ben,Cem' → ('Anna', 'Ben', 'Cem'), refusing empty and repeated names."""
     names = tuple(part.strip() for part in spec.split(","))
@@ -70,6 +75,8 @@ def parse_players(spec: str) -> tuple[str, ...]:
             raise PlayersError(f"--players names {name!r} twice: every player needs their own name")
         if any(c in name for c in ":#"):
             raise PlayersError(f"--players: {name!r} cannot contain ':' or '#'")
+        if unsafe_characters(name):
+            raise PlayersError(f"--players: {name!r} contains {describe_unsafe(unsafe_characters(name))}")
         seen.add(name.lower())
     return names
 
@@ -104,14 +111,13 @@ def parse_inputs(spec: str | None) -> list[tuple[DeviceSpec | None, int | None]]
 def resolve_inputs(wanted: list[tuple[DeviceSpec | None, int | None]]) -> list[tuple[DeviceSpec, int]]:
     """Each input device (as the user named it; the default's name when none) with its channel count."""
     from voicehost.audio.devices import find_device
-    from voicehost.errors import AudioDeviceError
 
     resolved: list[tuple[DeviceSpec, int]] = []
     seen: dict[int, DeviceSpec] = {}
     for spec, count in wanted:
         device = find_device(spec, output=False)
         if device is None:
-            raise AudioDeviceError("no default microphone found: name one with --inputs (see 'voicehost devices')")
+            raise NoMicrophone("no default microphone found: name one with --inputs (see 'voicehost devices')")
         if count is not None and count > device.max_input_channels:
             raise AudioDeviceError(f"{device.name!r} has {device.max_input_channels} input channels, not {count}")
         if device.index in seen:

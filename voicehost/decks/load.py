@@ -8,6 +8,7 @@ game starts. Every problem names the file, the line and the card id.
 
 from __future__ import annotations
 
+import bisect
 import re
 import tomllib
 from dataclasses import replace
@@ -17,6 +18,8 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 
 from voicehost.decks.cards import BLANK, Article, CardId, Deck, GreyCard, Number, RedCard
 from voicehost.errors import InputError
+from voicehost.files import DECK_LIMIT, FileFormatError, FileReadError, parse_toml, read_text
+from voicehost.text import describe_unsafe, shown, unsafe_characters
 
 BUILTIN_DECKS = ("base",)
 """Deck names that resolve to files shipped inside voicehost."""
@@ -27,6 +30,15 @@ DECK_FIELDS = ("name", "language", "description")
 NUMBERS = ("singular", "plural")
 ARTICLES = ("a", "an", "the", "none")
 MAX_BLANKS = 2
+MAX_CARDS = 10_000
+"""Cards (red and grey together) in one deck file: far more than a game needs, few enough to check
+and print in seconds."""
+MAX_TEXT = 500
+"""Characters of one card's text (the longest printed BAM! card has about 120)."""
+MAX_ID = 64
+"""Characters of a card id."""
+MAX_TAGS = 20
+"""Tags on one card."""
 
 
 class DeckError(InputError):
@@ -48,7 +60,7 @@ def resolve(spec: str | Path) -> Path:
     if str(spec) in BUILTIN_DECKS:
         return Path(str(resources.files("voicehost.decks").joinpath(f"{spec}.toml")))
     path = Path(spec)
-    if not path.is_file():
+    if not path.exists():
         known = ", ".join(BUILTIN_DECKS)
         raise DeckError([f"{path}: no such deck file (built-in decks: {known})"])
     return path
@@ -128,7 +140,9 @@ def _combine(loaded: Sequence[_Loaded]) -> Deck:
 def _load(path: Path) -> _Loaded:
     text = _read_text(path)
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, path)
+    except FileFormatError as error:
+        raise DeckError([str(error)]) from None
     except tomllib.TOMLDecodeError as error:
         raise DeckError([_toml_problem(path, error)]) from error
     checker = _Checker(path, text)
@@ -140,17 +154,9 @@ def _load(path: Path) -> _Loaded:
 
 def _read_text(path: Path) -> str:
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise DeckError([f"{path}: cannot read the deck file ({error.strerror})"]) from error
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        byte = raw[error.start]
-        raise DeckError([f"{path}:{line}: not UTF-8 text (byte 0x{byte:02x} at column {column}); "
-                         "save the deck file as UTF-8"]) from error
+        return read_text(path, limit=DECK_LIMIT, what="deck file")
+    except FileReadError as error:
+        raise DeckError([str(error)]) from None
 
 
 def _toml_problem(path: Path, error: tomllib.TOMLDecodeError) -> str:
@@ -164,6 +170,7 @@ def _toml_problem(path: Path, error: tomllib.TOMLDecodeError) -> str:
 
 _HEADER = re.compile(r"^\s*\[\[\s*(red|grey)\s*\]\]\s*(#.*)?$")
 _ANY_HEADER = re.compile(r"^\s*\[")
+_ID = re.compile(r"\bid\s*=\s*[\"']([^\"']*)[\"']")
 
 
 class _Checker:
@@ -176,6 +183,7 @@ class _Checker:
         self.card_lines: dict[CardId, int] = {}
         self.headers: dict[str, list[int]] = {"red": [], "grey": []}
         self.any_headers: list[int] = []
+        self._id_lines: dict[str, int] | None = None
         for number, line in enumerate(self.lines, start=1):
             match = _HEADER.match(line)
             if match:
@@ -189,6 +197,11 @@ class _Checker:
                 self._problem(self._key_line(key, 1, len(self.lines)),
                               f"unknown top-level field '{key}' (allowed: [deck], [[red]], [[grey]])")
         name, language = self._deck_table(data.get("deck", {}))
+        count = sum(len(data[c]) for c in ("red", "grey") if isinstance(data.get(c), list))
+        if count > MAX_CARDS:
+            self._problem(None, f"the deck has {count} cards; a deck file holds at most {MAX_CARDS} "
+                                "(split it into several files and combine them with --deck)")
+            return Deck(name=name, language=language, red=(), grey=(), source=str(self.path))
         red = self._cards(data, "red")
         grey = self._cards(data, "grey")
         if not red and not grey and not self.problems:
@@ -211,6 +224,8 @@ class _Checker:
                 self._problem(line, f"[deck]: unknown field '{key}' (allowed: {', '.join(DECK_FIELDS)})")
             elif not isinstance(value, str) or not value.strip():
                 self._problem(line, f"[deck]: {key} must be a non-empty string")
+            elif unsafe_characters(value.replace("\n", " ")) or len(value) > MAX_TEXT:
+                self._problem(line, f"[deck]: {key} must be printable text of at most {MAX_TEXT} characters")
         if isinstance(table.get("name"), str) and table["name"].strip():
             name = table["name"].strip()
         if isinstance(table.get("language"), str) and table["language"].strip():
@@ -232,7 +247,7 @@ class _Checker:
 
     def _card(self, colour: str, index: int, entry: Any) -> RedCard | GreyCard | None:
         raw_id = entry.get("id") if isinstance(entry, dict) else None
-        label = f"{colour} card {raw_id}" if isinstance(raw_id, str) and raw_id else f"{colour} card #{index + 1}"
+        label = f"{colour} card {shown(raw_id)}" if isinstance(raw_id, str) and raw_id else f"{colour} card #{index + 1}"
         start = self._card_line(colour, index, raw_id)
         end = self._block_end(start) if start else None
 
@@ -267,6 +282,12 @@ class _Checker:
         if not isinstance(value, str) or not value or re.search(r"\s", value):
             problem("id", "id must be a non-empty string without spaces")
             return None
+        if unsafe_characters(value):
+            problem("id", f"id {value!r} contains {describe_unsafe(unsafe_characters(value))}: use letters, digits and '-'")
+            return None
+        if len(value) > MAX_ID:
+            problem("id", f"id is {len(value)} characters long; at most {MAX_ID} are allowed")
+            return None
         if value in self.card_lines:
             problem("id", f"duplicate id, already used at line {self.card_lines[value]}")
             return None
@@ -284,13 +305,24 @@ class _Checker:
         if not value.strip():
             problem("text", "text is empty")
             return None
-        return " ".join(value.split())
+        if unsafe_characters(value.replace("\n", " ").replace("\t", " ")):
+            bad = describe_unsafe(unsafe_characters(value.replace("\n", " ").replace("\t", " ")))
+            problem("text", f"text contains {bad}: a card holds printable text only")
+            return None
+        text = " ".join(value.split())
+        if len(text) > MAX_TEXT:
+            problem("text", f"text is {len(text)} characters long; a card holds at most {MAX_TEXT}")
+            return None
+        return text
 
     @staticmethod
     def _tags(entry: Mapping[str, Any], problem: Any) -> tuple[str, ...]:
         value = entry.get("tags", [])
         if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
             problem("tags", "tags must be a list of non-empty strings, e.g. tags = [\"family\"]")
+            return ()
+        if len(value) > MAX_TAGS or any(len(t) > MAX_ID or unsafe_characters(t) for t in value):
+            problem("tags", f"at most {MAX_TAGS} tags of up to {MAX_ID} printable characters each")
             return ()
         return tuple(t.strip() for t in value)
 
@@ -300,6 +332,9 @@ class _Checker:
         template = entry.get("template")
         if template is not None and (not isinstance(template, str) or not template.strip()):
             problem("template", "template must be a non-empty string")
+        elif isinstance(template, str) and (unsafe_characters(template) or len(template) > 2 * MAX_TEXT):
+            problem("template", f"template must be printable text of at most {2 * MAX_TEXT} characters")
+            template = None
         if text is None or card_id is None:
             return None
         blanks = text.count(BLANK)
@@ -340,15 +375,17 @@ class _Checker:
         if index < len(headers):
             return headers[index]
         if isinstance(card_id, str):  # inline tables: fall back to finding the id
-            pattern = re.compile(r"\bid\s*=\s*[\"']" + re.escape(card_id) + r"[\"']")
-            for number, line in enumerate(self.lines, start=1):
-                if pattern.search(line):
-                    return number
+            if self._id_lines is None:
+                self._id_lines = {}
+                for number, line in enumerate(self.lines, start=1):
+                    for found in _ID.finditer(line):
+                        self._id_lines.setdefault(found.group(1), number)
+            return self._id_lines.get(card_id)
         return None
 
     def _block_end(self, start: int) -> int:
-        later = [h for h in self.any_headers if h > start]
-        return (later[0] - 1) if later else len(self.lines)
+        later = bisect.bisect_right(self.any_headers, start)
+        return (self.any_headers[later] - 1) if later < len(self.any_headers) else len(self.lines)
 
     def _key_line(self, key: str | None, start: int | None, end: int | None) -> int | None:
         if key is None or start is None or end is None:

@@ -15,6 +15,7 @@ from xml.sax.saxutils import escape
 
 from voicehost.decks.cards import BLANK, Deck, GreyCard, RedCard
 from voicehost.errors import InputError
+from voicehost.files import OutputPathError, atomic_write_with
 
 MM = 72 / 25.4
 """PDF points per millimetre."""
@@ -68,10 +69,22 @@ def print_deck(deck: Deck, out: Path, paper: str = "a4", progress: Callable[[int
         raise PrintError("the deck has no cards to print (check --deck and --tag)")
     sheet = _Sheet(*sizes[paper])
     regular, bold = _fonts()
+    pages = 0
+
+    def write(tmp: Path) -> None:
+        nonlocal pages
+        pages = _draw(Canvas(str(tmp), pagesize=sizes[paper]), sheet, deck, regular, bold, progress)
+
     try:
-        canvas = Canvas(str(out), pagesize=sizes[paper])
-    except OSError as error:
-        raise PrintError(f"{out}: cannot write ({error.strerror})") from error
+        atomic_write_with(out, write, "PDF")
+    except OutputPathError as error:
+        raise PrintError(str(error)) from None
+    return pages
+
+
+def _draw(canvas: Any, sheet: "_Sheet", deck: Deck, regular: str, bold: str,
+          progress: Callable[[int, int], None] | None) -> int:
+    """Draw every card on ``canvas`` and save it; returns the number of pages."""
     canvas.setTitle(f"BAM! cards: {deck.name}")
     canvas.setAuthor("voicehost")
     pages = 0
@@ -89,10 +102,7 @@ def print_deck(deck: Deck, out: Path, paper: str = "a4", progress: Callable[[int
             done += len(group[start:start + COLUMNS * ROWS])
             if progress is not None:
                 progress(done, total)
-    try:
-        canvas.save()
-    except OSError as error:
-        raise PrintError(f"{out}: cannot write ({error.strerror})") from error
+    canvas.save()
     return pages
 
 

@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Callable, TextIO
 
 from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
-from voicehost.eventlog import EventLogWriter
+from voicehost.eventlog import EventLogWriter, LogWriteError
+from voicehost.files import CONFIG_LIMIT, atomic_write_text, parse_json, read_text
 from voicehost.host.inputs import Input, ScriptInput, TextInput, read_script
 from voicehost.host.mouth import Mouth
+from voicehost.host.options import check_options, check_seed
 from voicehost.host.session import Flow, Host, Outcome
 from voicehost.rules.base import JsonObject
 from voicehost.speak.output import TABLE, NullSink, Route, Sink, WavSink, seat
 from voicehost.speak.service import Kind, SpeechService, TranscriptLine
+from voicehost.text import describe_unsafe, unsafe_characters
 
 if TYPE_CHECKING:
     from voicehost.speak.voice import EspeakVoice
@@ -61,11 +64,25 @@ class PlaySettings:
         return Path(self.input.split(":", 1)[1]) if self.input.startswith("script:") else None
 
 
+MAX_PLAYERS = 16
+"""More players than any of the games seats."""
+MAX_NAME = 40
+"""Characters in a player's name (as in a table config)."""
+
+
 def check_players(names: list[str]) -> tuple[str, ...]:
-    """Names from '--players Anna,Ben,Cem': non-empty, distinct (ignoring case), no ':'."""
-    cleaned = tuple(n.strip() for n in names if n.strip())
+    """Names from '--players Anna,Ben,Cem': non-empty, distinct (ignoring case), no ':', printable."""
+    cleaned = tuple(n.strip() for n in names if isinstance(n, str) and n.strip())
     if len(cleaned) < 2:
         raise SettingsError("give at least two players: --players Anna,Ben,Cem")
+    if len(cleaned) > MAX_PLAYERS:
+        raise SettingsError(f"{len(cleaned)} players: at most {MAX_PLAYERS} can sit at the table")
+    for name in cleaned:
+        if unsafe_characters(name):
+            raise SettingsError(f"the name {name!r} contains {describe_unsafe(unsafe_characters(name))}: "
+                                "a name holds letters, digits, spaces and punctuation only")
+        if len(name) > MAX_NAME:
+            raise SettingsError(f"the name {name!r} is longer than {MAX_NAME} characters")
     lowered = [n.lower() for n in cleaned]
     dupes = sorted({n for n in cleaned if lowered.count(n.lower()) > 1})
     if dupes:
@@ -119,8 +136,10 @@ def flow_module(game: str) -> ModuleType:
 
 
 def build_flow(settings: PlaySettings, host: Host) -> Flow:
-    """The game's flow with its options."""
-    return flow_module(settings.game).make_flow(host, settings.seed, dict(settings.options))  # type: ignore[no-any-return]
+    """The game's flow with its options (checked: see :mod:`voicehost.host.options`)."""
+    module = flow_module(settings.game)
+    options = check_options(settings.game, settings.options, "game options")
+    return module.make_flow(host, settings.seed, options)  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -134,11 +153,27 @@ class Built:
     log: EventLogWriter | None
 
     def close(self) -> None:
-        """Close speech (writes the WAV sink) and the log."""
-        self.service.close()
-        if self.log is not None:
-            self.log.close()
-        self.input.close()
+        """Close speech (writes the WAV sink), the input and the log (LogWriteError if some events
+        could not be saved: the message says how far the log goes and how to resume)."""
+        try:
+            self.service.close()
+        finally:
+            try:
+                self.input.close()
+            finally:
+                if self.log is not None:
+                    self._close_log(self.log)
+
+    @staticmethod
+    def _close_log(log: EventLogWriter) -> None:
+        try:
+            log.close()
+        except LogWriteError as error:
+            if not log.path.exists() or log.path.stat().st_size == 0:
+                raise LogWriteError(f"{error}: no event of this game could be saved; make room, then start it "
+                                    "again", error.reason) from None
+            raise LogWriteError(f"{error}: the log keeps the game up to the last saved event; make room, then "
+                                f"continue with 'voicehost resume {log.path}'", error.reason) from None
 
 
 def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> Built:
@@ -192,8 +227,11 @@ def write_session_file(settings: PlaySettings) -> None:
     plain = {k: v for k, v in settings.options.items() if _plain_data(v)}
     data = {"game": settings.game, "players": list(settings.players), "seed": settings.seed, "options": plain}
     path = session_file(settings.log)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SettingsError(f"cannot write {path}: {error.strerror or error}") from None
+    atomic_write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n", "session file")
 
 
 def _plain_data(value: object) -> bool:
@@ -204,16 +242,29 @@ def _plain_data(value: object) -> bool:
     return False
 
 
-def saved_options(log: Path) -> dict[str, object]:
-    """The options saved next to ``log`` (empty when there is no session file)."""
+def saved_options(log: Path, setup: JsonObject | None = None) -> dict[str, object]:
+    """The options saved next to ``log``, checked (empty when there is no session file).
+
+    With ``setup`` (the log's first event) the file must belong to that game: same game, players
+    and seed; a session file of another game is an error, not a source of options."""
     path = session_file(log)
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
-        raise SettingsError(f"{path}: cannot read the saved game options ({error})") from error
-    options = data.get("options", {}) if isinstance(data, dict) else {}
+        data = parse_json(read_text(path, limit=CONFIG_LIMIT, what="session file"), path)
+    except InputError as error:
+        raise SettingsError(f"cannot read the saved game options: {error}") from None
+    except ValueError as error:
+        raise SettingsError(f"{path}: cannot read the saved game options (not JSON: {error})") from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: the saved game options must be a JSON object")
+    if setup is not None:
+        for key in ("game", "players", "seed"):
+            if key in data and data[key] != setup.get(key):
+                raise SettingsError(f"{path}: belongs to another game ({key} {data[key]!r}, the log says "
+                                    f"{setup.get(key)!r}); move it away to resume with the default options")
+    game = setup.get("game") if setup is not None else data.get("game")
+    options = check_options(str(game), data.get("options", {}), str(path), from_file=True)
     return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
 
 
@@ -222,9 +273,15 @@ def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings)
     setup = events[0]
     if setup.get("type") != "setup" or setup.get("game") not in GAMES:
         raise SettingsError(f"{log}: the first event is not a voicehost game setup")
-    players = tuple(str(p) for p in setup.get("players", []))
-    last_t = max(float(e.get("t", 0.0)) for e in events)
-    options = {**saved_options(log), **base.options}
-    return PlaySettings(str(setup["game"]), players, base.input, int(setup.get("seed", 0)), log,
+    raw_players = setup.get("players")
+    if not isinstance(raw_players, list) or not all(isinstance(p, str) for p in raw_players):
+        raise SettingsError(f"{log}: the setup event's players must be a list of names")
+    players = check_players(raw_players)
+    if len(players) != len(raw_players):
+        raise SettingsError(f"{log}: the setup event names an empty player")
+    seed = check_seed(setup.get("seed", 0), f"{log}: setup event")
+    last_t = max(float(e["t"]) for e in events)
+    options = {**saved_options(log, setup), **base.options}
+    return PlaySettings(str(setup["game"]), players, base.input, seed, log,
                         base.speech_wav, base.show_private, options, start_time=last_t + 1.0,
                         speech_rate=base.speech_rate, voice=base.voice)

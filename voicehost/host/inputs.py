@@ -8,6 +8,8 @@ so live play, typed lines, scripts and replays all go through the same loop.
 
 from __future__ import annotations
 
+import collections
+import math
 import queue
 import threading
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from typing import Iterable, Protocol, Sequence, TextIO
 
 from voicehost.clock import Clock, SimClock
 from voicehost.errors import InputError
+from voicehost.files import SCRIPT_LIMIT, FileReadError, read_text
 from voicehost.host.words import Heard, normalise
 
 
@@ -33,6 +36,10 @@ class Input(Protocol):
         """Release devices and threads."""
 
 
+MAX_SAID = 500
+"""Characters a player may say in one script or typed line (a long BAM! answer has about 60)."""
+
+
 def parse_line(line: str, players: Sequence[str], where: str) -> tuple[str, str] | None:
     """'Anna: flip seven' → ('Anna', 'flip seven'); blank lines and '#' comments → None.
 
@@ -48,6 +55,8 @@ def parse_line(line: str, players: Sequence[str], where: str) -> tuple[str, str]
     matches = [p for p in players if p.lower() == name.strip().lower()]
     if not matches:
         raise ScriptError(f"{where}: {name.strip()!r} is not at the table ({', '.join(players)})")
+    if len(said) > MAX_SAID:
+        raise ScriptError(f"{where}: {matches[0]} says {len(said)} characters; a line holds at most {MAX_SAID}")
     phrase = normalise(said)
     if not phrase:
         raise ScriptError(f"{where}: {matches[0]} says nothing")
@@ -66,12 +75,16 @@ class ScriptLine:
     """Line number in the file, for messages."""
 
 
+MAX_SCRIPT_TIME = 1_000_000.0
+"""Seconds: the latest time a script line may have (eleven days of game)."""
+
+
 def read_script(path: Path, players: Sequence[str]) -> list[ScriptLine]:
-    """Lines '1.250 Anna: cat' (seconds, then NAME: words), times never decreasing."""
+    """Lines '1.250 Anna: cat' (seconds from 0, then NAME: words), times never decreasing."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(f"{path}: cannot read script ({error})") from error
+        text = read_text(path, limit=SCRIPT_LIMIT, what="script")
+    except FileReadError as error:
+        raise ScriptError(str(error)) from None
     out: list[ScriptLine] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         where = f"{path}:{number}"
@@ -83,6 +96,8 @@ def read_script(path: Path, players: Sequence[str]) -> list[ScriptLine]:
             t = float(stamp)
         except ValueError:
             raise ScriptError(f"{where}: a script line starts with seconds, e.g. '1.250 Anna: cat'") from None
+        if not math.isfinite(t) or not 0.0 <= t <= MAX_SCRIPT_TIME:
+            raise ScriptError(f"{where}: time {stamp!r} is not a number of seconds from 0 to {MAX_SCRIPT_TIME:.0f}")
         if out and t < out[-1].t:
             raise ScriptError(f"{where}: time {t} goes back before {out[-1].t}")
         parsed = parse_line(rest, players, where)
@@ -100,7 +115,7 @@ class ScriptInput:
 
     def __init__(self, lines: Iterable[ScriptLine], clock: SimClock, *, duration: float = 0.6, tail: float = 10.0) -> None:
         origin = clock.now()
-        self._lines = [ScriptLine(line.t + origin, line.player, line.phrase, line.line) for line in lines]
+        self._lines = collections.deque(ScriptLine(line.t + origin, line.player, line.phrase, line.line) for line in lines)
         self._clock = clock
         self._duration = duration
         """Assumed length of a spoken line, seconds (its 'end')."""
@@ -118,7 +133,7 @@ class ScriptInput:
         if deadline is not None and first.t > deadline:
             self._clock.advance_to(deadline)
             return []
-        self._lines.pop(0)
+        self._lines.popleft()
         self._clock.advance_to(first.t + self._duration)
         return [Heard(first.player, first.phrase, first.t, first.t + self._duration, 1.0, "script")]
 
@@ -129,6 +144,25 @@ class ScriptInput:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+MAX_TYPED = 4096
+"""Bytes of one typed line; a longer one is cut there (its rest is dropped)."""
+
+
+def _typed_lines(stream: TextIO) -> Iterable[str]:
+    """The lines of a terminal or pipe, each at most :data:`MAX_TYPED` bytes: bytes that are not
+    valid in the stream's encoding become U+FFFD instead of ending the input."""
+    raw = getattr(stream, "buffer", None)
+    if raw is None:  # a text-only stream (StringIO in tests) is already decoded
+        yield from stream
+        return
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    while line := raw.readline(MAX_TYPED):
+        if len(line) == MAX_TYPED and not line.endswith(b"\n"):
+            while (rest := raw.readline(MAX_TYPED)) and not rest.endswith(b"\n"):
+                pass
+        yield line.decode(encoding, errors="replace")
 
 
 class TextInput:
@@ -144,9 +178,15 @@ class TextInput:
         self._thread.start()
 
     def _read(self, stream: TextIO) -> None:
-        for line in stream:
-            self._lines.put((self._clock.now(), line))
-        self._lines.put(None)
+        """Queue every typed line; whatever happens to the stream, the input then ends (never hangs)."""
+        try:
+            for line in _typed_lines(stream):
+                self._lines.put((self._clock.now(), line))
+        except (OSError, ValueError) as error:  # a closed or broken terminal ends the game's input
+            if self._echo is not None:
+                print(f"(the typed input stopped: {error})", file=self._echo)
+        finally:
+            self._lines.put(None)
 
     def next(self, deadline: float | None) -> list[Heard] | None:
         """Wait for a typed line until ``deadline``; bad lines are explained and skipped."""

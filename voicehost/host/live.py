@@ -20,6 +20,7 @@ import numpy as np
 from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
+from voicehost.files import CONFIG_LIMIT, parse_json, read_text
 from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, timeline_outputs, transcript_printer
 from voicehost.host.listening import (
     EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, ReferenceTap, SessionRecorder, Span, file_reader, host_path,
@@ -57,9 +58,9 @@ def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str
 def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
     """The listening pipeline with the recogniser for the language (built once, shared by all seats)."""
     from voicehost.listen.pipeline import ListenConfig, Listener
-    from voicehost.listen.recognize import build_recognizer
+    from voicehost.models.engine import user_recognizer
 
-    recognizer = build_recognizer(listen.lang, listen.engine, listen.model)
+    recognizer = user_recognizer(listen.lang, listen.engine, listen.model)
     enrolled = {name: listen.enrolment / name for name in seats
                 if listen.enrolment is not None and (listen.enrolment / name).is_dir()}
     enrol = getattr(recognizer, "enrol", None)
@@ -259,20 +260,58 @@ def default_table(players: tuple[str, ...]) -> Any:
 # ---- replay ---------------------------------------------------------------------------------
 
 def load_session(folder: Path) -> dict[str, Any]:
-    """A recorded session's settings (session.json), checked."""
+    """A recorded session's settings (session.json), checked: every value replay uses is of the
+    right type and in range, so a damaged or hand-edited file is one clear error."""
     path = Path(folder) / SESSION_FILE
+    if not Path(folder).is_dir():
+        raise InputError(f"{folder}: not a recorded session (no such folder)")
+    if not path.exists():
+        raise InputError(f"{folder}: not a recorded session (no {SESSION_FILE})")
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{folder}: not a recorded session (no {SESSION_FILE})") from None
-    except (OSError, json.JSONDecodeError) as error:
-        raise InputError(f"{path}: cannot read ({error})") from error
+        data = parse_json(read_text(path, limit=CONFIG_LIMIT, what="session file"), path)
+    except ValueError as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError(f"{path}: cannot read ({error})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: must hold a JSON object")
     for key in ("game", "players", "seed"):
         if key not in data:
             raise InputError(f"{path}: missing field '{key}'")
+    _check_session(data, path)
     if not mics_path(folder).exists():
         raise InputError(f"{folder}: the recording {MICS_FILE} is missing")
     return data
+
+
+def _check_session(data: dict[str, Any], path: Path) -> None:
+    """Check (and normalise in place) the values of a recorded session file."""
+    from voicehost.host.build import GAMES, check_players
+    from voicehost.host.options import Choice, Seconds, Text, Whole, check_options, check_seed
+    from voicehost.speak.voice import MAX_RATE, MIN_RATE
+
+    where = str(path)
+    if data["game"] not in GAMES:
+        raise InputError(f"{where}: game {data['game']!r} is not one of {', '.join(GAMES)}")
+    players = data["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise InputError(f"{where}: players must be a list of names")
+    data["players"] = list(check_players(players))
+    data["seed"] = check_seed(data["seed"], where)
+    data["options"] = check_options(data["game"], data.get("options", {}), where, from_file=True)
+    Whole(MIN_RATE, MAX_RATE, optional=True).check(f"{where}: speech_rate", data.get("speech_rate"))
+    for key in ("voice", "lang", "model"):
+        Text(optional=True, longest=4096).check(f"{where}: {key}", data.get(key))
+    from voicehost.listen.recognize import ENGINES
+
+    Choice(tuple(ENGINES), optional=True).check(f"{where}: engine", data.get("engine"))
+    Whole(8000, 192000, optional=True).check(f"{where}: rate", data.get("rate"))
+    Whole(0, 2**40, optional=True).check(f"{where}: start_frame", data.get("start_frame"))
+    offsets = data.get("offsets", {})
+    if not isinstance(offsets, dict):
+        raise InputError(f"{where}: offsets must map seat names to seconds")
+    for seat, value in offsets.items():
+        Seconds(-1.0, 1.0, low_allowed=True).check(f"{where}: offsets: {seat}", value)
 
 
 def recorded_blocks(folder: Path, seats: tuple[str, ...], clock: SimClock, start_frame: int, block_frames: int = 1600) -> Iterator[AudioBlock]:
@@ -300,7 +339,7 @@ def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Pat
 
     data = load_session(folder)
     players = tuple(str(p) for p in data["players"])
-    options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.get("options", {}).items()}
+    options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data["options"].items()}
     settings = PlaySettings(str(data["game"]), players, "replay", int(data["seed"]), log, speech_wav, True, options,
                             speech_rate=data.get("speech_rate"), voice=data.get("voice"))
     listen = listen or ListenSettings(str(data.get("lang", "en")), str(data.get("engine", "auto")),

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from voicehost.clock import Clock, Timers
-from voicehost.eventlog import EventLogWriter
+from voicehost.errors import VoicehostError
+from voicehost.eventlog import EventLogWriter, LogWriteError
 from voicehost.host.inputs import Input
 from voicehost.host.mouth import Mouth
 from voicehost.host.words import NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation
-from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.rules.base import IllegalAction, JsonObject, LogError
 
 
 @dataclass
@@ -39,12 +40,20 @@ class Host:
     listen_also: tuple[str, ...] = ()
     """Phrases the microphones listen for besides the flow's and the commands (the session's
     "yes"/"no" while it asks a player back)."""
+    log_problem: LogWriteError | None = None
+    """Why the last write to the log failed (the disk is full, …); None while the log is saved."""
 
     def record(self, events: Sequence[Any]) -> list[JsonObject]:
-        """Append a rules action's events to the log (one write, flushed) and return them as JSON."""
+        """Append a rules action's events to the log (one write, synced) and return them as JSON.
+
+        When the log cannot be written the events wait in the writer's ``pending`` list and
+        :attr:`log_problem` says why: the session then pauses the game (see :meth:`Session.run`)."""
         objs = [e.to_json() if hasattr(e, "to_json") else dict(e) for e in events]
         if self.log is not None and objs:
-            self.log.write(objs)
+            try:
+                self.log.write(objs)
+            except LogWriteError as error:
+                self.log_problem = error
         self.events.extend(objs)
         if self.on_event is not None:
             for obj in objs:
@@ -155,13 +164,19 @@ class Session:
         """True while the game is paused because a microphone stopped, not because someone said pause."""
         self._asked: dict[str, tuple[Heard, float]] = {}
         """Player → (an uncertain shout of theirs the host asked back about, answer deadline)."""
+        self._paused_for_log = False
+        """True once the game was paused because the log could not be written (until it can)."""
 
     def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
-        """Start (or resume) the game and loop until it is over or the input ends."""
+        """Start (or resume) the game and loop until it is over or the input ends.
+
+        A log that cannot be written (the disk is full) pauses the game until it can: the host
+        says so, and "resume" tries again."""
         if resume_from is not None:
-            self.flow.resume(resume_from)
+            self._resume_flow(resume_from)
         else:
             self.flow.start()
+        self._check_log()
         while not self.flow.over:
             deadline = None if self.paused else self._next_deadline()
             heard = self.input.next(deadline)
@@ -173,6 +188,7 @@ class Session:
                 self.microphones_changed(players, lost)
             for item in heard:
                 self.dispatch(item)
+                self._check_log()
                 if self.flow.over:
                     break
             self._expire_questions()
@@ -181,9 +197,50 @@ class Session:
             if not self.paused and not self.flow.over and not self._asked:
                 for name in self.host.timers.pop_due(self.host.clock.now()):
                     self.flow.on_timer(name)
+                    self._check_log()
                     if self.flow.over:
                         break
         return Outcome(True, self.host.events, "over")
+
+    def _resume_flow(self, events: Sequence[JsonObject]) -> None:
+        """Rebuild the game from a log's events; a log the rules cannot replay is a LogError."""
+        try:
+            self.flow.resume(events)
+        except VoicehostError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+            raise LogError(f"the event log does not describe a game this host can continue "
+                           f"({type(error).__name__}: {error})") from error
+
+    def _check_log(self) -> None:
+        """Pause the game, saying why, when the log has just stopped being written."""
+        problem = self.host.log_problem
+        if problem is None or self._paused_for_log:
+            return
+        self._paused_for_log = True
+        fix = "make room" if "full" in problem.reason else "fix it"
+        text = f"I cannot save the game: {problem.reason}. The game is paused: {fix}, then say resume."
+        if self.paused:
+            self.flow.say(text)
+        else:
+            self._for_microphones = False
+            self._pause(text)
+
+    def _log_saved_again(self) -> bool:
+        """Before going on after a log problem: write what waits; False (and say so) if it still fails."""
+        if self.host.log_problem is None:
+            return True
+        assert self.host.log is not None
+        try:
+            self.host.log.retry()
+        except LogWriteError as error:
+            self.host.log_problem = error
+            self.flow.say(f"I still cannot save the game: {error.reason}. Say resume when there is room.")
+            return False
+        self.host.log_problem = None
+        self._paused_for_log = False
+        self.flow.say("The game is saved again.")
+        return True
 
     def dispatch(self, heard: Heard) -> None:
         """Global commands first, then the game flow (which never sees a paused game's input).
@@ -330,7 +387,7 @@ class Session:
         self.flow.say(text)
 
     def _resume(self, text: str | None = None) -> None:
-        if not self.paused:
+        if not self.paused or not self._log_saved_again():
             return
         if text is None:
             text = f"We go on without {_microphones(self.missing)}." if self.missing and self._for_microphones else "Let's go on."

@@ -18,7 +18,6 @@ exist is a separate question (:func:`check_devices`): the same file travels betw
 from __future__ import annotations
 
 import math
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -26,6 +25,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TypeAlias
 
 from voicehost.errors import AudioDeviceError, InputError
+from voicehost.files import (
+    CONFIG_LIMIT,
+    FileFormatError,
+    FileReadError,
+    OutputPathError,
+    atomic_write_text,
+    parse_toml,
+    read_text,
+)
+from voicehost.files import check_output_file as check_writable
+from voicehost.text import describe_unsafe, unsafe_characters
 
 if TYPE_CHECKING:
     from voicehost.audio.devices import DeviceInfo
@@ -252,6 +262,9 @@ class _Reader:
             raise self.fail("seat", index, "name", f"{name!r} is longer than {MAX_NAME} characters")
         if any(c in name for c in ":,#\n"):
             raise self.fail("seat", index, "name", f"{name!r}: a name cannot contain ':', ',' or '#'")
+        if unsafe_characters(name):
+            raise self.fail("seat", index, "name", f"{name!r} contains {describe_unsafe(unsafe_characters(name))}: "
+                                                   "a name holds letters, digits, spaces and punctuation only")
         return name
 
     def channel(self, index: int, key: str, value: Any) -> Channel:
@@ -307,7 +320,9 @@ def parse_table(text: str, source: str | Path = "<table>") -> Table:
     """Parse and validate a table config given as TOML text (``source`` names it in errors)."""
     where = str(source)
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, where)
+    except FileFormatError as error:
+        raise TableError(str(error)) from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         line = re.search(r"at line (\d+)", message)
@@ -323,14 +338,10 @@ def load_table(path: Path | str) -> Table:
     path = Path(path)
     if not path.exists():
         raise TableError(f"{path}: no such file (write one with 'voicehost setup-table --out {path}')")
-    if path.is_dir():
-        raise TableError(f"{path}: is a folder, not a table config")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise TableError(f"{path}: not a text file (TOML must be UTF-8)") from error
-    except OSError as error:
-        raise TableError(f"{path}: cannot be read ({error.strerror or error})") from error
+        text = read_text(path, limit=CONFIG_LIMIT, what="table config")
+    except FileReadError as error:
+        raise TableError(str(error)) from None
     return parse_table(text, path)
 
 
@@ -371,18 +382,13 @@ def dumps_table(table: Table) -> str:
 
 def save_table(table: Table, path: Path | str) -> Path:
     """Write ``table`` to ``path`` atomically (a crash never leaves half a file); returns the path."""
-    from voicehost.audio.buffer import check_writable
-
     path = check_writable(Path(path))
     text = dumps_table(table)
     parse_table(text, path)  # never write a file that would not load
-    tmp = path.with_name(f".{path.name}.part")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as error:
-        tmp.unlink(missing_ok=True)
-        raise TableError(f"cannot write {path}: {error.strerror or error}") from error
+        atomic_write_text(path, text, "table config")
+    except OutputPathError as error:
+        raise TableError(str(error)) from None
     return path
 
 

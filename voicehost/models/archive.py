@@ -21,11 +21,15 @@ from enum import Enum
 from pathlib import Path
 from typing import IO, Callable, Iterator, Protocol
 
-from voicehost.models.errors import NotAModel, UnsafeArchive
+from voicehost.models.errors import NotAModel, UnpackFailed, UnsafeArchive
 
 #: Refuse archives with more members than this (an inode bomb); real models have ~20.
 MAX_MEMBERS = 10_000
 CHUNK = 1 << 20
+MAX_NAME_BYTES = 255
+"""Bytes in one part of a member's path (NAME_MAX of Linux file systems)."""
+MAX_PATH_CHARS = 1024
+"""Characters in a member's whole path: a model's deepest file has under 60, PATH_MAX is 4096."""
 #: File voicehost writes into every model it installs (what it is, where it came from).
 MARKER_NAME = "voicehost-model.json"
 #: Called with (bytes done, bytes in total) while copying; may raise to abort.
@@ -68,6 +72,9 @@ def safe_relative(raw: str, archive: Path) -> str:
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
         raise UnsafeArchive(f"{archive}: member {raw!r} climbs out with '..'; nothing was written")
+    if any(len(p.encode("utf-8", "surrogateescape")) > MAX_NAME_BYTES for p in parts) or len(name) > MAX_PATH_CHARS:
+        raise UnsafeArchive(f"{archive}: member {raw[:60]!r}... has a name longer than a file system allows "
+                            f"({MAX_NAME_BYTES} bytes a part, {MAX_PATH_CHARS} in all); nothing was written")
     return "/".join(parts)
 
 
@@ -241,6 +248,8 @@ class Archive:
                     done = _copy_stream(source, target, member.size, done, self.total, progress, str(self.path))
         except (zipfile.BadZipFile, tarfile.TarError, EOFError, zipfile.LargeZipFile) as error:
             raise NotAModel(f"{self.path}: damaged archive ({error})") from None
+        except OSError as error:
+            raise UnpackFailed(f"{self.path}: cannot unpack into {dest} ({error.strerror or error})") from None
 
 
 def _copy_stream(source: Readable, target: Path, size: int, done: int, total: int,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from voicehost.files import CONFIG_LIMIT, FileFormatError, FileReadError, atomic_write_text, parse_toml, read_text
 from voicehost.models.errors import CatalogError, UnknownModel
 
 CATALOG_FILE = "catalog.toml"
@@ -144,19 +145,21 @@ def default_catalog_path() -> Path:
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """Read and validate a catalog file (the built-in one by default)."""
     file = Path(path) if path is not None else default_catalog_path()
+    if not file.exists():
+        raise CatalogError(f"{file}: model catalog not found (give one with --catalog FILE)")
     try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CatalogError(f"{file}: model catalog not found (give one with --catalog FILE)") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CatalogError(f"{file}: cannot read the model catalog: {error}") from None
+        text = read_text(file, limit=CONFIG_LIMIT, what="model catalog")
+    except FileReadError as error:
+        raise CatalogError(str(error)) from None
     return parse_catalog(text, file)
 
 
 def parse_catalog(text: str, file: Path) -> Catalog:
     """Validate catalog ``text`` read from ``file`` (named in every error)."""
     try:
-        data = tomllib.loads(text)
+        data = parse_toml(text, file)
+    except FileFormatError as error:
+        raise CatalogError(str(error)) from None
     except tomllib.TOMLDecodeError as error:
         raise CatalogError(f"{file}: not valid TOML: {error}") from None
     top_lines, blocks = _key_lines(text)
@@ -301,11 +304,13 @@ class RecordedChecksums:
 
     def load(self) -> dict[str, str]:
         """All recorded checksums by model name (empty if none yet)."""
-        try:
-            data = tomllib.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not self.path.exists():
             return {}
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        try:
+            data = parse_toml(read_text(self.path, limit=CONFIG_LIMIT, what="checksum record"), self.path)
+        except (FileReadError, FileFormatError) as error:
+            raise CatalogError(f"cannot read recorded checksums: {error}") from None
+        except tomllib.TOMLDecodeError as error:
             raise CatalogError(f"{self.path}: cannot read recorded checksums: {error}") from None
         for name, value in data.items():
             if not (isinstance(value, str) and _HEX64.fullmatch(value)):
@@ -324,9 +329,7 @@ class RecordedChecksums:
         lines = ["# SHA-256 of model archives whose checksum the catalog did not have,",
                  "# computed by voicehost on the first successful download (trust on first use).",
                  *(f'"{key}" = "{value}"' for key, value in sorted(records.items()))]
-        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        temporary.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        os.replace(temporary, self.path)
+        atomic_write_text(self.path, "\n".join(lines) + "\n", "checksum record")
 
 
 def expected_sha256(entry: CatalogEntry, folder: Path) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import http.client
 import re
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -29,6 +30,25 @@ DOWNLOADS = ".downloads"
 #: Seconds to wait for the server to connect or to send the next bytes: short, so that a machine
 #: without network fails fast.
 DEFAULT_TIMEOUT = 15.0
+MAX_TIMEOUT = 600.0
+"""Seconds: the longest --timeout accepted."""
+MIN_RATE = 1000
+"""Bytes per second a download must average over a stall window; a trickle below it is given up
+(the part is kept): a server sending one byte every half second never trips the silence timeout."""
+READ = 64 * 1024
+"""Bytes asked of the connection at a time (what arrived is written at once, however little)."""
+
+
+def _amount(count: int) -> str:
+    """'12 bytes', '3.4 KB', '41.2 MB'."""
+    if count < 1000:
+        return f"{count} bytes"
+    return f"{count / 1e3:.1f} KB" if count < 1_000_000 else f"{count / 1e6:.1f} MB"
+
+
+def stall_window(timeout: float) -> float:
+    """Seconds over which :data:`MIN_RATE` must be reached: twice the silence timeout, 5 to 60 s."""
+    return min(60.0, max(5.0, 2 * timeout))
 #: progress(label, total bytes, bytes already there) -> callback(done, total)
 ProgressFactory = Callable[[str, int, int], ProgressFn]
 Notify = Callable[[str], None]
@@ -67,8 +87,12 @@ def _offline_hint(entry: CatalogEntry) -> str:
 
 
 def fetch(entry: CatalogEntry, part: Path, *, timeout: float = DEFAULT_TIMEOUT,
-          progress: ProgressFactory | None = None) -> Fetched:
-    """Download ``entry.url`` into ``part``, resuming what is already there."""
+          progress: ProgressFactory | None = None, window: float | None = None) -> Fetched:
+    """Download ``entry.url`` into ``part``, resuming what is already there.
+
+    Gives up when the server is silent for ``timeout`` seconds, or sends less than
+    :data:`MIN_RATE` bytes per second over ``window`` seconds (default :func:`stall_window`); the
+    part is kept either way. Never takes more than the catalog's size, whatever the server says."""
     part.parent.mkdir(parents=True, exist_ok=True)
     have = part.stat().st_size if part.exists() else 0
     if have > entry.size:
@@ -95,9 +119,12 @@ def fetch(entry: CatalogEntry, part: Path, *, timeout: float = DEFAULT_TIMEOUT,
     with response:
         start = _resume_offset(response, have)
         length = response.headers.get("Content-Length")
-        total = start + int(length) if length and length.isdigit() else entry.size
+        total = entry.size
+        if length and length.isdigit() and start + int(length) != entry.size:
+            raise DownloadError(f"the server offers {(start + int(length)) / 1e6:.1f} MB for {entry.archive_name}, "
+                                f"the catalog says {entry.size / 1e6:.1f} MB: not the catalog's file; nothing more was downloaded")
         report = progress(f"downloading {entry.archive_name}", total, start) if progress else None
-        done = _receive(response, part, start, total, report, entry)
+        done = _receive(response, part, start, total, report, entry, window or stall_window(timeout))
     if done != total:
         raise DownloadError(f"download of {entry.archive_name} stopped at {done / 1e6:.1f} of {total / 1e6:.1f} MB; "
                             "the part is kept: run the same command again to resume")
@@ -116,20 +143,30 @@ def _resume_offset(response: http.client.HTTPResponse, have: int) -> int:
 
 
 def _receive(response: http.client.HTTPResponse, part: Path, start: int, total: int,
-             report: ProgressFn | None, entry: CatalogEntry) -> int:
+             report: ProgressFn | None, entry: CatalogEntry, window: float) -> int:
     """Append the body to ``part`` (truncated to ``start``); returns the file's size afterwards."""
     done = start
+    mark_time, mark_done = time.monotonic(), start
     with part.open("r+b" if part.exists() else "wb") as out:
         out.truncate(start)
         out.seek(start)
         try:
-            while chunk := response.read(CHUNK):
+            while chunk := response.read1(min(READ, total + 1 - done)):
                 out.write(chunk)
+                out.flush()  # a trickle keeps what it got: the next run resumes from there
                 done += len(chunk)
                 if done > total:
                     break
                 if report:
                     report(done, total)
+                now = time.monotonic()
+                if now - mark_time >= window:
+                    if done - mark_done < MIN_RATE * window:
+                        raise DownloadError(
+                            f"download of {entry.archive_name} stalled: {done - mark_done} bytes in the last "
+                            f"{window:.0f} s (less than {MIN_RATE / 1000:.0f} KB/s), at {_amount(done)} of "
+                            f"{_amount(total)}; the part is kept: run the same command again to resume")
+                    mark_time, mark_done = now, done
         except (OSError, http.client.HTTPException) as error:
             out.flush()
             raise DownloadError(

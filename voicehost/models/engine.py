@@ -14,6 +14,7 @@ import importlib.util
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from voicehost.models.catalog import Catalog, CatalogEntry, Engine, load_catalog
 from voicehost.models.errors import NoModelForLanguage
@@ -126,3 +127,19 @@ def engine_table(models_dir: Path, catalog: Catalog, langs: list[str] | None = N
         except NoModelForLanguage as error:
             table[lang] = str(error)
     return table
+
+
+def user_recognizer(lang: str, engine: str = "auto", model: Path | None = None) -> Any:
+    """The recogniser for ``lang`` as the commands build it: the recognition package's
+    ModelError (no model for the language, a folder that is no model, one Vosk cannot load)
+    becomes :class:`ModelUnusable`, a usage error with the same words."""
+    from voicehost.errors import InputError, ModelError
+    from voicehost.listen.recognize import build_recognizer
+    from voicehost.models.errors import ModelUnusable
+
+    try:
+        return build_recognizer(lang, engine, model)
+    except ModelError as error:
+        if isinstance(error, InputError):
+            raise
+        raise ModelUnusable(str(error)) from error

@@ -21,6 +21,10 @@ class UnsafeArchive(InputError):
     """An archive member would escape the target folder, is a link or device, or unpacks too big."""
 
 
+class UnpackFailed(InputError):
+    """An archive that passed every check still could not be written out (disk full, file system limits)."""
+
+
 class NotAModel(InputError):
     """An archive or folder does not hold a Vosk model (am/final.mdl, conf/model.conf, …)."""
 
@@ -47,3 +51,8 @@ class ModelLoadFailed(ModelError):
 
 class NoModelForLanguage(ModelError):
     """No engine can recognise this language with what is installed."""
+
+
+class ModelUnusable(InputError, ModelError):
+    """The recogniser cannot be built with the model the user chose or installed (none for the
+    language, a folder that is not a model, one Vosk cannot load): the user's to fix, status 2."""

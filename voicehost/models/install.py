@@ -36,12 +36,14 @@ from voicehost.models.catalog import (
     RecordedChecksums,
 )
 from voicehost.errors import InputError
+from voicehost.files import CONFIG_LIMIT, parse_json, read_text
 from voicehost.models.errors import ChecksumMismatch, ModelExists, NotAModel, UnknownModel
 from voicehost.models.paths import installed_vosk_models
 from voicehost.models.verify import missing_files
 
 PARTIAL_PREFIX = ".partial-"
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+_LANG = re.compile(r"[a-z]{2,3}")
 _GUESS_LANG = re.compile(r"vosk-model-(?:small-)?([a-z]{2,3})(?:-|$)")
 
 
@@ -86,8 +88,8 @@ def archive_stem(path: Path) -> str:
 def read_marker(folder: Path) -> dict[str, Any]:
     """The install marker of a model folder, or {} if there is none or it is unreadable."""
     try:
-        data = json.loads((folder / MARKER_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = parse_json(read_text(folder / MARKER_NAME, limit=CONFIG_LIMIT, what="model marker"), folder / MARKER_NAME)
+    except (InputError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -165,6 +167,8 @@ def _identify(catalog: Catalog, folder: Path, *, given_name: str | None, given_l
     name = _check_name(given_name or (entry.name if entry else fallback))
     if given_name and not how:
         how = "named by --name"
+    if given_lang is not None and not _LANG.fullmatch(given_lang):
+        raise InputError(f"--lang {given_lang!r}: give a language code of two or three lower-case letters, e.g. en")
     vocab = given_lang or (entry.vocab if entry else None) or guess_language(name)
     if not vocab:
         raise InputError(f"cannot tell which language {name!r} is for: add --lang CODE (for example --lang en)")
@@ -195,12 +199,17 @@ def install_archive(archive: Path, folder: Path, catalog: Catalog, *, name: str 
     """
     source = source or str(archive.resolve())
     shown = source.rsplit("/", 1)[-1]
-    if not archive.is_file():
+    if not archive.exists():
         raise InputError(f"{archive}: no such file")
+    if not archive.is_file():
+        raise InputError(f"{archive}: not a regular file (a device, FIFO or socket); give a .zip or .tar.gz archive")
     size = archive.stat().st_size
     if digests is None:
         report = progress(f"checking {archive.name}", size, 0) if progress else None
-        digests = file_digests(archive, (lambda done: report(done, size)) if report else None)
+        try:
+            digests = file_digests(archive, (lambda done: report(done, size)) if report else None)
+        except OSError as error:
+            raise InputError(f"{archive}: cannot read the archive ({error.strerror or error})") from None
     sha256, md5 = digests
     folder.mkdir(parents=True, exist_ok=True)
     sweep_partials(folder)
@@ -307,15 +316,26 @@ def _place(root: Path, target: Path, force: bool) -> None:
 
 
 def remove_model(name: str, folder: Path) -> Path:
-    """Delete the installed model ``name``; returns where it was."""
+    """Delete the installed model ``name``; returns where it was.
+
+    A model that is a link to a folder elsewhere loses only the link: what it points at (perhaps
+    the only copy, or a Python package's model) is left alone."""
     target = folder / name
-    if name.startswith(".") or "/" in name or not target.is_dir():
+    if not _NAME.fullmatch(name) or not (target.is_dir() or target.is_symlink()):
         installed = ", ".join(p.name for p in installed_vosk_models(folder)) or "none"
         raise UnknownModel(f"no model {name!r} is installed in {folder} (installed: {installed})")
+    if target.is_symlink():
+        try:
+            target.unlink()
+        except OSError as error:
+            raise InputError(f"cannot remove the link {target}: {error.strerror or error}") from None
+        return target
     if not (read_marker(target) or (target / "am").is_dir() or (target / "conf").is_dir()):
         raise UnknownModel(f"{target} does not look like a speech model; not deleting it")
     doomed = _scratch(folder, ".removing-", name)
-    os.rename(target, doomed)
-    shutil.rmtree(doomed)
+    try:
+        os.rename(target, doomed)
+        shutil.rmtree(doomed)
+    except OSError as error:
+        raise InputError(f"cannot remove {target}: {error.strerror or error}") from None
     return target
-

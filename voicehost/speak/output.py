@@ -271,9 +271,16 @@ class RecordingSink:
 
     @property
     def busy_until(self) -> float:
-        """Session time when the last buffer that sounds ends (0 when none); dropped ones do not count."""
+        """Session time when the last buffer that sounds ends (0 when none); dropped ones do not count.
+
+        Each buffer starts after the one before it ends and a cut only ever moves ends earlier
+        (dropping all that follow), so the last buffer still sounding ends last: looking back
+        from the end keeps a long game linear."""
         with self._lock:
-            return max((p.end for p in self.placed if p.end > p.start), default=0.0)
+            for placed in reversed(self.placed):
+                if placed.end > placed.start:
+                    return placed.end
+            return 0.0
 
     def play(self, audio: Audio, not_before: float) -> TimelinePlayback:
         """Place ``audio`` at ``not_before`` or after the last buffer, whichever is later."""

@@ -139,6 +139,11 @@ class _Job:
     playback: Playback | None = None
 
 
+def _sounds_after(job: _Job, now: float) -> bool:
+    """True if ``job``'s sound may still go on after ``now`` (an interrupt can cut it)."""
+    return job.playback is not None and (job.playback.end or 0.0) > now
+
+
 class SpeechService:
     """Speaks queued utterances on routed outputs; see the module docstring.
 
@@ -352,7 +357,7 @@ class _TimelineLane:
         self.route = route
         self.sink = sink
         self._last_end: float | None = None
-        self._pending: list[_Job] = []
+        self._pending: collections.deque[_Job] = collections.deque()
         """Jobs whose sound may still lie ahead of the clock (an interrupt can cut them)."""
         self._lock = threading.Lock()
 
@@ -371,7 +376,8 @@ class _TimelineLane:
             assert start is not None and playback.end is not None
             job.playback = playback
             self._last_end = playback.end
-            self._pending = [j for j in self._pending if j.playback is not None and (j.playback.end or 0.0) > now]
+            while self._pending and not _sounds_after(self._pending[0], now):  # oldest first: linear over a game
+                self._pending.popleft()
             self._pending.append(job)
         self.service._publish(job.spoken, start, playback.end, interrupted=False, final=True)
         job.spoken._finish()
@@ -379,8 +385,8 @@ class _TimelineLane:
     def cut(self, now: float) -> None:
         """Cut what sounds at ``now`` and drop what would start later."""
         with self._lock:
-            affected = [j for j in self._pending if j.playback is not None and (j.playback.end or 0.0) > now]
-            self._pending = []
+            affected = [j for j in self._pending if _sounds_after(j, now)]
+            self._pending.clear()
             for job in affected:
                 assert job.playback is not None
                 job.playback.stop(now)

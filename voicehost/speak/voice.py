@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +73,18 @@ def check_rate(rate: int) -> int:
     return rate
 
 
+MAX_TEXT = 20_000
+"""Characters the host renders at once (about twenty minutes of speech at the default rate)."""
+MAX_CHUNK = 400
+"""Characters handed to espeak-ng in one call: texts of 60,000 characters and more made it
+crash (SIGSEGV inside espeak_Synth) in 2 of 5 tries; sentences are far shorter."""
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+
+
+class TextTooLong(InputError):
+    """A text is longer than the host will say at once."""
+
+
 class EspeakVoice:
     """pyttsx3 (espeak-ng driver) rendering text to :class:`Audio`."""
 
@@ -118,6 +131,9 @@ class EspeakVoice:
         """
         if not text.strip():
             raise InputError("nothing to say: the text is empty")
+        if len(text) > MAX_TEXT:
+            raise TextTooLong(f"the text has {len(text)} characters; the host says at most {MAX_TEXT} at once "
+                              "(about twenty minutes of speech)")
         chosen = voice or self.voice
         wpm = check_rate(rate if rate is not None else self.rate)
         # The driver applies properties at once; the engine's setProperty would only queue them
@@ -129,7 +145,8 @@ class EspeakVoice:
                 driver.setProperty("rate", wpm)
             except ValueError as error:
                 raise SpeechError(f"espeak-ng cannot use voice {chosen.id!r} at {wpm} wpm: {error}") from error
-            pcm = _synthesise(text, timeout=RENDER_TIMEOUT + len(text) / 100)
+            pcm = b"".join(_synthesise(piece, timeout=RENDER_TIMEOUT + len(piece) / 100)
+                           for piece in speech_chunks(text))
         if not pcm:
             raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
@@ -139,6 +156,45 @@ class EspeakVoice:
         """Stop any synthesis in progress (espeak-ng itself stays loaded for the process)."""
         with contextlib.suppress(Exception):
             self._engine.stop()
+
+
+def speech_chunks(text: str, longest: int = MAX_CHUNK) -> list[str]:
+    """``text`` cut into pieces of at most ``longest`` characters for espeak-ng: at sentence ends
+    where possible, else between words, else (one endless word) anywhere."""
+    pieces: list[str] = []
+    current = ""
+    for sentence in _SENTENCE_END.split(text.strip()):
+        for part in _split_long(sentence, longest):
+            if current and len(current) + 1 + len(part) > longest:
+                pieces.append(current)
+                current = part
+            else:
+                current = f"{current} {part}" if current else part
+    if current.strip():
+        pieces.append(current)
+    return [p for p in pieces if p.strip()]
+
+
+def _split_long(sentence: str, longest: int) -> list[str]:
+    if len(sentence) <= longest:
+        return [sentence]
+    parts: list[str] = []
+    current = ""
+    for word in sentence.split():
+        while len(word) > longest:
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(word[:longest])
+            word = word[longest:]
+        if current and len(current) + 1 + len(word) > longest:
+            parts.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        parts.append(current)
+    return parts
 
 
 class _Collector:

@@ -27,6 +27,7 @@ from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, num
 from voicehost.rules import bam
 from voicehost.rules.base import IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
+from voicehost.speak.lexicons import preload_lexicons
 from voicehost.speak.realize import Filler, RealizeError, Realizer
 
 HELP = "BAM!: fill the BAM! Master's red card with a card from your hand; the master picks the best and the worst"
@@ -671,6 +672,7 @@ class BamFlow(Flow):
 
     def _ready_realizer(self) -> None:
         if self.realizer is None:
+            preload_lexicons()
             self.realizer = Realizer()
         self.realizer.lexicon  # load the word knowledge now, not in the middle of a round
 
@@ -751,11 +753,13 @@ def number_words(n: int) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BAM!'s own ``play`` options."""
+    from voicehost.host.options import whole_type
+
     parser.add_argument("--deck", action="append", metavar="NAME|FILE",
                         help="deck to play with: base (default) or a deck file; repeat to combine decks")
     parser.add_argument("--tag", action="append", metavar="T",
                         help="only cards with this tag, e.g. family; repeat for several tags")
-    parser.add_argument("--rounds", type=int, metavar="K",
+    parser.add_argument("--rounds", type=whole_type(1, 50), metavar="K",
                         help="times each player is the BAM! Master (default 1)")
     parser.add_argument("--cards", choices=CARD_MODES,
                         help="dealt: the host tells each player their hand privately; table: players hold "

@@ -527,17 +527,19 @@ class BimBamBumFlow(Flow):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bam Bum!'s own ``play`` options."""
+    from voicehost.host.options import SLAP_WINDOW, TIME_WINDOW, seconds_type, whole_type
+
     window = parser.add_mutually_exclusive_group()
-    window.add_argument("--window", type=float, metavar="S",
+    window.add_argument("--window", type=seconds_type(TIME_WINDOW), metavar="S",
                         help="seconds a player has to play, counted from when the host has named "
                              "their card (default 3)")
     window.add_argument("--no-window", action="store_true",
                         help="no time limit: a slow player gets a reminder instead of a mistake")
-    parser.add_argument("--slap-window", type=float, metavar="S",
+    parser.add_argument("--slap-window", type=seconds_type(SLAP_WINDOW), metavar="S",
                         help="seconds after a BIM BAM BUM! in which slaps count (default 2)")
     parser.add_argument("--first", metavar="NAME",
                         help="who starts (default: whoever shouts BIM BAM BUM! loudest)")
-    parser.add_argument("--quick", type=int, metavar="N",
+    parser.add_argument("--quick", type=whole_type(1, 1000), metavar="N",
                         help="a quick game: deal N cards to each player instead of the full deal")
 
 

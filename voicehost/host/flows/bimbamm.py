@@ -500,11 +500,13 @@ class BimBammFlow(Flow):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bamm!'s own ``play`` options."""
+    from voicehost.host.options import RACE_WINDOW, seconds_type
+
     parser.add_argument("--cards", choices=["auto", "dealt", "table"], default="auto",
                         help="dealt: the host deals and tells each player their card privately; "
                              "table: players hold their own physical cards and the host trusts what they shout; "
                              "auto (default): table cards unless every player has a private earphone")
-    parser.add_argument("--race-window", type=float, metavar="S",
+    parser.add_argument("--race-window", type=seconds_type(RACE_WINDOW), metavar="S",
                         help="seconds a race stays open after the host stops talking (default 2.5)")
     parser.add_argument("--first", metavar="NAME", help="who starts when nobody holds the cat (default: random)")
     parser.add_argument("--no-2p-variant", dest="variant2p", action="store_false", default=None,
