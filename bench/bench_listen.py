@@ -301,6 +301,8 @@ class ClassTally:
     """Races at gaps >= 20 ms whose every shout was heard with the right phrase."""
     clean_first_right: int = 0
     uncertain: int = 0
+    asked_right: int = 0
+    """Missed shouts that an uncertain report would have asked back with the right phrase ("Ben: cat?")."""
     latencies: list[float] = field(default_factory=list)
 
 
@@ -346,6 +348,10 @@ def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], ta
         tally.false_alarms += len(found)
         return
     match = fx.match(found, expected)
+    missed = [e for e in expected if not any(e is x and f["phrase"] == x["phrase"] for x, f in match.pairs)]
+    asked = [s.to_json() for s, _ in shouts if s.uncertain]
+    if asked and missed:
+        tally.asked_right += fx.match(asked, missed).phrases_right()
     tally.expected += len(expected)
     tally.reported += len(match.pairs)
     tally.right += match.phrases_right()
@@ -372,7 +378,7 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
 
     print(f"\n== {title} ==")
     print(f"  {'class':8} {'condition':14} {'recall':>16} {'phrase right':>16} {'FA/10min':>9} {'first shouter':>16} "
-          f"{'clean races':>14} {'uncertain':>9} {'latency p50/p95 ms':>19}")
+          f"{'clean races':>14} {'uncertain':>9} {'+asked back':>16} {'latency p50/p95 ms':>19}")
     total = ClassTally()
     for group in ("SNR >= 10 dB", "babble 10 dB"):
         for cls in CLASSES:
@@ -383,17 +389,21 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
             fa = f"{t.false_alarms / (t.chatter_seconds / 600):9.1f}" if t.chatter_seconds else f"{t.false_alarms:>6d} ex"
             print(f"  {cls:8} {group:14} {pct(t.right, t.expected):>16} {pct(t.right, t.reported):>16} {fa} "
                   f"{pct(t.first_right, t.races):>16} {pct(t.clean_first_right, t.clean):>14} {t.uncertain:9d} "
+                  f"{pct(t.right + t.asked_right, t.expected):>16} "
                   + (f"{np.median(lat):8.0f} / {np.percentile(lat, 95):5.0f}" if lat.size else "       -"))
-            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain"):
+            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain", "asked_right"):
                 setattr(total, name, getattr(total, name) + getattr(t, name))
             total.chatter_seconds += t.chatter_seconds
             total.latencies += t.latencies
     lat = np.array([x for x in total.latencies if np.isfinite(x)]) * 1000
     minutes = total.chatter_seconds / 60
+    asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
     print(f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
           f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min of {minutes:.1f} min talk"
           f" + race extras), first shouter {pct(total.first_right, total.races)}, clean races {pct(total.clean_first_right, total.clean)},"
-          f" uncertain {total.uncertain}, latency p50/p95 "
+          f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
+          f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
+          f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
           + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
           + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio")
 
