@@ -11,6 +11,8 @@ const $ = (id) => document.getElementById(id);
 let ctx = null, mic = null, socket = null, seq = 0, myName = "", seated = false, leaving = false;
 let wakeLock = null;
 const playing = new Set();
+// What the page did, for anyone inspecting it (the browser tests read it).
+window.voicehost = { shown: [], played: [] };
 
 function status(text) { $("status").textContent = text; }
 
@@ -24,6 +26,7 @@ function line(text, isPrivate) {
   }
   $("transcript").appendChild(item);
   while ($("transcript").children.length > 200) $("transcript").firstChild.remove();
+  window.voicehost.shown.push({ text: text, private: !!isPrivate });
   send({ type: "shown", text: text, private: !!isPrivate });
 }
 
@@ -96,6 +99,7 @@ function playSpeech(data) {
   source.onended = () => playing.delete(source);
   const start = ctx.currentTime + 0.05;
   source.start(start);
+  window.voicehost.played.push({ id: id, samples: pcm.length });
   send({ type: "played", id: id, samples: pcm.length, start: start, end: start + buffer.duration });
 }
 
