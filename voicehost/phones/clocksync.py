@@ -19,11 +19,14 @@ BIN_SECONDS = 5.0
 """Seconds of phone time per bin: the fit uses each bin's exchange with the shortest round trip."""
 FIT_SECONDS = 300.0
 """Seconds of phone time the drift fit looks back over."""
-MIN_DRIFT_SPAN = 30.0
+OFFSET_SECONDS = 60.0
+"""Seconds of phone time whose bins give the offset (their median)."""
+MIN_DRIFT_SPAN = 60.0
 """Seconds of phone time the kept exchanges must span before a drift is fitted (before that the
 offset alone is used: the round-trip error would swamp a drift estimated over a few seconds)."""
-MAX_DRIFT = 500e-6
-"""A fitted drift beyond ±500 ppm is not a crystal but a stall between bins: it is clamped."""
+MAX_DRIFT = 200e-6
+"""A fitted drift beyond ±200 ppm is not a crystal (those are within ±100 ppm) but a clock that
+jumped: the offset alone is used then."""
 START_EXCHANGES = 3
 """Exchanges needed before the mapping is trusted at all."""
 
@@ -106,21 +109,29 @@ class ClockSync:
         return self._fit
 
     def _compute(self) -> ClockFit:
+        """Theil-Sen drift over the bins of the last :data:`FIT_SECONDS`, and the median offset
+        of the bins of the last :data:`OFFSET_SECONDS`: Chrome's output timestamp, which the
+        page's answers rest on, now and then steps by its 10 ms audio buffer for a few seconds,
+        and a median lets such a minority pass."""
         last = self.exchanges[-1].remote
         keys = sorted(k for k in self._bins if (k + 1) * self.bin_seconds >= last - self.fit_seconds)
         chosen = [self._bins[k] for k in keys]
+        if len(chosen) < 3:
+            best = sorted(self.exchanges[-400:], key=lambda e: e.rtt)[:5]
+            anchor = best[0].remote
+            return ClockFit(float(np.median([e.offset for e in best])), 0.0, anchor, best[0].rtt)
         remote = np.array([e.remote for e in chosen])
         offsets = np.array([e.offset for e in chosen])
         rtts = np.array([e.rtt for e in chosen])
-        if len(chosen) >= 3 and remote[-1] - remote[0] >= self.min_drift_span:
-            weights = 1.0 / np.maximum(rtts, 1e-4)
-            anchor = float(remote[-1])
-            slope = float(np.polyfit(remote - anchor, offsets, 1, w=weights)[0])
-            drift = float(np.clip(slope, -MAX_DRIFT, MAX_DRIFT))
-            offset = float(np.average(offsets - drift * (remote - anchor), weights=weights))
-            return ClockFit(offset, drift, anchor, float(rtts.min()))
-        best = min(self.exchanges[-400:], key=lambda e: e.rtt)
-        return ClockFit(best.offset, 0.0, best.remote, best.rtt)
+        anchor = float(remote[-1])
+        drift = 0.0
+        if remote[-1] - remote[0] >= self.min_drift_span:
+            drift = theil_sen(remote - anchor, offsets)
+            if abs(drift) > MAX_DRIFT:
+                drift = 0.0
+        recent = remote >= last - OFFSET_SECONDS
+        offset = float(np.median((offsets - drift * (remote - anchor))[recent]))
+        return ClockFit(offset, drift, anchor, float(rtts.min()))
 
     def jitter(self) -> float:
         """Seconds: median round trip minus the shortest (how much single exchanges wander)."""
@@ -128,3 +139,12 @@ class ClockSync:
             return 0.0
         rtts = np.array([e.rtt for e in self.exchanges])
         return float(np.median(rtts) - rtts.min())
+
+
+def theil_sen(x: np.ndarray, y: np.ndarray) -> float:
+    """The median of the slopes between all pairs of points: one bin whose best exchange was
+    still slow (a Wi-Fi hiccup through a whole bin) cannot tilt it."""
+    i, j = np.triu_indices(x.shape[0], k=1)
+    dx = x[j] - x[i]
+    keep = dx > 0
+    return float(np.median((y[j] - y[i])[keep] / dx[keep])) if np.any(keep) else 0.0

@@ -35,11 +35,15 @@ function send(message) {
 }
 
 // The audio context's time now, from the output timestamp (finer than currentTime, which only
-// moves once per rendered block).
+// moves once per rendered block). null while the output has not started: the two clocks differ
+// by the output latency, so they are never mixed.
 function contextNow() {
   if (ctx.getOutputTimestamp) {
     const ts = ctx.getOutputTimestamp();
-    if (ts && ts.performanceTime > 0) return ts.contextTime + (performance.now() - ts.performanceTime) / 1000;
+    // contextTime is what is heard now; add the output latency to reach the render clock that
+    // stamps the microphone's blocks (Chrome changes that latency in 10 ms steps under load).
+    const latency = ctx.outputLatency || 0;
+    return ts && ts.performanceTime > 0 ? ts.contextTime + latency + (performance.now() - ts.performanceTime) / 1000 : null;
   }
   return ctx.currentTime;
 }
@@ -115,7 +119,8 @@ function connect() {
     }
     const message = JSON.parse(event.data);
     if (message.type === "ping") {
-      send({ type: "pong", id: message.id, remote: contextNow() });
+      const remote = contextNow();
+      if (remote !== null) send({ type: "pong", id: message.id, remote: remote });
     } else if (message.type === "seated") {
       seated = true;
       $("join").hidden = true;
