@@ -114,8 +114,13 @@ def test_game_on_phones_private_line_pause_and_resume(tmp_path: Path) -> None:
         assert all("Anna" not in line for line in private["Ben"]), private
         public = {n: [s["text"] for s in lines if not s["private"]] for n, lines in shown.items()}
         assert any("Welcome to Bim Bamm" in line for line in public["Anna"]) and any("Welcome to Bim Bamm" in line for line in public["Ben"])
-        played = {n: p.evaluate("window.voicehost.played.length") for n, p in phones.items()}
-        assert played["Anna"] >= 1 and played["Ben"] >= 1, played
+        deadline = time.monotonic() + 30.0
+        while True:
+            played = {n: p.evaluate("window.voicehost.played.length") for n, p in phones.items()}
+            if min(played.values()) >= 1:
+                break
+            assert time.monotonic() < deadline, f"private speech did not reach both phones: {played}"
+            time.sleep(0.5)
         phones.pop("Ben").stop()
         wait_for("(Ben) stopped", 30.0)
         wait_for("paused", 30.0)
