@@ -272,7 +272,8 @@ class PhoneServer:
 
     def _pong(self, link: PhoneLink, data: dict[str, Any], pending: dict[int, float]) -> None:
         received = time.monotonic()
-        sent = pending.pop(data.get("id"), None) if isinstance(data.get("id"), int) else None
+        ident = data.get("id")
+        sent = pending.pop(ident, None) if isinstance(ident, int) else None
         remote = data.get("remote")
         if sent is not None and isinstance(remote, (int, float)) and np.isfinite(remote):
             with link.lock:
