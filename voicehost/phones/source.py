@@ -6,14 +6,18 @@ device with one seat: one that stops delivering sound for :data:`STALL_SECONDS`,
 connection closes, is lost (the game pauses); when it delivers again — the same connection after
 a stall, or the page reconnected — it is placed afresh and is back.
 
-Placement: a block's first sample has a frame number on the phone's audio clock; the phone's
-:class:`~voicehost.phones.clocksync.ClockSync` turns it into host time, and a per-seat ``shift``
-(the click calibration's relative delay) moves it earlier. Blocks are laid end to end from an
-anchor (so the audio is continuous whatever the network does), and the anchor is slewed by at
-most :data:`SLEW_FRAMES` per block towards where the clock mapping says the block belongs when
-the two differ by more than :data:`DEADBAND` — a phone's crystal running 50 ppm fast costs one
-dropped sample every 1.25 s, inaudible to the onset detector. Lost blocks (a gap in the frame
-numbers) become silence of their length; a gap longer than :data:`JUMP` re-anchors.
+Placement, by sample count: within one phone its audio clock is the truth (a block's first
+sample has a frame number; frame / rate is its time on the phone), so blocks are placed on a
+straight line of their frame numbers: the line's start comes from the phone's ping-pong
+:class:`~voicehost.phones.clocksync.ClockSync` when the stream begins, and its slope from the
+drift fitted over minutes (at most 500 ppm). The clock exchanges are never followed block by
+block: Chrome's answers step by 10 ms now and then, and following them moved the audio by tens
+and then hundreds of milliseconds within two minutes. Only when the exchanges disagree with the
+line by more than :data:`REANCHOR` for :data:`REANCHOR_HOLD` seconds (a phone whose audio was
+suspended for a moment) is the line moved to them. Missing blocks are silence of exactly the
+length their frame numbers say is missing; a gap longer than :data:`MAX_GAP` re-anchors, and a
+new connection (a new audio clock) starts a new line. A per-seat ``shift`` (the click
+calibration's relative delay) moves the audio earlier.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import queue
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -29,14 +33,24 @@ from voicehost.clock import Clock
 from voicehost.errors import AudioDeviceError
 from voicehost.listen.messages import AudioBlock, SeatName
 from voicehost.listen.sources import FILL_LAG, LISTEN_RATE, STALL_SECONDS, DeviceChange, DeviceStats
+from voicehost.phones.clocksync import ClockFit
 from voicehost.phones.server import PhoneBlock, PhoneLink, PhoneServer
 
-DEADBAND = 0.0005
-"""Seconds the counted position may differ from the clock mapping before it is slewed."""
-SLEW_FRAMES = 2
-"""Listener frames the anchor may move per block (20 ms blocks: 100 frames = 6 ms a second)."""
-JUMP = 0.05
-"""Seconds of difference (or of lost audio) beyond which a stream is placed afresh."""
+DEADBAND = 1.0
+"""Listener frames the laid-end-to-end position may differ from the line before it is slewed."""
+SLEW_FRAMES = 1
+"""Listener frames the position may move per block: a 500 ppm drift is 0.16 frames a block."""
+JUMP = 0.02
+"""Seconds of difference between position and line beyond which the position jumps to the line."""
+MAX_GAP = 10.0
+"""Seconds of missing frames filled with silence; a longer gap re-anchors the line."""
+REANCHOR = 0.04
+"""Seconds the clock exchanges must disagree with the line before it is moved (more than the
+10-20 ms steps of Chrome's answers, far less than a shout)."""
+REANCHOR_HOLD = 5.0
+"""Seconds of phone time the disagreement must last."""
+RECENT = 15.0
+"""Seconds of exchanges whose median is compared with the line."""
 
 
 @dataclass
@@ -53,12 +67,14 @@ class PhoneStats:
     """Median round trip minus the shortest, seconds."""
     slewed: int = 0
     """Listener frames the placement was slewed by, in total (absolute)."""
+    reanchors: int = 0
+    """Times the line was moved to the clock exchanges (not counting new connections)."""
     lost_frames: int = 0
     """Listener frames of silence put in for blocks that never came."""
     error: float = 0.0
-    """Seconds between the counted position and the clock mapping at the last block."""
+    """Seconds the clock exchanges (median of the last 15 s) put the audio later than the line."""
     errors: list[tuple[float, float]] = field(default_factory=list)
-    """(session seconds, error seconds) once a second: how placement and mapping wandered."""
+    """(session seconds, error seconds) once a second: how the exchanges wandered around the line."""
 
 
 class _Track:
@@ -74,10 +90,17 @@ class _Track:
         self.base = 0
         self.next_frame = 0
         """The phone frame the next block should start at."""
-        self.fed = 0
-        """Phone frames fed since the anchor (blocks and the silence of lost blocks)."""
         self.out = 0
         """Listener frames produced since the anchor."""
+        self.line: ClockFit | None = None
+        """Where this link's frames belong: the mapping anchored at :attr:`anchor` (None until
+        the stream starts)."""
+        self.anchor = 0.0
+        """Phone seconds where this link's line was anchored on the clock exchanges."""
+        self.disagree_since: float | None = None
+        """Phone seconds since when the exchanges disagree with the line by more than REANCHOR."""
+        self.checked_at = -1.0
+        """Phone seconds of the last check against the exchanges."""
         self.resampler: Any = None
         self.end = 0
         """Session frame up to which this seat has been delivered (or filled)."""
@@ -86,15 +109,17 @@ class _Track:
         self.reason = ""
         self.stats = DeviceStats(f"{seat}'s phone", (seat,))
         self.phone = PhoneStats()
-        self.noted_at = -1.0
 
 
 class PhoneSource:
     """Every seat's phone, read as :class:`AudioBlock` s on the session clock."""
 
     def __init__(self, server: PhoneServer, seats: Sequence[SeatName], clock: Clock, rate: int = LISTEN_RATE, *,
-                 stall_seconds: float = STALL_SECONDS, shifts: Mapping[SeatName, float] | None = None) -> None:
+                 stall_seconds: float = STALL_SECONDS, shifts: Mapping[SeatName, float] | None = None,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.server = server
+        self.monotonic = monotonic
+        """The host clock the server stamps exchanges with (a test passes a simulated one)."""
         self.clock = clock
         self.rate = rate
         self.stall_seconds = stall_seconds
@@ -136,7 +161,8 @@ class PhoneSource:
         return changes
 
     def set_shifts(self, shifts: Mapping[SeatName, float]) -> None:
-        """Move each phone's audio earlier by ``shifts[seat]`` seconds from now on (re-placed)."""
+        """Move each phone's audio earlier by ``shifts[seat]`` seconds from now on (at once; the
+        line stays, so what the calibration measured still holds)."""
         self.shifts.update(shifts)
         for track in self._tracks.values():
             track.anchored = False
@@ -154,7 +180,8 @@ class PhoneSource:
 
     def begin(self) -> None:
         """Forget what was captured so far: frames from now on are placed on the session clock as
-        it reads now (call it right after the clock was restarted)."""
+        it reads now (call it right after the clock was restarted). Each phone keeps its line: the
+        line is on the host's clock, so the calibration made before still holds."""
         floor = max(0, int(round(self.clock.now() * self.rate)))
         self._changes = []
         for track in self._tracks.values():
@@ -190,7 +217,7 @@ class PhoneSource:
     def _poll(self, track: _Track, now: float) -> list[AudioBlock]:
         link = self.server.link(track.seat)
         if link is not track.link:
-            track.link, track.anchored = link, False
+            track.link, track.anchored, track.line = link, False, None
             if link is not None and track.generation and track.lost_at is None:
                 self._lose(track, now, "the phone connected again")
             track.generation = link.generation if link is not None else 0
@@ -211,13 +238,10 @@ class PhoneSource:
             self._lose(track, now, f"no sound for {self.stall_seconds:g} s")
         return out
 
-    def _session_frame(self, link: PhoneLink, frame: int, track: _Track) -> float:
-        """Where phone frame ``frame`` belongs on the session's frame axis (fractional)."""
-        with link.lock:
-            fit = link.sync.fit()
-        host = fit.to_host(frame / link.rate)
-        session = host + (self.clock.now() - time.monotonic())
-        return (session - self.shifts.get(track.seat, 0.0)) * self.rate
+    def _session_frame(self, host: float, seat: SeatName) -> float:
+        """Session frame (fractional) of host seconds ``host``, moved earlier by the seat's shift."""
+        session = host + (self.clock.now() - self.monotonic())
+        return (session - self.shifts.get(seat, 0.0)) * self.rate
 
     def _place(self, track: _Track, link: PhoneLink, block: PhoneBlock, now: float) -> list[AudioBlock]:
         with link.lock:
@@ -225,10 +249,9 @@ class PhoneSource:
         if not ready:
             return []
         ratio = self.rate / link.rate
-        mapped = self._session_frame(link, block.frame, track)
         samples = block.samples
-        if not track.anchored or abs(block.frame - track.next_frame) > JUMP * link.rate:
-            self._anchor(track, link, block.frame, mapped, now)
+        if not track.anchored or block.frame - track.next_frame > MAX_GAP * link.rate:
+            self._anchor(track, link, block.frame, now)
         elif block.frame < track.next_frame:
             samples = samples[track.next_frame - block.frame :]
         elif block.frame > track.next_frame:
@@ -236,23 +259,29 @@ class PhoneSource:
             track.phone.lost_frames += int(round(gap * ratio))
             track.stats.overflows += 1
             samples = np.concatenate([np.zeros(gap, np.float32), samples])
-        if samples.shape[0] == 0:
+        if samples.shape[0] == 0 or track.line is None:
             return []
         first = track.next_frame
+        self._check(track, link, first, now)
         counted = track.origin + (first - track.base) * ratio
-        error = (mapped if first == block.frame else self._session_frame(link, first, track)) - counted
-        self._slew(track, error, now)
-        track.anchored = True
+        self._slew(track, self._session_frame(track.line.to_host(first / link.rate), track.seat) - counted)
         track.next_frame = first + samples.shape[0]
-        track.fed += samples.shape[0]
         converted = samples if track.resampler is None else track.resampler.resample_chunk(samples)
         start = int(round(track.origin)) + track.out
         track.out += converted.shape[0]
         return self._deliver(track, converted, start)
 
-    def _anchor(self, track: _Track, link: PhoneLink, frame: int, mapped: float, now: float) -> None:
-        track.base, track.next_frame, track.origin = frame, frame, mapped
-        track.fed = track.out = 0
+    def _anchor(self, track: _Track, link: PhoneLink, frame: int, now: float) -> None:
+        """Start laying blocks end to end at ``frame``: on the line (a new one from the clock
+        exchanges when this link has none yet)."""
+        if track.line is None:
+            track.anchor = frame / link.rate
+            with link.lock:
+                track.line = link.sync.anchored(track.anchor)
+            track.disagree_since, track.checked_at = None, -1.0
+        track.base, track.next_frame = frame, frame
+        track.origin = self._session_frame(track.line.to_host(frame / link.rate), track.seat)
+        track.out = 0
         track.anchored = True
         track.resampler = None
         if link.rate != self.rate:
@@ -264,26 +293,44 @@ class PhoneSource:
             track.lost_at = None
             self._changes.append(DeviceChange(track.stats.device, (track.seat,), False, now))
 
-    def _slew(self, track: _Track, error: float, now: float) -> None:
-        """Move the anchor towards the clock mapping (``error`` frames away)."""
-        track.phone.error = error / self.rate
+    def _check(self, track: _Track, link: PhoneLink, frame: int, now: float) -> None:
+        """Once a second of phone time: refit the line (the drift, and the anchor's offset during
+        its first minute), and re-anchor it on the clock exchanges when they have disagreed with
+        it by more than REANCHOR for REANCHOR_HOLD seconds."""
+        remote = frame / link.rate
+        if track.line is None or remote - track.checked_at < 1.0:
+            return
+        track.checked_at = remote
+        with link.lock:
+            line = link.sync.anchored(track.anchor)
+            recent = link.sync.recent_offset(RECENT)
+            jitter = link.sync.jitter()
+        error = remote + recent - line.to_host(remote)
+        if abs(error) <= REANCHOR:
+            track.disagree_since = None
+        elif track.disagree_since is None:
+            track.disagree_since = remote
+        elif remote - track.disagree_since >= REANCHOR_HOLD:
+            track.anchor, track.disagree_since = remote, None
+            with link.lock:
+                line = link.sync.anchored(track.anchor)
+            track.phone.reanchors += 1
+        track.line = line
+        stats = track.phone
+        stats.error, stats.offset, stats.drift_ppm = error, line.offset, line.drift * 1e6
+        stats.rtt_min, stats.jitter = line.rtt, jitter
+        stats.errors.append((now, error))
+
+    def _slew(self, track: _Track, error: float) -> None:
+        """Move the laid-end-to-end position towards the line (``error`` frames away): at once
+        beyond JUMP, else by at most SLEW_FRAMES a block."""
         if abs(error) > JUMP * self.rate:
             track.origin += error
             track.phone.slewed += int(abs(error))
-        elif abs(error) > DEADBAND * self.rate:
+        elif abs(error) > DEADBAND:
             step = float(np.clip(error, -SLEW_FRAMES, SLEW_FRAMES))
             track.origin += step
             track.phone.slewed += int(round(abs(step)))
-        if now - track.noted_at >= 1.0:
-            track.noted_at = now
-            track.phone.errors.append((now, error / self.rate))
-            link = track.link
-            if link is not None:
-                with link.lock:
-                    fit = link.sync.fit()
-                    jitter = link.sync.jitter()
-                track.phone.offset, track.phone.drift_ppm = fit.offset, fit.drift * 1e6
-                track.phone.rtt_min, track.phone.jitter = fit.rtt, jitter
 
     def _deliver(self, track: _Track, samples: np.ndarray, start: int) -> list[AudioBlock]:
         """``samples`` at session frame ``start``, after what was already delivered (a gap before
@@ -301,7 +348,7 @@ class PhoneSource:
         return [AudioBlock(column, start, self.rate, capture_time=start / self.rate, seats=(track.seat,))]
 
     def _lose(self, track: _Track, now: float, reason: str) -> None:
-        track.anchored = False
+        track.anchored, track.line = False, None
         if track.lost_at is None:
             track.lost_at = now
             track.reason = reason
