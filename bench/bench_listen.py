@@ -214,8 +214,6 @@ def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.F
     the clips carry their own room noise, so the truth is approximate (a few ms)."""
     import soundfile
 
-    from tools.synth import envelope_db
-
     def clips(word: str) -> list[np.ndarray]:
         return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
 

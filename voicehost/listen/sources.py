@@ -402,7 +402,7 @@ class LiveSource:
         """Open every device's stream and wait until sound flows from each (primed, see above)."""
         from voicehost.audio.devices import find_device, sounddevice_module
 
-        sd = self._sd = sounddevice_module()
+        self._sd = sounddevice_module()
         try:
             for spec in self.inputs:
                 info = find_device(spec.device, output=False)
