@@ -88,3 +88,14 @@ def test_the_installed_commands_work_from_another_folder(installed: tuple[Path, 
     assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr
     assert "the replay reproduced the recorded game exactly" in demo.stdout, demo.stdout[-3000:]
     assert (cwd / "demo-out" / "demo.wav").stat().st_size > 100_000
+
+
+def test_the_packaged_demo_is_rendered_from_the_current_spec() -> None:
+    """voicehost/data/demo/ holds the render of today's spec by today's generator (else: python -m tools.session_fixtures --demo)."""
+    import json
+
+    from tools.session_fixtures import DEFAULT_DIR, DEMO, DEMO_DIR, load_spec, spec_digest
+
+    session = json.loads((DEMO_DIR / DEMO / "session.json").read_text())
+    assert session["spec_sha256"] == spec_digest(load_spec(DEFAULT_DIR / f"{DEMO}.toml")), \
+        "the demo recording is stale: run python -m tools.session_fixtures --demo and check it with voicehost replay"
