@@ -7,7 +7,7 @@ generated with a different seed than the committed one, plus real human voices i
     .venv/bin/python bench/bench_listen.py --heldout --speech-commands ../shared/data/speech_commands
 
 --heldout: the held-out split (README, "Listening: measured"): voices no setting was chosen on
-(Festival, flite kal, espeak-ng variants outside the tuning voices; voicehost.listen.synth.
+(Festival, flite kal, espeak-ng variants outside the tuning voices; tools.synth.
 HELDOUT_ENGLISH_VOICES), seed 21, and per class (solo shouts, races, Bim Bam Bum! calls with pile
 numbers, slap races after "bim bam bum", table talk) and condition (SNR >= 10 dB: pink 30/20,
 quiet 40, babble 20; and babble 10 dB apart): recall, phrase accuracy, false alarms per 10 minutes
@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from voicehost.listen import fixtures as fx  # noqa: E402
+import tools.listen_fixtures as fx  # noqa: E402
 from voicehost.listen.fake import FakeRecognizer  # noqa: E402
 from voicehost.listen.messages import Recognizer, Segment, Shout  # noqa: E402
 from voicehost.listen.pipeline import Decision, listen_to  # noqa: E402
@@ -194,7 +194,7 @@ def onset_of(clip: np.ndarray) -> float:
     """Start of the word: walk back from its loudest millisecond while the level stays
     within 30 dB of it and 6 dB over the clip's floor (gaps up to 15 ms), so a breath or a
     click well before the word is not taken for its start."""
-    from voicehost.listen.synth import envelope_db
+    from tools.synth import envelope_db
 
     env = np.convolve(envelope_db(clip, 16000), np.ones(3) / 3, mode="same")
     floor = float(np.percentile(env, 10))
@@ -213,8 +213,6 @@ def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.F
     with other words as chatter. Truth onsets come from the clips themselves (see ``onset_of``);
     the clips carry their own room noise, so the truth is approximate (a few ms)."""
     import soundfile
-
-    from voicehost.listen.synth import envelope_db
 
     def clips(word: str) -> list[np.ndarray]:
         return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
@@ -559,7 +557,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def phrases(game: str) -> tuple[str, ...]:
         if game == "bimbambum_turn":  # a Bim Bam Bum! turn: pile numbers with every yell (the host's set)
-            from voicehost.listen.recognize.clips import command_sets
+            from tools.clips import command_sets
 
             return tuple(p for p in command_sets()["Bim Bam Bum! turn"]) + ("slap",)
         return game_phrases(game, "en")
@@ -578,7 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return shared
 
     if args.heldout:
-        from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
+        from tools.synth import HELDOUT_ENGLISH_VOICES
 
         seed = args.seed if args.seed != 7 else 21
         renderer = fx.Renderer()

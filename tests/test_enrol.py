@@ -18,10 +18,10 @@ import soundfile
 
 from tests.conftest import ROOT
 from tests.test_setup_table import CROSSTALK, Lines
-from voicehost.listen import fixtures as fx
-from voicehost.listen.recognize.clips import vary
+import tools.listen_fixtures as fx
+from tools.clips import vary
 from voicehost.listen.recognize.enrol import Templates, dtw_distance, frames_between, match_phrases, take_files
-from voicehost.listen.synth import ENGLISH_VOICES, render_speech
+from tools.synth import ENGLISH_VOICES, render_speech
 
 VOICES = {"Anna": ENGLISH_VOICES[1], "Ben": ENGLISH_VOICES[6]}
 """flite awb and espeak-ng en-us+f4."""

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, run_voicehost
 from voicehost.eventlog import read_events
-from voicehost.host.fixtures import load_spec, generate
+from tools.session_fixtures import load_spec, generate
 from voicehost.host.live import build_replay
 from voicehost.host.session import Session
 from voicehost.listen.echo import Reference
