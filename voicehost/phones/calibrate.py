@@ -163,7 +163,7 @@ def measure_delays(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple
                    log: Callable[[str], None] = lambda line: None) -> PhoneDelays:
     """Play the click train and time it on every phone (raises SetupFailed when a phone heard
     fewer than half the clicks)."""
-    from voicehost.listen.sources import to_rate
+    from voicehost.audio.resample import resample as to_rate
 
     train = click_train(player.rate)
     template = to_rate(train.samples, train.rate, recorder.rate)

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 from voicehost.audio.buffer import Audio
 from voicehost.clock import Clock
 from voicehost.phones.server import PhoneServer
-from voicehost.speak.output import resample
+from voicehost.speak.output import mono_at
 from voicehost.speak.service import Kind, TranscriptLine
 
 PHONE_RATE = 16000
@@ -87,7 +87,7 @@ class PhoneSink:
 
     def play(self, audio: Audio, not_before: float) -> PhonePlayback:
         """Send ``audio`` to the phone now."""
-        samples = resample(audio, self.rate)
+        samples = mono_at(audio, self.rate)
         self._count += 1
         if self.server.send_speech(self.seat, self._count, samples, self.rate):
             self.sent += 1
