@@ -65,7 +65,6 @@ class Flow(ABC):
     """What the host does in one game: prompts, judging, announcements."""
 
     game: str = ""
-    help_lines: dict[str, str] = {}
 
     def __init__(self, host: Host) -> None:
         self.host = host
