@@ -370,7 +370,7 @@ def test_random_table_cards_play_keeps_the_counts_the_rules_and_replays(
                                rounds_per_player=rounds_per_player, hand_size=hand_size, card_mode="table")
     log: list[Event] = list(events)
     for _ in range(300):
-        if game.is_over(state):
+        if game.over(state):
             break
         before = state
         try:

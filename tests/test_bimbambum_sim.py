@@ -75,7 +75,7 @@ def test_games_stopped_by_the_turn_cap_are_reported(tmp_path: Path, capsys: pyte
     capped = [log for log in sorted(tmp_path.glob("*.jsonl")) if read_events(log)[-1]["reason"] == "turn_cap"]
     assert capped and f"game {int(capped[0].stem.split('-')[1])} (seed " in out
     final = replay(read_events(capped[0]))
-    assert final.is_over and final.winner is None and final.turns == 25
+    assert final.over and final.winner is None and final.turns == 25
 
 
 def test_mistake_rate_sets_how_often_bots_err() -> None:

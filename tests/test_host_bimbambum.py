@@ -109,7 +109,7 @@ def host_script(tmp: Path, lines: str, *, seed: int = 1, options: dict[str, obje
 
 def deal(seed: int, first: str = "Anna") -> bb.State:
     """The position the host deals with ``seed`` when the first player is given."""
-    state, _ = bb.new_game(PLAYERS, random.Random(seed), seed, first=first)
+    state, _ = bb.new_game(PLAYERS, random.Random(seed), seed, first_player=first)
     return state
 
 
@@ -687,4 +687,4 @@ def test_a_stopped_game_resumes_from_its_log(tmp_path: Path) -> None:
     final = read_events(log)
     assert [e["type"] for e in final[len(events):]][:3] == ["resumed", "turn", "play"]
     assert [e for e in final if e["type"] == "play"][-1]["ok"]
-    assert bb.replay(final).is_over
+    assert bb.replay(final).over

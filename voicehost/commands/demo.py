@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voicehost.games import GAMES as GAMES_BY_NAME
 from voicehost.status import ExitStatus
 
 NAME = "demo"
@@ -22,7 +23,8 @@ examples:
   voicehost demo --game bimbamm --no-play
 """
 
-GAMES = {"bimbambum": "bimbambum_quick", "bimbamm": "bimbamm_two_players", "bam": "bam_three_players"}
+GAMES = {name: info.demo for name, info in GAMES_BY_NAME.items()}
+"""Game → its session fixture (from the game registry)."""
 DEFAULT_OUT = Path("demo-out") / "demo.wav"
 
 

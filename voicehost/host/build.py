@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, TextIO
 
+from voicehost import games
 from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter, LogWriteError
@@ -27,7 +27,6 @@ from voicehost.text import players_problem
 if TYPE_CHECKING:
     from voicehost.speak.voice import EspeakVoice
 
-GAMES = ("bimbamm", "bimbambum", "bam")
 
 
 class SettingsError(InputError):
@@ -114,14 +113,12 @@ def timeline_outputs(players: tuple[str, ...], speech_wav: Path | None) -> dict[
 
 
 def flow_module(game: str) -> ModuleType:
-    """The module of a game's flow: ``voicehost.host.flows.<game>``.
+    """The module of a game's flow, from the game registry (:mod:`voicehost.games`).
 
     It defines ``HELP``, ``add_arguments(parser)`` (the game's own ``play`` options),
     ``options_from_args(args) -> dict`` and ``make_flow(host, seed, options) -> Flow``.
     """
-    if game not in GAMES:
-        raise SettingsError(f"unknown game {game!r}: choose {', '.join(GAMES)}")
-    return importlib.import_module(f"voicehost.host.flows.{game}")
+    return games.game(game).flow_module()
 
 
 def build_flow(settings: PlaySettings, host: Host) -> Flow:
@@ -260,7 +257,7 @@ def saved_options(log: Path, setup: JsonObject | None = None) -> dict[str, objec
 def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings) -> PlaySettings:
     """Play settings for continuing the game of ``events``: game, players and seed from its setup."""
     setup = events[0]
-    if setup.get("type") != "setup" or setup.get("game") not in GAMES:
+    if setup.get("type") != "setup" or setup.get("game") not in games.NAMES:
         raise SettingsError(f"{log}: the first event is not a voicehost game setup")
     raw_players = setup.get("players")
     if not isinstance(raw_players, list) or not all(isinstance(p, str) for p in raw_players):

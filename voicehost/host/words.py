@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
 
-from voicehost.text import normalise
+from voicehost.text import normalise as normalise
 
 NUMBER_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from voicehost.errors import InputError
+from voicehost.games import SHOUTED
 from voicehost.text import normalise
 
 PACK_DIR = Path(__file__).with_name("vocab")
 """Where the packs shipped with voicehost live."""
 
-GAMES = ("bimbamm", "bimbambum")
+GAMES = SHOUTED
 """Games every pack must define (``commands`` is optional)."""
 
 SLOTS = ("{player}", "{number}")

@@ -147,7 +147,7 @@ class BimBamBumFlow(Flow):
 
     @property
     def over(self) -> bool:
-        return self._quit_early or (self.state is not None and self.state.is_over)
+        return self._quit_early or (self.state is not None and self.state.over)
 
     def start(self) -> None:
         """Welcome; then the loudest shout (unless --first) and the rules, all before the deal.
@@ -167,7 +167,7 @@ class BimBamBumFlow(Flow):
         state = bb.replay(events)
         self.host.events.extend(events)
         self.state = state
-        if state.is_over:
+        if state.over:
             self.say(f"This game is over. {self.score_text()}")
             return
         self.say(f"Welcome back to Bim Bam Bum! {self.score_text()} {self.table_text()}")
@@ -238,10 +238,10 @@ class BimBamBumFlow(Flow):
         players, first = self.host.players, self.first
         trial_rng = random.Random()
         trial_rng.setstate(self.host.rng.getstate())
-        trial, _ = bb.new_game(players, trial_rng, self.seed, first=first, settings=self.rules, t=self.now(),
+        trial, _ = bb.new_game(players, trial_rng, self.seed, first_player=first, settings=self.rules, t=self.now(),
                                each=self.settings.quick)
         self.say(f"{first} starts. {self._turn_text(first, trial.top(first))}", barge_in=early)
-        state, events = bb.new_game(players, self.host.rng, self.seed, first=first,
+        state, events = bb.new_game(players, self.host.rng, self.seed, first_player=first,
                                     settings=self.rules, t=self._silent_at(), each=self.settings.quick)
         self.state = state
         self.host.record(events)
@@ -254,7 +254,7 @@ class BimBamBumFlow(Flow):
             self._before_deal(heard)
             return
         state = self.state
-        if state.is_over:
+        if state.over:
             return
         if heard.phrase in SLAP_PHRASES:
             if state.phase is bb.Phase.SLAP:
@@ -318,7 +318,7 @@ class BimBamBumFlow(Flow):
                 self._deal()
             return
         state = self.state
-        if state is None or state.is_over:
+        if state is None or state.over:
             return
         closes = state.window_closes
         if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
@@ -352,7 +352,7 @@ class BimBamBumFlow(Flow):
         t = now
         if any(e["type"] == "bimbambum" for e in objs):
             self.host.mouth.interrupt()
-        elif self._announce(state, objs, trial) and not trial.is_over:
+        elif self._announce(state, objs, trial) and not trial.over:
             t = max(now, self._silent_at())
         new, events = bb.apply(state, make(t))
         self.state = new
@@ -367,7 +367,7 @@ class BimBamBumFlow(Flow):
         timers, state = self.host.timers, self._state()
         for name in (WINDOW_TIMER, SLAP_TIMER, REMIND_TIMER):
             timers.cancel(name)
-        if state.is_over:
+        if state.over:
             return
         if state.phase is bb.Phase.SLAP:
             assert state.slap_closes is not None

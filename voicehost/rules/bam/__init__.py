@@ -11,6 +11,7 @@ is not imported here.
 submit by printed number (:func:`card_for_number`).
 """
 
+from voicehost.rules.base import Game
 from voicehost.rules.bam.actions import Action, Judge, Quit, Submit
 from voicehost.rules.bam.checks import Illegal, card_for_number, judge_problem, submit_problem
 from voicehost.rules.bam.engine import BadSetup, BamGame
@@ -30,7 +31,7 @@ from voicehost.rules.bam.events import (
 )
 from voicehost.rules.bam.replay import evolve, replay
 from voicehost.rules.bam.state import (
-    GAME,
+    GAME_NAME,
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -44,10 +45,14 @@ from voicehost.rules.bam.state import (
     Submission,
 )
 
+GAME: Game[BamState, Action] = BamGame()
+"""The rules behind the shared Game interface (without an RNG: replay, judge, resume; see
+:meth:`BamGame.seeded`)."""
+
 __all__ = [
     "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "CardMode",
     "Discarded",
-    "Drew", "EndReason", "GAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
+    "Drew", "EndReason", "GAME", "GAME_NAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
     "MIN_PLAYERS", "Phase", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted", "Submission", "Submit",
     "Submitted", "WorstChosen", "card_for_number", "evolve", "event_from_json", "judge_problem", "replay",
     "submit_problem",

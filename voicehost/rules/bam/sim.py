@@ -198,7 +198,7 @@ def play_game(players: Sequence[str], deck: Deck | tuple[Sequence[CardFace], Seq
         printed = PrintedCards.deal(players, [c.id for c in grey], state.hand_size, random.Random(f"cards:{seed}"))
     result = GameResult(seed, state, list(events), printed=printed)
     t = 0.0
-    while not game.is_over(state):
+    while not game.over(state):
         if bots.random() < mistake_rate:
             _try_mistake(game, state, bots, t, printed)
             result.mistakes += 1

@@ -19,7 +19,7 @@ from voicehost.rules.bimbambum.cards import (
     is_call, normalise_phrase, player_count_problem,
 )
 from voicehost.rules.bimbambum.events import (
-    GAME, CardPlayed, Called, EndReason, GameEnded, MistakeMade, MistakeReason, Penalised,
+    GAME_NAME, CardPlayed, Called, EndReason, GameEnded, Illegal, MistakeMade, MistakeReason, Penalised,
     Reversed, RoundStarted, Setup, Skipped, Slapped, TurnStarted, snapshot,
 )
 from voicehost.rules.bimbambum.state import PILES, Phase, Pile, Settings, State
@@ -27,12 +27,12 @@ from voicehost.rules.bimbambum.state import PILES, Phase, Pile, Settings, State
 _NO_PILES: tuple[Pile, ...] = ((), (), ())
 
 
-def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first: PlayerName | None = None,
+def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first_player: PlayerName | None = None,
              settings: Settings = Settings(), extension: Sequence[Card] | None = None,
              t: float = 0.0, each: int | None = None) -> tuple[State, list[Event]]:
     """Shuffle, deal per the rulebook's table, box the excess, and start the first round.
 
-    ``first`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
+    ``first_player`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
     is only recorded in the setup event, so a log says how its deal was made. ``each`` deals
     fewer cards per player than the table says (the "quick game" house rule; the rest is boxed).
     """
@@ -43,26 +43,27 @@ def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first: Playe
         raise SetupError(f"a quick game deals 1 to {full} cards each to {len(players)} players, not {each}")
     each = each or full
     decks = {p: cards[i * each:(i + 1) * each] for i, p in enumerate(players)}
-    if first is None:
-        first = players[rng.randrange(len(players))]
-    return start(players, decks, first=first, box=cards[len(players) * each:], settings=settings,
+    if first_player is None:
+        first_player = players[rng.randrange(len(players))]
+    return start(players, decks, first_player=first_player, box=cards[len(players) * each:], settings=settings,
                  seed=seed, t=t)
 
 
 def start(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]], *,
-          first: PlayerName, piles: Sequence[Sequence[Card]] = _NO_PILES,
+          first_player: PlayerName, piles: Sequence[Sequence[Card]] = _NO_PILES,
           box: Sequence[Card] = (), direction: int = 1, settings: Settings = Settings(),
           seed: int = 0, t: float = 0.0) -> tuple[State, list[Event]]:
     """Start from a given position (a fresh deal, a test's position or a log's setup).
 
-    Emits "setup", then "round" and "turn" for ``first``, all at ``t``.
+    Emits "setup", then "round" and "turn" for ``first_player``, all at ``t``.
     """
+    first = first_player
     _check_setup(players, decks, first, piles, direction, t)
     state = State(players=tuple(players), decks=tuple(tuple(decks[p]) for p in players),
                   piles=tuple(tuple(pile) for pile in piles), box=tuple(box), turn=first,
                   direction=direction, settings=settings, seed=seed, t=t)
     step = _Step(state, t)
-    step.add(Setup(step.seq(), t, GAME, state.players, seed, snapshot(state), settings.rules))
+    step.add(Setup(step.seq(), t, GAME_NAME, state.players, seed, snapshot(state), settings.rules))
     _new_round(step, first)
     return step.done()
 
@@ -82,7 +83,7 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         return step.done()
     if isinstance(action, Resume):
         return _resume(state, action)
-    raise IllegalAction("unknown_action", f"{action!r} is not a Bim Bam Bum! action")
+    raise IllegalAction(Illegal.UNKNOWN_ACTION, f"{action!r} is not a Bim Bam Bum! action")
 
 
 _STATE_FIELDS = frozenset(f.name for f in fields(State))
@@ -121,11 +122,11 @@ class _Step:
 
 def _play(state: State, action: Play) -> tuple[State, list[Event]]:
     if state.phase is Phase.SLAP:
-        raise IllegalAction("slap_race_open", f"{action.player} cannot play: the slap race after "
+        raise IllegalAction(Illegal.SLAP_RACE_OPEN, f"{action.player} cannot play: the slap race after "
                             f"{state.caller}'s BIM BAM BUM! is still open")
     _check_seated(state, action.player)
     if not 0 <= action.pile < PILES:
-        raise IllegalAction("bad_pile", f"pile {action.pile} does not exist (piles are 0, 1 and 2)")
+        raise IllegalAction(Illegal.BAD_PILE, f"pile {action.pile} does not exist (piles are 0, 1 and 2)")
     _check_onset(action.onset, action.t, action.player)
     step = _Step(state, action.t)
     if action.player != state.turn:
@@ -180,12 +181,12 @@ def _pass_turn(step: _Step, player: PlayerName, count: int) -> None:
 
 def _timeout(state: State, action: Timeout) -> tuple[State, list[Event]]:
     if state.phase is Phase.SLAP:
-        raise IllegalAction("slap_race_open", "no play is awaited: a slap race is open (send its result)")
+        raise IllegalAction(Illegal.SLAP_RACE_OPEN, "no play is awaited: a slap race is open (send its result)")
     closes = state.window_closes
     if closes is None:
-        raise IllegalAction("no_window", "this game has no time window, so a turn cannot time out")
+        raise IllegalAction(Illegal.NO_WINDOW, "this game has no time window, so a turn cannot time out")
     if action.t < closes:
-        raise IllegalAction("window_open", f"{state.turn}'s window is open until {closes:.3f} s, "
+        raise IllegalAction(Illegal.WINDOW_OPEN, f"{state.turn}'s window is open until {closes:.3f} s, "
                             f"not closed at {action.t:.3f} s")
     step = _Step(state, action.t)
     _mistake(step, state.turn, MistakeReason.TIMEOUT, None)
@@ -194,7 +195,7 @@ def _timeout(state: State, action: Timeout) -> tuple[State, list[Event]]:
 
 def _slap_race(state: State, action: SlapRace) -> tuple[State, list[Event]]:
     if state.phase is not Phase.SLAP or state.caller is None:
-        raise IllegalAction("no_slap_race", "there is no slap race: nobody has yelled BIM BAM BUM!")
+        raise IllegalAction(Illegal.NO_SLAP_RACE, "there is no slap race: nobody has yelled BIM BAM BUM!")
     assert state.slap_opens is not None and state.slap_closes is not None
     first: dict[PlayerName, float] = {}
     for player, onset in action.slaps:
@@ -204,7 +205,7 @@ def _slap_race(state: State, action: SlapRace) -> tuple[State, list[Event]]:
             first[player] = onset
     caller, others = state.caller, state.after(state.caller)
     if action.t < state.slap_closes and caller not in first and not all(p in first for p in others):
-        raise IllegalAction("race_not_finished", f"the slap window is open until "
+        raise IllegalAction(Illegal.RACE_NOT_FINISHED, f"the slap window is open until "
                             f"{state.slap_closes:.3f} s and not everyone has slapped")
     order = (caller,) + others
     step = _Step(state, action.t)
@@ -295,7 +296,7 @@ def _cap_reached(state: State) -> bool:
     return cap is not None and state.turns >= cap
 
 
-def _end(step: _Step, winner: PlayerName | None, reason: str) -> None:
+def _end(step: _Step, winner: PlayerName | None, reason: EndReason) -> None:
     state = step.state
     step.add(GameEnded(step.seq(), step.t, reason, winner, state.cards_left))
     step.state = _evolve(state, phase=Phase.OVER, winner=winner, caller=None, slap_opens=None,
@@ -304,20 +305,20 @@ def _end(step: _Step, winner: PlayerName | None, reason: str) -> None:
 
 def _check_time(state: State, t: float) -> None:
     if state.phase is Phase.OVER:
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction(Illegal.GAME_OVER, "the game is over")
     if not math.isfinite(t) or t < state.t:
-        raise IllegalAction("time_backwards", f"action time {t} s is before the last event ({state.t} s)")
+        raise IllegalAction(Illegal.TIME_BACKWARDS, f"action time {t} s is before the last event ({state.t} s)")
 
 
 def _check_seated(state: State, player: PlayerName) -> None:
     if player not in state.players:
-        raise IllegalAction("not_seated", f"{player!r} is not seated at this table "
+        raise IllegalAction(Illegal.NOT_SEATED, f"{player!r} is not seated at this table "
                             f"({', '.join(state.players)})")
 
 
 def _check_onset(onset: float, t: float, player: PlayerName) -> None:
     if not math.isfinite(onset) or onset > t:
-        raise IllegalAction("bad_onset", f"{player}'s onset {onset} s is not a time at or before "
+        raise IllegalAction(Illegal.BAD_ONSET, f"{player}'s onset {onset} s is not a time at or before "
                             f"the action ({t} s)")
 
 

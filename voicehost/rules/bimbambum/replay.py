@@ -15,14 +15,14 @@ from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import Card, parse_card
 from voicehost.rules.bimbambum.engine import apply, start
-from voicehost.rules.bimbambum.events import GAME, EndReason, MistakeReason
+from voicehost.rules.bimbambum.events import GAME_NAME, EndReason, MistakeReason
 from voicehost.rules.bimbambum.state import Settings, State
 
 
 def replay(events: Sequence[JsonObject]) -> State:
     """The state after the logged events (setup first); LogError names the first bad event."""
-    if not events or events[0].get("type") != "setup" or events[0].get("game") != GAME:
-        raise LogError(f"a {GAME} log must start with its setup event")
+    if not events or events[0].get("type") != "setup" or events[0].get("game") != GAME_NAME:
+        raise LogError(f"a {GAME_NAME} log must start with its setup event")
     state, produced = _from_setup(events[0])
     done = _match(produced, events, 0)
     while done < len(events):
@@ -44,7 +44,7 @@ def _from_setup(setup: JsonObject) -> tuple[State, list[Event]]:
         piles = [_cards(pile, f"state.piles[{i}]") for i, pile in enumerate(position["piles"])]
         settings = Settings(window=position["window"], slap_window=position["slap_window"],
                             turn_cap=position.get("turn_cap"), rules=setup.get("rules", 1))
-        return start(players, decks, first=position["turn"], piles=piles,
+        return start(players, decks, first_player=position["turn"], piles=piles,
                      box=_cards(position["box"], "state.box"), direction=position["direction"],
                      settings=settings, seed=setup["seed"], t=setup["t"])
     except LogError:

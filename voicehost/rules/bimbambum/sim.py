@@ -141,7 +141,7 @@ def play_game(seed: int, sim: SimSettings) -> tuple[State, list[Event]]:
     rng = random.Random(seed)
     names = [f"P{i + 1}" for i in range(sim.players)]
     state, events = new_game(names, rng, seed, settings=sim.rules)
-    while not state.is_over:
+    while not state.over:
         action = choose(state, rng, sim.mistake_rate)
         try:
             state, more = apply(state, action)

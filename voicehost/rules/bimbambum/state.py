@@ -130,8 +130,14 @@ class State:
         return {player: len(deck) for player, deck in zip(self.players, self.decks)}
 
     @property
-    def is_over(self) -> bool:
+    def over(self) -> bool:
+        """True once the game has ended."""
         return self.phase is Phase.OVER
+
+    @property
+    def is_over(self) -> bool:
+        """The old name of :attr:`over` (``host/fixtures.py`` still reads it)."""
+        return self.over
 
     @property
     def window_closes(self) -> float | None:
