@@ -12,7 +12,7 @@ from tests.conftest import run_voicehost
 from tests.test_bam_rules import new_game, play_round
 from voicehost.eventlog import EventLogWriter, read_events
 from voicehost.rules.bam import BamGame, Phase, Submit, replay
-from voicehost.rules.bam.sim import NAMES, play_game
+from voicehost.sim.bam import NAMES, play_game
 from voicehost.rules.base import Event, LogError
 from voicehost.decks import load_decks
 

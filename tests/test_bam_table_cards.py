@@ -24,7 +24,7 @@ from voicehost.rules.bam import (
     BadSetup, BamGame, BamState, CardMode, Illegal, Judge, Phase, Quit, Submit, card_for_number, replay,
 )
 from voicehost.rules.bam.actions import Action
-from voicehost.rules.bam.sim import NAMES, GameResult, play_game
+from voicehost.sim.bam import NAMES, GameResult, play_game
 from voicehost.rules.bam.state import final_result
 from voicehost.rules.base import Event, IllegalAction, LogError
 

@@ -17,7 +17,7 @@ from voicehost.rules.bimbambum import (
     Action, Card, Phase, Play, Quit, Resume, Settings, SlapRace, State, Timeout, apply, new_game,
     replay,
 )
-from voicehost.rules.bimbambum.sim import PHRASES, SimSettings, play_game
+from voicehost.sim.bimbambum import PHRASES, SimSettings, play_game
 
 Step = tuple[State, Action, State, list[Event]]
 """(state before, action, state after, events); after is before when the action was illegal."""

@@ -10,13 +10,15 @@ import pytest
 
 from voicehost.eventlog import read_events
 from voicehost.rules.bimbambum import replay
-from voicehost.rules.bimbambum import sim
-from voicehost.rules.bimbambum.sim import SimSettings, game_seeds, play_game
+from voicehost import sim as driver
+from voicehost.sim import bimbambum as sim
+from voicehost.sim.bimbambum import SimSettings, game_seeds, play_game
 
 
 def options(**given: Any) -> argparse.Namespace:
     """The simulator's parsed options with ``given`` overrides, as the CLI would build them."""
     parser = argparse.ArgumentParser()
+    driver.add_common_arguments(parser, sim)
     sim.add_arguments(parser)
     argv = []
     for key, value in given.items():

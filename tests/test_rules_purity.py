@@ -42,8 +42,6 @@ sys.meta_path.insert(0, Blocker())
 ALL_RULES = """
 import voicehost.rules as rules
 for info in pkgutil.walk_packages(rules.__path__, "voicehost.rules."):
-    if info.name.endswith(".sim"):
-        continue  # the simulators still live here until they move to voicehost.sim
     importlib.import_module(info.name)
     print(info.name)
 """
@@ -72,8 +70,6 @@ def test_rules_modules_import_no_clock_randomness_or_command_line() -> None:
     root = Path(voicehost.rules.__file__).parent
     found = []
     for path in sorted(root.rglob("*.py")):
-        if path.name == "sim.py":
-            continue  # the simulators still live here until they move to voicehost.sim
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []

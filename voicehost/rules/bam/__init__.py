@@ -4,8 +4,8 @@ Start a game with :meth:`BamGame.start` (given a seeded RNG and already-loaded c
 :func:`voicehost.decks.load_decks`), then feed actions (:class:`Submit`, :class:`Judge`,
 :class:`Quit`) to :meth:`BamGame.apply`; each call returns the new :class:`BamState` and the events
 to announce and append to the JSON Lines log. :func:`replay` rebuilds the state from such a log;
-:meth:`BamGame.resume` marks the restart. ``sim`` (a driver that may use ``random`` and ``time``)
-is not imported here.
+:meth:`BamGame.resume` marks the restart. :data:`GAME` is BAM! behind the shared ``Game``
+interface; its bots live in :mod:`voicehost.sim.bam`.
 
 ``start(..., card_mode="table")`` plays with printed grey cards the host does not know; players
 submit by printed number (:func:`card_for_number`).

@@ -2,8 +2,8 @@
 
 Use :func:`new_game` to deal, :func:`apply` for every action (:class:`Play`, :class:`Timeout`,
 :class:`SlapRace`, :class:`Quit`, :class:`Resume`) and :func:`replay` to rebuild a game from its
-log. :data:`RULES` is the same behind the shared ``Game`` interface. The simulator lives in
-``voicehost.rules.bimbambum.sim`` (it may use ``random`` and ``time``; nothing else here does).
+log. :data:`GAME` is the same behind the shared ``Game`` interface; the bots live in
+:mod:`voicehost.sim.bimbambum`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Bim Bamm!: the pure rules engine (state, actions, events, apply, replay) and its simulator.
+"""Bim Bamm!: the pure rules engine (state, actions, events, apply, replay).
 
 Start with :func:`new_game`, then feed actions to :func:`apply`; each call returns the new
 :class:`State` and the events to announce and append to the JSON Lines log. :func:`replay`
-rebuilds the state from such a log; :func:`resume` marks the restart. ``sim`` (a driver that may
-use ``random`` and ``time``) is not imported here.
+rebuilds the state from such a log; :func:`resume` marks the restart. :data:`GAME` is the same
+behind the shared ``Game`` interface; the bots live in :mod:`voicehost.sim.bimbamm`.
 
 ``new_game(..., cards="table")`` starts a table-cards game (players hold physical cards the host
 does not know); the host then reports false claims with :class:`Challenge`.
