@@ -142,6 +142,13 @@ class BamGame:
             _end(emit, action.t, EndReason.QUIT)
         return emit.state, emit.events
 
+    def evolve(self, state: BamState | None, event: Event) -> BamState:
+        """The state after one event (see :func:`~.replay.evolve`; LogError if it cannot happen there)."""
+        try:
+            return evolve(state, event)
+        except Inconsistent as error:
+            raise LogError(f"event {event.seq} ({event.TYPE}): {error}") from error
+
     def over(self, state: BamState) -> bool:
         """True once the game has ended."""
         return state.over

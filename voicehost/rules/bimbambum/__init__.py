@@ -21,7 +21,7 @@ from voicehost.rules.bimbambum.events import (
     GAME_NAME, CardPlayed, Called, EndReason, GameEnded, Illegal, MistakeMade, MistakeReason, Penalised, Reversed,
     RoundStarted, Setup, Skipped, Slapped, TurnStarted, event_from_json,
 )
-from voicehost.rules.bimbambum.replay import replay
+from voicehost.rules.bimbambum.replay import evolve, replay
 from voicehost.rules.bimbambum.state import Phase, Settings, State
 
 
@@ -60,6 +60,10 @@ class BimBamBum:
         """The typed event of one log object."""
         return event_from_json(obj)
 
+    def evolve(self, state: State | None, event: Event) -> State:
+        """The state after one event (see :func:`~.replay.evolve`)."""
+        return evolve(state, event)
+
     def replay(self, log: Sequence[JsonObject]) -> State:
         """Rebuild the state from a log's events; raise LogError if they do not follow the rules."""
         return replay(log)
@@ -76,6 +80,6 @@ __all__ = [
     "Action", "BimBamBum", "CARDS_PER_PLAYER", "Called", "Card", "CardPlayed", "DEFAULT_EXTENSION",
     "EndReason", "GAME", "GAME_NAME", "GameEnded", "Illegal", "event_from_json", "MistakeMade", "MistakeReason", "Penalised", "Phase", "Play", "Quit",
     "RULES", "Resume", "Reversed", "RoundStarted", "Settings", "Setup", "SetupError", "Skipped",
-    "SlapRace", "Slapped", "State", "Timeout", "TurnStarted", "apply", "expected_phrase", "is_call",
+    "SlapRace", "Slapped", "State", "Timeout", "TurnStarted", "apply", "evolve", "expected_phrase", "is_call",
     "new_game", "normalise_phrase", "replay", "start",
 ]
