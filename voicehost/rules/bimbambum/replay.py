@@ -9,7 +9,6 @@ events, reproduces the live state exactly, and no action is guessed back from th
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Mapping, Sequence
 
 from voicehost.rules.base import Event, JsonObject, LogError, Resumed
@@ -18,7 +17,7 @@ from voicehost.rules.bimbambum.events import (
     GAME_NAME, CardPlayed, Called, GameEnded, MistakeMade, Penalised, Reversed, RoundStarted, Setup, Skipped,
     Slapped, TurnStarted, event_from_json,
 )
-from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State, evolve_state
+from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State
 
 Changes = dict[str, Any]
 
@@ -28,23 +27,35 @@ ACTION_ENDS = (TurnStarted, Called, GameEnded)
 
 def evolve(state: State | None, event: Event) -> State:
     """The state after ``event`` (None before the setup); LogError if it cannot happen there."""
+    handler = _HANDLERS.get(type(event))
+    if handler is None or state is None:
+        return _first(state, event)
+    if event.seq != state.seq:
+        raise LogError(f"event seq {event.seq}: expected seq {state.seq}")
+    if state.phase is Phase.OVER:
+        raise LogError(f"event seq {event.seq}: {event.TYPE!r} after the game ended")
+    if not event.t >= state.t:  # also refuses NaN
+        raise LogError(f"event seq {event.seq}: t {event.t} goes back before {state.t}")
+    changes = handler(state, event)
+    new = object.__new__(State)  # like dataclasses.replace without __init__: the simulator's hot path
+    values = new.__dict__
+    values.update(state.__dict__)
+    values["resuming"] = False
+    values.update(changes)
+    values["seq"] = state.seq + 1
+    values["t"] = event.t
+    return new
+
+
+def _first(state: State | None, event: Event) -> State:
+    """The setup event (only first), or why this event cannot be folded at all."""
     if isinstance(event, Setup):
         if state is not None:
             raise LogError(f"event seq {event.seq}: a second setup event")
         return _setup_state(event)
     if state is None:
         raise LogError(f"a {GAME_NAME} log must start with its setup event, not {event.TYPE!r}")
-    if event.seq != state.seq:
-        raise LogError(f"event seq {event.seq}: expected seq {state.seq}")
-    if state.phase is Phase.OVER:
-        raise LogError(f"event seq {event.seq}: {event.TYPE!r} after the game ended")
-    if not math.isfinite(event.t) or event.t < state.t:
-        raise LogError(f"event seq {event.seq}: t {event.t} goes back before {state.t}")
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        raise LogError(f"event seq {event.seq}: {event.TYPE!r} is not a Bim Bam Bum! event")
-    changes: Changes = {"resuming": False, **handler(state, event)}
-    return evolve_state(state, seq=state.seq + 1, t=event.t, **changes)
+    raise LogError(f"event seq {event.seq}: {event.TYPE!r} is not a Bim Bam Bum! event")
 
 
 def replay(events: Sequence[JsonObject]) -> State:
@@ -141,11 +152,13 @@ def _on_play(state: State, event: CardPlayed) -> Changes:
     piles[event.pile] = piles[event.pile] + (card,)
     visible = tuple(pile[-1] if pile else None for pile in piles)
     expected = expected_phrase(card, visible)
-    for field, value, want in (("card", event.card, card), ("visible", tuple(event.visible), visible),
-                               ("expected", event.expected, expected), ("ok", event.ok, event.said == expected),
-                               ("left", event.left, len(deck))):
-        if value != want:
-            raise _wrong(event, field, value, want)
+    if event.card is not card or tuple(event.visible) != visible or event.expected != expected \
+            or event.ok is not (event.said == expected) or event.left != len(deck):
+        for field, value, want in (("card", event.card, card), ("visible", tuple(event.visible), visible),
+                                   ("expected", event.expected, expected), ("ok", event.ok, event.said == expected),
+                                   ("left", event.left, len(deck))):
+            if value != want:
+                raise _wrong(event, field, value, want)
     decks = list(state.decks)
     decks[seat] = deck
     called = event.ok and bool(deck) and is_call(visible)
