@@ -30,6 +30,20 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.update(_TABLE.env())
 
 
+REALTIME_MODULES = frozenset({"test_live_end_to_end", "test_live_mics", "test_speak_devices"})
+"""Test files whose every test plays or records in real time (besides those using ``virtual_table``)."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark device-timing tests ``realtime``: every test using the virtual table, and the live files.
+
+    A quick local loop skips them with ``-m "not realtime"``; ``scripts/test`` (and CI) runs all."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+        if "virtual_table" in getattr(item, "fixturenames", ()) or module in REALTIME_MODULES:
+            item.add_marker(pytest.mark.realtime)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Stop the virtual table."""
     if _TABLE is not None:

@@ -12,7 +12,7 @@ from tests.conftest import run_voicehost
 from tests.test_bam_rules import new_game, play_round
 from voicehost.eventlog import EventLogWriter, read_events
 from voicehost.rules.bam import BamGame, Phase, Submit, replay
-from voicehost.rules.bam.sim import NAMES, play_game
+from voicehost.sim.bam import NAMES, play_game
 from voicehost.rules.base import Event, LogError
 from voicehost.decks import load_decks
 
@@ -35,7 +35,7 @@ def played_log(seed: int = 3, **options: object) -> tuple[BamGame, list[Event]]:
     """A complete game (with reshuffles: a small grey deck) and its events."""
     game, state, events = new_game(players=("Ann", "Bob", "Cid", "Dee"), grey=44, red=12, doubles=4, seed=seed,
                                    rounds_per_player=3, **options)
-    while not game.is_over(state):
+    while not game.over(state):
         state = play_round(game, state, best=2, worst=1, events=events)
     return game, events
 
@@ -55,7 +55,7 @@ def test_every_event_has_seq_t_type_and_the_documented_fields() -> None:
 def test_replaying_a_log_reproduces_the_live_state(tmp_path: Path) -> None:
     """Writing the events as JSONL and replaying them gives exactly the live final state."""
     game, state, events = new_game(grey=45, red=10, doubles=3, seed=8, rounds_per_player=2)
-    while not game.is_over(state):
+    while not game.over(state):
         state = play_round(game, state, best=3, worst=2, events=events)
     path = tmp_path / "bam.jsonl"
     with EventLogWriter(path) as log:
@@ -92,7 +92,7 @@ def test_resume_appends_to_the_same_log_and_continues(tmp_path: Path) -> None:
     state, marker = resumed_game.resume(saved, t=31.0)
     assert marker[0].to_json() == {"seq": len(events), "t": 31.0, "type": "resumed"}
     tail = list(marker)
-    while not resumed_game.is_over(state):
+    while not resumed_game.over(state):
         state = play_round(resumed_game, state, events=tail)
     with EventLogWriter(path) as log:
         log.write(tail)

@@ -86,7 +86,7 @@ def test_every_card_is_in_exactly_one_place(data: st.DataObject, players: int, r
     masters = [state.master] if state.phase is not Phase.OVER else []
     assert_conserved(state, grey_ids, red_ids)
     for _ in range(300):
-        if game.is_over(state):
+        if game.over(state):
             break
         before = state
         try:
@@ -112,7 +112,7 @@ def test_a_full_game_always_ends_with_a_reason_and_winners(seed: int, players: i
     game = BamGame(random.Random(seed))
     state, _ = game.start(list(NAMES[:players]), make_red(12, 4), make_grey(players * 10 + 5), seed=seed,
                           rounds_per_player=rounds_per_player)
-    while not game.is_over(state):
+    while not game.over(state):
         if state.phase is Phase.SUBMITTING:
             player = rng.choice(state.waiting_for)
             state, _ = game.apply(state, Submit(player, tuple(rng.sample(state.hands[player], state.blanks))))

@@ -129,7 +129,7 @@ def test_master_passes_to_the_left() -> None:
     """After each round the next name in seating order (the left neighbour) is the master."""
     game, state, _ = new_game(rounds_per_player=2)
     masters = []
-    while not game.is_over(state):
+    while not game.over(state):
         masters.append(state.master)
         state = play_round(game, state)
     assert masters == list(PLAYERS) * 2
@@ -251,7 +251,7 @@ def test_k_rounds_per_player() -> None:
     for k in (1, 3):
         game, state, _ = new_game(players=("Ann", "Bob", "Cid"), red=20, rounds_per_player=k)
         rounds = 0
-        while not game.is_over(state):
+        while not game.over(state):
             state = play_round(game, state)
             rounds += 1
         assert rounds == 3 * k and state.result is not None
@@ -262,7 +262,7 @@ def test_game_ends_early_when_red_cards_run_out() -> None:
     """With fewer red cards than rounds, the game ends after the last red card, reason red_cards_out."""
     game, state, _ = new_game(red=5, rounds_per_player=2)
     events: list[Event] = []
-    while not game.is_over(state):
+    while not game.over(state):
         state = play_round(game, state, events=events)
     assert state.round == 5 and state.red_deck == ()
     over = events[-1].to_json()
@@ -424,7 +424,7 @@ def test_same_seed_same_game() -> None:
     logs = []
     for _ in range(2):
         game, state, events = new_game(seed=42, rounds_per_player=2)
-        while not game.is_over(state):
+        while not game.over(state):
             state = play_round(game, state, events=events)
         logs.append([e.to_json() for e in events])
     assert logs[0] == logs[1]

@@ -24,7 +24,7 @@ from voicehost.rules.bam import (
     BadSetup, BamGame, BamState, CardMode, Illegal, Judge, Phase, Quit, Submit, card_for_number, replay,
 )
 from voicehost.rules.bam.actions import Action
-from voicehost.rules.bam.sim import NAMES, GameResult, play_game
+from voicehost.sim.bam import NAMES, GameResult, play_game
 from voicehost.rules.bam.state import final_result
 from voicehost.rules.base import Event, IllegalAction, LogError
 
@@ -370,7 +370,7 @@ def test_random_table_cards_play_keeps_the_counts_the_rules_and_replays(
                                rounds_per_player=rounds_per_player, hand_size=hand_size, card_mode="table")
     log: list[Event] = list(events)
     for _ in range(300):
-        if game.is_over(state):
+        if game.over(state):
             break
         before = state
         try:

@@ -26,7 +26,7 @@ def cards(text: str) -> list[Card]:
 def begin(decks: dict[str, str], first: str = "A", piles: Sequence[str] = ("", "", ""),
           direction: int = 1, **settings: Any) -> tuple[State, list[Event]]:
     """A game from a written position, started at t = 0."""
-    return start(list(decks), {p: cards(d) for p, d in decks.items()}, first=first,
+    return start(list(decks), {p: cards(d) for p, d in decks.items()}, first_player=first,
                  piles=[cards(p) for p in piles], direction=direction, settings=Settings(**settings))
 
 
@@ -106,7 +106,7 @@ def test_player_names_must_be_distinct() -> None:
 
 def test_first_player_is_the_hosts_choice() -> None:
     """The host names the first player (the loudest); the game starts with their turn."""
-    state, events = new_game(PLAYERS, random.Random(5), seed=5, first="C")
+    state, events = new_game(PLAYERS, random.Random(5), seed=5, first_player="C")
     assert state.turn == "C" and kinds(events) == ["setup", "round", "turn"]
     assert events[1].to_json()["starter"] == "C" and events[2].to_json()["player"] == "C"
 
@@ -120,7 +120,7 @@ def test_first_player_drawn_from_the_seeded_rng_when_not_given() -> None:
 
 def test_setup_event_has_every_field() -> None:
     """The setup event carries players, seed and the position with every required field."""
-    state, events = new_game(PLAYERS, random.Random(4), seed=4, first="B",
+    state, events = new_game(PLAYERS, random.Random(4), seed=4, first_player="B",
                              settings=Settings(window=2.5, slap_window=1.5))
     setup = logged(events)[0]
     assert setup["type"] == "setup" and setup["seq"] == 0 and setup["t"] == 0.0
@@ -463,7 +463,7 @@ def test_win_on_the_last_card() -> None:
     assert kinds(events) == ["play", "game_over"]
     assert logged(events)[1] == {"seq": 4, "t": 0.8, "type": "game_over", "reason": "last_card",
                                  "winner": "A", "cards_left": {"A": 0, "B": 1, "C": 1}}
-    assert after.is_over and after.winner == "A" and RULES.is_over(after)
+    assert after.over and after.winner == "A" and RULES.over(after)
 
 
 def test_win_on_the_last_card_with_bim_bam_bum_has_no_slap_race() -> None:
@@ -495,7 +495,7 @@ def test_quit_ends_the_game_without_a_winner() -> None:
     after, events = apply(state, Quit(4.0))
     assert logged(events) == [{"seq": 3, "t": 4.0, "type": "game_over", "reason": "quit", "winner": None,
                                "cards_left": {"A": 2, "B": 2, "C": 2, "D": 2}}]
-    assert after.is_over and after.winner is None
+    assert after.over and after.winner is None
 
 
 def test_turn_cap_stops_a_game_that_might_not_end() -> None:
@@ -702,7 +702,7 @@ def test_penalty_with_one_card_pile_takes_it_and_boxes_nothing() -> None:
 
 def test_setup_event_records_the_rules_version() -> None:
     """A log says which rulings wrote it: rules 2 since issue 14 (a log without the field is rules 1)."""
-    _, events = new_game(PLAYERS, random.Random(4), seed=4, first="B")
+    _, events = new_game(PLAYERS, random.Random(4), seed=4, first_player="B")
     assert logged(events)[0]["rules"] == 2
 
 

@@ -17,7 +17,7 @@ from voicehost.rules.bimbambum import (
     Action, Card, Phase, Play, Quit, Resume, Settings, SlapRace, State, Timeout, apply, new_game,
     replay,
 )
-from voicehost.rules.bimbambum.sim import PHRASES, SimSettings, play_game
+from voicehost.sim.bimbambum import PHRASES, SimSettings, play_game
 
 Step = tuple[State, Action, State, list[Event]]
 """(state before, action, state after, events); after is before when the action was illegal."""
@@ -75,7 +75,7 @@ def random_game(data: st.DataObject, max_steps: int = 150) -> tuple[list[Event],
     def steps() -> Iterator[Step]:
         nonlocal state
         for _ in range(max_steps):
-            if state.is_over:
+            if state.over:
                 return
             action = draw_action(data, state)
             try:
@@ -85,7 +85,7 @@ def random_game(data: st.DataObject, max_steps: int = 150) -> tuple[list[Event],
             log.extend(events)
             yield state, action, after, events
             state = after
-        if not state.is_over and data.draw(st.booleans(), label="quit at the end"):
+        if not state.over and data.draw(st.booleans(), label="quit at the end"):
             after, events = apply(state, Quit(state.t + 1.0))
             log.extend(events)
             yield state, Quit(state.t + 1.0), after, events
@@ -122,7 +122,7 @@ def _direction_only_on_thrice(before: State, action: Action, after: State, event
     reversed_ = [e for e in events if e.TYPE == "reverse"]
     if after.direction != before.direction:
         assert thrice and len(reversed_) == 1 and reversed_[0].to_json()["direction"] == after.direction
-    elif not after.is_over:
+    elif not after.over:
         assert not reversed_ and not thrice
 
 
@@ -141,7 +141,7 @@ def _seated(before: State, action: Action, after: State, events: list[Event]) ->
             assert obj.get(key) is None or obj[key] in after.players
         if event.TYPE == "turn":
             assert obj["player"] == after.turn
-    if not after.is_over:
+    if not after.over:
         assert all(after.decks), "a player without cards has won"
         assert events or after is before
 
@@ -177,7 +177,7 @@ def test_replay_equals_live(data: st.DataObject) -> None:
     logged: list[dict[str, Any]] = [json.loads(json.dumps(e.to_json())) for e in log]
     for kind in sorted({event["type"] for event in logged}):
         event(f"log has {kind}")
-    event(f"ended: {logged[-1].get('reason') if state.is_over else 'no'}")
+    event(f"ended: {logged[-1].get('reason') if state.over else 'no'}")
     assert replay(logged) == state
 
 

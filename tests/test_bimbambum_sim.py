@@ -10,13 +10,15 @@ import pytest
 
 from voicehost.eventlog import read_events
 from voicehost.rules.bimbambum import replay
-from voicehost.rules.bimbambum import sim
-from voicehost.rules.bimbambum.sim import SimSettings, game_seeds, play_game
+from voicehost import sim as driver
+from voicehost.sim import bimbambum as sim
+from voicehost.sim.bimbambum import SimSettings, game_seeds, play_game
 
 
 def options(**given: Any) -> argparse.Namespace:
     """The simulator's parsed options with ``given`` overrides, as the CLI would build them."""
     parser = argparse.ArgumentParser()
+    driver.add_common_arguments(parser, sim)
     sim.add_arguments(parser)
     argv = []
     for key, value in given.items():
@@ -75,7 +77,7 @@ def test_games_stopped_by_the_turn_cap_are_reported(tmp_path: Path, capsys: pyte
     capped = [log for log in sorted(tmp_path.glob("*.jsonl")) if read_events(log)[-1]["reason"] == "turn_cap"]
     assert capped and f"game {int(capped[0].stem.split('-')[1])} (seed " in out
     final = replay(read_events(capped[0]))
-    assert final.is_over and final.winner is None and final.turns == 25
+    assert final.over and final.winner is None and final.turns == 25
 
 
 def test_mistake_rate_sets_how_often_bots_err() -> None:

@@ -709,7 +709,7 @@ def test_save_and_resume_seq_and_t_continue_and_replay_reproduces_the_state(tmp_
     with EventLogWriter(path) as log:
         log.write(produced + more)
     assert replay(read_events(path)) == resumed
-    assert GAME.replay(read_events(path)) == resumed and not GAME.is_over(resumed)
+    assert GAME.replay(read_events(path)) == resumed and not GAME.over(resumed)
 
 
 @pytest.mark.parametrize("seq, key, value, words", [

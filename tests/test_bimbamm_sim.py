@@ -10,7 +10,7 @@ from tests.conftest import run_voicehost
 from tests.test_bimbamm import LAYOUT
 from voicehost.eventlog import read_events
 from voicehost.rules.bimbamm import replay
-from voicehost.rules.bimbamm.sim import GameResult, play_game, simulate
+from voicehost.sim.bimbamm import GameResult, play_game, simulate
 
 
 @pytest.mark.parametrize("players", [2, 3, 5, 8])

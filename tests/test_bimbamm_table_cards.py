@@ -25,7 +25,7 @@ from voicehost.rules.bimbamm import (
     Shout, Special, State, UseSpecial, apply, legal_actions, new_game, next_claim, replay, resume,
     would_score,
 )
-from voicehost.rules.bimbamm.sim import GameResult, play_game, simulate
+from voicehost.sim.bimbamm import GameResult, play_game, simulate
 
 ABC = ("Ann", "Bob", "Cid")
 

@@ -109,16 +109,16 @@ def host_script(tmp: Path, lines: str, *, seed: int = 1, options: dict[str, obje
 
 def deal(seed: int, first: str = "Anna") -> bb.State:
     """The position the host deals with ``seed`` when the first player is given."""
-    state, _ = bb.new_game(PLAYERS, random.Random(seed), seed, first=first)
+    state, _ = bb.new_game(PLAYERS, random.Random(seed), seed, first_player=first)
     return state
 
 
 def kinds(flow: BimBamBumFlow) -> list[str]:
-    return [e["type"] for e in flow.host.events]
+    return [e.TYPE for e in flow.host.events]
 
 
 def of_type(flow: BimBamBumFlow, kind: str) -> list[JsonObject]:
-    return [e for e in flow.host.events if e["type"] == kind]
+    return [e.to_json() for e in flow.host.events if e.TYPE == kind]
 
 
 def play_right(state: bb.State, pile: int, now: float, reaction: float = 0.6) -> Say:
@@ -418,7 +418,7 @@ def test_read_play_understands_piles_yells_and_fillers() -> None:
 def test_a_double_yell_skips_the_next_player_and_is_announced(tmp_path: Path) -> None:
     """A right yell of the word twice is announced 'Skip NAME!' and the turn goes to the player after."""
     outcome, transcript, flow = host_bots(tmp_path, aiming(2, random.Random(1), lambda f: "skip" in kinds(f)), options={"first_player": "Anna"})
-    events = flow.host.events
+    events = [e.to_json() for e in flow.host.events]
     i = kinds(flow).index("skip")
     player = events[i - 1]["player"]
     skipped, nxt = events[i]["player"], events[i + 1]
@@ -430,7 +430,7 @@ def test_a_double_yell_skips_the_next_player_and_is_announced(tmp_path: Path) ->
 def test_a_triple_yell_reverses_and_is_announced(tmp_path: Path) -> None:
     """A right yell of the word three times is announced 'Reverse!' and the turn goes the other way round."""
     outcome, transcript, flow = host_bots(tmp_path, aiming(3, random.Random(1), lambda f: "reverse" in kinds(f)), options={"first_player": "Anna"})
-    events = flow.host.events
+    events = [e.to_json() for e in flow.host.events]
     i = kinds(flow).index("reverse")
     player, direction, nxt = events[i - 1]["player"], events[i]["direction"], events[i + 1]
     assert nxt["player"] == PLAYERS[(PLAYERS.index(player) + direction) % 3]
@@ -556,7 +556,7 @@ def test_a_pause_during_a_slap_race_reopens_it_after_resume(tmp_path: Path) -> N
     names = kinds(flow)
     i = names.index("bimbambum")
     assert names[i + 1:i + 5] == ["resumed", "slap", "slap", "mistake"]
-    resumed = flow.host.events[i + 1]
+    resumed = flow.host.events[i + 1].to_json()
     assert all(e["onset"] >= resumed["t"] for e in of_type(flow, "slap"))
     assert of_type(flow, "mistake")[0]["player"] == calls[0] and of_type(flow, "mistake")[0]["reason"] == "last_to_slap"
     caller = of_type(flow, "bimbambum")[0]["player"]
@@ -687,4 +687,4 @@ def test_a_stopped_game_resumes_from_its_log(tmp_path: Path) -> None:
     final = read_events(log)
     assert [e["type"] for e in final[len(events):]][:3] == ["resumed", "turn", "play"]
     assert [e for e in final if e["type"] == "play"][-1]["ok"]
-    assert bb.replay(final).is_over
+    assert bb.replay(final).over

@@ -72,9 +72,9 @@ def test_races_are_ranked_by_onset_not_by_arrival(tmp_path: Path) -> None:
     flow.on_heard(Heard(early, animal.value, now + 0.45, now + 1.1, 1.0, "mic"))  # type: ignore[attr-defined]
     flow.host.clock.advance(10)  # type: ignore[attr-defined]
     flow.on_timer("race")  # type: ignore[attr-defined]
-    points = [e for e in flow.host.events if e["type"] == "point"]  # type: ignore[attr-defined]
+    points = [e.to_json() for e in flow.host.events if e.TYPE == "point"]
     assert points and points[0]["player"] == early
-    shouts = [e for e in flow.host.events if e["type"] == "shout"]  # type: ignore[attr-defined]
+    shouts = [e.to_json() for e in flow.host.events if e.TYPE == "shout"]
     assert [s["player"] for s in shouts] == [early, late]
 
 
@@ -230,7 +230,7 @@ def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Pat
     assert f.verifying is not None and f.verifying.player == "Cem"  # type: ignore[attr-defined]
     f.on_heard(Heard("Ben", "challenge", now + 201, now + 201.5, 1.0, "mic"))  # type: ignore[attr-defined]
     assert not f.state.over  # type: ignore[attr-defined]
-    mistakes = [e for e in f.host.events if e["type"] == "mistake"]  # type: ignore[attr-defined]
+    mistakes = [e.to_json() for e in f.host.events if e.TYPE == "mistake"]
     assert mistakes and mistakes[-1]["player"] == "Cem" and mistakes[-1]["reason"] == "no_card"
     assert f.state.score("Cem") == 1  # type: ignore[attr-defined]  # a won card went back
 

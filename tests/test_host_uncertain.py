@@ -42,7 +42,7 @@ def _play(tmp_path: Path, shouts: list[Heard]) -> tuple[str, list[dict[str, obje
         Session(built.flow, HeardInput(flips + shouts, clock), built.host).run()
     finally:
         built.close()
-    return out.getvalue(), list(built.host.events), animal
+    return out.getvalue(), [e.to_json() for e in built.host.events], animal
 
 
 def _race_time(tmp_path: Path) -> tuple[float, str, list[str]]:

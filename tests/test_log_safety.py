@@ -108,7 +108,7 @@ def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(tmp_p
     assert data.endswith(b"\n")
     events = read_events(tmp_path / "game.jsonl")
     assert [e["seq"] for e in events] == list(range(len(events)))
-    assert [e["seq"] for e in built.host.events] == [e["seq"] for e in events]
+    assert [e.seq for e in built.host.events] == [e["seq"] for e in events]
 
 
 def test_a_disk_that_stays_full_ends_with_one_line_and_a_resumable_log(tmp_path: Path,

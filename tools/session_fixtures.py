@@ -463,7 +463,7 @@ def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any
             Session(built.flow, source, built.host).run()
         finally:
             built.close()
-        return source.lines, built.host.events
+        return source.lines, [event.to_json() for event in built.host.events]
 
 
 def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], lines: list[Line],

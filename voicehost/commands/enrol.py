@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from voicehost.games import SHOUTED
 from voicehost.status import ExitStatus
 
 NAME = "enrol"
@@ -25,7 +26,7 @@ examples:
   voicehost enrol --config table.toml --game bimbambum --players Ben --takes 2
 """
 
-GAMES = ("bimbamm", "bimbambum", "all")
+GAMES = (*SHOUTED, "all")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +44,7 @@ def enrol_words(game: str, lang: str) -> list[str]:
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)
-    games = ("bimbamm", "bimbambum") if game == "all" else (game,)
+    games = SHOUTED if game == "all" else (game,)
     words: list[str] = []
     for g in games:
         for phrase in pack.games.get(g, ()):

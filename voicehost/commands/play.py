@@ -41,7 +41,6 @@ examples:
   voicehost play bimbambum --players Anna,Ben,Cem --input script:game.txt --log game.jsonl
 """
 
-GAMES = ("bimbamm", "bimbambum", "bam")
 LIVE_INPUTS = ("mic", "phones")
 """Input modes that listen to live audio."""
 
@@ -91,14 +90,11 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One sub-parser per game, with the shared options and the game's own."""
-    from voicehost.host.build import flow_module
+    from voicehost.games import GAMES
 
     games = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=type(parser))
-    for game in GAMES:
-        try:
-            module = flow_module(game)
-        except ImportError:
-            continue
+    for game, info in GAMES.items():
+        module = info.flow_module()
         sub = games.add_parser(game, help=module.HELP, description=module.HELP,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         add_common_arguments(sub)

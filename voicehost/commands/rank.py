@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from voicehost.games import GAMES as GAMES_BY_NAME
+from voicehost.games import SHOUTED
 from voicehost.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -41,13 +43,10 @@ examples:
   voicehost rank --game bimbamm --track Anna=a.flac --track Ben=b.flac --plot race.png
 """
 
-GAMES = ("bimbamm", "bimbambum")
-CONTRACT_PHRASES = {
-    "bimbamm": ("cat", "dog", "pig", "donkey", "hen"),
-    "bimbambum": ("bim", "bim bim", "bim bim bim", "bam", "bam bam", "bam bam bam", "bum", "bum bum",
-                  "bum bum bum", "bim bam bum", "ship", "slap"),
-}
-"""The English phrases of each game (the command-line contract), used when no vocabulary pack says otherwise."""
+GAMES = SHOUTED
+CONTRACT_PHRASES = {name: GAMES_BY_NAME[name].phrases for name in SHOUTED}
+"""The English phrases of each game (the command-line contract, kept in the game registry), used when no
+vocabulary pack says otherwise."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

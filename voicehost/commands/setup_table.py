@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from voicehost.errors import AudioDeviceError, InputError
 from voicehost.status import ExitStatus
-from voicehost.text import describe_unsafe, unsafe_characters
+from voicehost.text import players_problem
 
 if TYPE_CHECKING:
     from voicehost.host.calibrate import SetupResult, TableSetup
@@ -72,19 +72,13 @@ class NoMicrophone(InputError, AudioDeviceError):
 
 
 def parse_players(spec: str) -> tuple[str, ...]:
-    """'Anna, Ben,Cem' → ('Anna', 'Ben', 'Cem'), refusing empty and repeated names."""
+    """'Anna, Ben,Cem' → ('Anna', 'Ben', 'Cem'), with the name check every command uses."""
     names = tuple(part.strip() for part in spec.split(","))
     if any(not n for n in names):
         raise PlayersError(f"--players {spec!r} has an empty name: write NAME,NAME,...")
-    seen: set[str] = set()
-    for name in names:
-        if name.lower() in seen:
-            raise PlayersError(f"--players names {name!r} twice: every player needs their own name")
-        if any(c in name for c in ":#"):
-            raise PlayersError(f"--players: {name!r} cannot contain ':' or '#'")
-        if unsafe_characters(name):
-            raise PlayersError(f"--players: {name!r} contains {describe_unsafe(unsafe_characters(name))}")
-        seen.add(name.lower())
+    problem = players_problem(names)
+    if problem is not None:
+        raise PlayersError(f"--players: {problem}")
     return names
 
 

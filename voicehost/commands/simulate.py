@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 
 from voicehost.status import ExitStatus
 
@@ -21,32 +20,26 @@ examples:
   voicehost simulate bam --players 6 --games 100 --seed 3
 """
 
-GAMES = {
-    "bimbamm": "voicehost.rules.bimbamm.sim",
-    "bimbambum": "voicehost.rules.bimbambum.sim",
-    "bam": "voicehost.rules.bam.sim",
-}
-"""Game name → simulator module, which defines ``add_arguments(parser)`` and ``run(args) -> int``."""
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """One sub-parser per game, each with that game's simulator options."""
+    """One sub-parser per game of the registry: the driver's common options and the bot's own."""
+    from voicehost import sim
+    from voicehost.games import GAMES
+
     games = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=type(parser))
-    for game, module_name in GAMES.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        sub = games.add_parser(game, help=getattr(module, "HELP", f"simulate {game}"),
-                               description=getattr(module, "DESCRIPTION", None),
+    for game, info in GAMES.items():
+        module = info.bot_module()
+        sub = games.add_parser(game, help=module.HELP, description=module.DESCRIPTION,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
+        sim.add_common_arguments(sub, module)
         module.add_arguments(sub)
-        sub.set_defaults(_simulate=module.run)
+        sub.set_defaults(_bots=module)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the chosen game's simulator."""
-    simulate = getattr(args, "_simulate", None)
-    if simulate is None:
+    """Run the chosen game's bots through the one driver."""
+    from voicehost import sim
+
+    module = getattr(args, "_bots", None)
+    if module is None:
         return ExitStatus.USAGE
-    return int(simulate(args))
+    return sim.run(module, args.game, args)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import random
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, TextIO
 
+from voicehost import games
 from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter, LogWriteError
@@ -22,12 +22,11 @@ from voicehost.host.session import Flow, Host, Outcome
 from voicehost.rules.base import JsonObject
 from voicehost.speak.output import TABLE, NullSink, Route, Sink, WavSink, seat
 from voicehost.speak.service import Kind, SpeechService, TranscriptLine
-from voicehost.text import describe_unsafe, unsafe_characters
+from voicehost.text import players_problem
 
 if TYPE_CHECKING:
     from voicehost.speak.voice import EspeakVoice
 
-GAMES = ("bimbamm", "bimbambum", "bam")
 
 
 class SettingsError(InputError):
@@ -66,30 +65,19 @@ class PlaySettings:
 
 MAX_PLAYERS = 16
 """More players than any of the games seats."""
-MAX_NAME = 40
-"""Characters in a player's name (as in a table config)."""
 
 
 def check_players(names: list[str]) -> tuple[str, ...]:
-    """Names from '--players Anna,Ben,Cem': non-empty, distinct (ignoring case), no ':', printable."""
-    cleaned = tuple(n.strip() for n in names if isinstance(n, str) and n.strip())
+    """Names from '--players Anna,Ben,Cem' or a log: 2 to 16, each valid and distinct ignoring case
+    (see :func:`voicehost.text.name_problem`, the one name check every command uses)."""
+    cleaned = tuple(n.strip() if isinstance(n, str) else "" for n in names)
     if len(cleaned) < 2:
         raise SettingsError("give at least two players: --players Anna,Ben,Cem")
     if len(cleaned) > MAX_PLAYERS:
         raise SettingsError(f"{len(cleaned)} players: at most {MAX_PLAYERS} can sit at the table")
-    for name in cleaned:
-        if unsafe_characters(name):
-            raise SettingsError(f"the name {name!r} contains {describe_unsafe(unsafe_characters(name))}: "
-                                "a name holds letters, digits, spaces and punctuation only")
-        if len(name) > MAX_NAME:
-            raise SettingsError(f"the name {name!r} is longer than {MAX_NAME} characters")
-    lowered = [n.lower() for n in cleaned]
-    dupes = sorted({n for n in cleaned if lowered.count(n.lower()) > 1})
-    if dupes:
-        raise SettingsError(f"two players have the same name: {', '.join(dupes)}")
-    bad = [n for n in cleaned if ":" in n]
-    if bad:
-        raise SettingsError(f"a name cannot contain ':' ({bad[0]!r})")
+    problem = players_problem(cleaned)
+    if problem is not None:
+        raise SettingsError(f"{problem} (players: write NAME,NAME,...)")
     return cleaned
 
 
@@ -125,14 +113,12 @@ def timeline_outputs(players: tuple[str, ...], speech_wav: Path | None) -> dict[
 
 
 def flow_module(game: str) -> ModuleType:
-    """The module of a game's flow: ``voicehost.host.flows.<game>``.
+    """The module of a game's flow, from the game registry (:mod:`voicehost.games`).
 
     It defines ``HELP``, ``add_arguments(parser)`` (the game's own ``play`` options),
     ``options_from_args(args) -> dict`` and ``make_flow(host, seed, options) -> Flow``.
     """
-    if game not in GAMES:
-        raise SettingsError(f"unknown game {game!r}: choose {', '.join(GAMES)}")
-    return importlib.import_module(f"voicehost.host.flows.{game}")
+    return games.game(game).flow_module()
 
 
 def build_flow(settings: PlaySettings, host: Host) -> Flow:
@@ -271,14 +257,15 @@ def saved_options(log: Path, setup: JsonObject | None = None) -> dict[str, objec
 def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings) -> PlaySettings:
     """Play settings for continuing the game of ``events``: game, players and seed from its setup."""
     setup = events[0]
-    if setup.get("type") != "setup" or setup.get("game") not in GAMES:
+    if setup.get("type") != "setup" or setup.get("game") not in games.NAMES:
         raise SettingsError(f"{log}: the first event is not a voicehost game setup")
     raw_players = setup.get("players")
     if not isinstance(raw_players, list) or not all(isinstance(p, str) for p in raw_players):
         raise SettingsError(f"{log}: the setup event's players must be a list of names")
-    players = check_players(raw_players)
-    if len(players) != len(raw_players):
-        raise SettingsError(f"{log}: the setup event names an empty player")
+    try:
+        players = check_players(raw_players)
+    except SettingsError as error:
+        raise SettingsError(f"{log}: the setup event's players: {error}") from None
     seed = check_seed(setup.get("seed", 0), f"{log}: setup event")
     last_t = max(float(e["t"]) for e in events)
     options = {**saved_options(log, setup), **base.options}

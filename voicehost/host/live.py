@@ -286,13 +286,14 @@ def load_session(folder: Path) -> dict[str, Any]:
 
 def _check_session(data: dict[str, Any], path: Path) -> None:
     """Check (and normalise in place) the values of a recorded session file."""
-    from voicehost.host.build import GAMES, check_players
+    from voicehost.games import NAMES
+    from voicehost.host.build import check_players
     from voicehost.host.options import Choice, Seconds, Text, Whole, check_options, check_seed
     from voicehost.speak.voice import MAX_RATE, MIN_RATE
 
     where = str(path)
-    if data["game"] not in GAMES:
-        raise InputError(f"{where}: game {data['game']!r} is not one of {', '.join(GAMES)}")
+    if data["game"] not in NAMES:
+        raise InputError(f"{where}: game {data['game']!r} is not one of {', '.join(NAMES)}")
     players = data["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise InputError(f"{where}: players must be a list of names")

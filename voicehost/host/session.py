@@ -21,7 +21,7 @@ from voicehost.eventlog import EventLogWriter, LogWriteError
 from voicehost.host.inputs import Input
 from voicehost.host.mouth import Mouth
 from voicehost.host.words import NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation
-from voicehost.rules.base import IllegalAction, JsonObject, LogError
+from voicehost.rules.base import Event, Game, IllegalAction, JsonObject, LogError
 
 
 @dataclass
@@ -34,38 +34,42 @@ class Host:
     rng: random.Random
     log: EventLogWriter | None = None
     timers: Timers = field(default_factory=Timers)
-    events: list[JsonObject] = field(default_factory=list)
-    """Every event of this game so far (the log's content), as JSON objects."""
-    on_event: Callable[[JsonObject], None] | None = None
+    events: list[Event] = field(default_factory=list)
+    """Every event of this game so far (the log's content), typed: only the log writer makes JSON."""
+    on_event: Callable[[Event], None] | None = None
     listen_also: tuple[str, ...] = ()
     """Phrases the microphones listen for besides the flow's and the commands (the session's
     "yes"/"no" while it asks a player back)."""
     log_problem: LogWriteError | None = None
     """Why the last write to the log failed (the disk is full, …); None while the log is saved."""
 
-    def record(self, events: Sequence[Any]) -> list[JsonObject]:
-        """Append a rules action's events to the log (one write, synced) and return them as JSON.
+    def record(self, events: Sequence[Event]) -> list[Event]:
+        """Append a rules action's events to the log (one write, synced) and return them, typed.
 
-        When the log cannot be written the events wait in the writer's ``pending`` list and
-        :attr:`log_problem` says why: the session then pauses the game (see :meth:`Session.run`)."""
-        objs = [e.to_json() if hasattr(e, "to_json") else dict(e) for e in events]
-        if self.log is not None and objs:
+        The log writer is the only place events become JSON. When the log cannot be written the
+        events wait in the writer's ``pending`` list and :attr:`log_problem` says why: the session
+        then pauses the game (see :meth:`Session.run`)."""
+        recorded = list(events)
+        if self.log is not None and recorded:
             try:
-                self.log.write(objs)
+                self.log.write(recorded)
             except LogWriteError as error:
                 self.log_problem = error
-        self.events.extend(objs)
+        self.events.extend(recorded)
         if self.on_event is not None:
-            for obj in objs:
-                self.on_event(obj)
-        return objs
+            for event in recorded:
+                self.on_event(event)
+        return recorded
+
+    def load(self, game: Game[Any, Any], log: Sequence[JsonObject]) -> None:
+        """Take a saved game's logged events (JSON from its file) as this game's first events, typed."""
+        self.events.extend(game.event_from_json(obj) for obj in log)
 
 
 class Flow(ABC):
     """What the host does in one game: prompts, judging, announcements."""
 
     game: str = ""
-    help_lines: dict[str, str] = {}
 
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -141,7 +145,7 @@ class Outcome:
 
     finished: bool
     """True when the game reached its end (a winner, or a quit)."""
-    events: list[JsonObject]
+    events: list[Event]
     reason: str
     """'over', 'input_ended' or 'interrupted'."""
 

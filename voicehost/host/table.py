@@ -35,7 +35,7 @@ from voicehost.files import (
     read_text,
 )
 from voicehost.files import check_output_file as check_writable
-from voicehost.text import describe_unsafe, unsafe_characters
+from voicehost.text import name_problem
 
 if TYPE_CHECKING:
     from voicehost.audio.devices import DeviceInfo
@@ -48,8 +48,6 @@ MAX_LATENCY = 1.0
 """Seconds: a larger input latency is surely a typo (milliseconds written as seconds)."""
 MAX_CHANNEL = 256
 """Highest channel number accepted (the largest audio interfaces have a few dozen)."""
-MAX_NAME = 40
-"""Characters in a player's name."""
 LATENCY_DIGITS = 5
 """Decimals kept when saving a latency: 10 microseconds, far below what can be measured."""
 
@@ -258,13 +256,9 @@ class _Reader:
         if not isinstance(value, str) or not value.strip():
             raise self.fail("seat", index, "name", f"must be the player's name in quotes, not {value!r}")
         name = value.strip()
-        if len(name) > MAX_NAME:
-            raise self.fail("seat", index, "name", f"{name!r} is longer than {MAX_NAME} characters")
-        if any(c in name for c in ":,#\n"):
-            raise self.fail("seat", index, "name", f"{name!r}: a name cannot contain ':', ',' or '#'")
-        if unsafe_characters(name):
-            raise self.fail("seat", index, "name", f"{name!r} contains {describe_unsafe(unsafe_characters(name))}: "
-                                                   "a name holds letters, digits, spaces and punctuation only")
+        problem = name_problem(name)
+        if problem is not None:
+            raise self.fail("seat", index, "name", problem)
         return name
 
     def channel(self, index: int, key: str, value: Any) -> Channel:

@@ -6,10 +6,11 @@ punctuation removed — the form both the recognisers and the text input produce
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
+
+from voicehost.text import normalise as normalise
 
 NUMBER_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -19,11 +20,6 @@ NUMBER_WORDS = (
 
 _EXTRA_NUMBERS = {"won": 1, "to": 2, "too": 2, "for": 4, "ate": 8, "tree": 3}
 """Homophones recognisers (and sloppy typists) produce for short number words."""
-
-
-def normalise(text: str) -> str:
-    """Lower case, punctuation to spaces, single spaces ("Two, BAM bam!" → "two bam bam")."""
-    return " ".join(re.sub(r"[^\w'\s-]|_", " ", text.lower()).replace("-", " ").split())
 
 
 def number(word: str) -> int | None:

@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from voicehost.errors import InputError
+from voicehost.games import SHOUTED
+from voicehost.text import normalise
 
 PACK_DIR = Path(__file__).with_name("vocab")
 """Where the packs shipped with voicehost live."""
 
-GAMES = ("bimbamm", "bimbambum")
+GAMES = SHOUTED
 """Games every pack must define (``commands`` is optional)."""
 
 SLOTS = ("{player}", "{number}")
@@ -33,19 +35,15 @@ ARPABET = frozenset(
 
 _TOP_KEYS = {"lang", "name", "games", "say", "pronunciations", "decoys"}
 _GAME_KEYS = {"phrases", "events"}
-_PUNCTUATION = re.compile(r"[!?.,;:\"'()\[\]¡¿…–—-]+")
 
 
 class VocabError(InputError):
     """A vocabulary pack is missing, malformed or inconsistent."""
 
 
-def normalize(text: str) -> str:
-    """Canonical spelling of a phrase: lower case, no punctuation, single spaces.
-
-    "Bam-bam!" and " BAM  bam " both become "bam bam". Placeholders like ``{player}`` survive.
-    """
-    return " ".join(_PUNCTUATION.sub(" ", text.lower()).split())
+normalize = normalise
+"""Canonical spelling of a phrase (:func:`voicehost.text.normalise`, the one normaliser): "Bam-bam!"
+and " BAM  bam " both become "bam bam"; placeholders like ``{player}`` survive."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ the game clock, chosen by the caller), so the event log it produces is complete 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeAlias, TypeVar
 
 from voicehost.errors import InputError
@@ -34,9 +34,12 @@ class Rng(Protocol):
 
 
 class IllegalAction(InputError):
-    """An action the rules do not allow now; the state is unchanged. ``reason`` is a short code."""
+    """An action the rules do not allow now; the state is unchanged.
 
-    def __init__(self, reason: str, message: str) -> None:
+    ``reason`` is a member of the game's ``Illegal`` enum (a ``StrEnum``, so it also compares equal
+    to its code, e.g. "not_your_turn")."""
+
+    def __init__(self, reason: StrEnum, message: str) -> None:
         super().__init__(message)
         self.reason = reason
 
@@ -99,17 +102,38 @@ S = TypeVar("S")
 A = TypeVar("A")
 
 
-class Game(Protocol, Generic[S, A]):  # type: ignore[misc]
-    """The one interface the host drives; each game module provides an object satisfying it."""
+class Game(Protocol, Generic[S, A]):
+    """The one interface every game's rules offer; the host, the CLI, the simulator and replay use it.
+
+    Each rules package exports ``GAME`` (no RNG: enough to replay, judge and resume) and the class
+    behind it; :meth:`seeded` gives the same rules drawing their randomness (deal, shuffles) from a
+    caller's seeded RNG. A game's life: :meth:`new_game` gives the setup events, :meth:`apply` the
+    events of each action, :meth:`replay` the state a log's events lead to.
+    """
 
     name: str
-    """'bimbamm', 'bimbambum' or 'bam'."""
+    """The game's name in the registry and in its logs ('bimbamm', 'bimbambum' or 'bam')."""
+
+    def seeded(self, rng: Rng) -> "Game[S, A]":
+        """These rules with their randomness from ``rng`` (seeded by the caller)."""
+
+    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
+                 t: float = 0.0, **options: Any) -> tuple[S, list[Event]]:
+        """Set up a game (``seed`` is only recorded: the RNG given to :meth:`seeded` was seeded with
+        it); ``first_player`` is the host's choice of who starts where the rules let the host choose;
+        ``options`` are the game's own (tiles, settings, cards …). Returns the state and the setup events."""
 
     def apply(self, state: S, action: A) -> tuple[S, list[Event]]:
         """Apply one action; raise IllegalAction (state unchanged) if the rules forbid it."""
 
-    def is_over(self, state: S) -> bool:
+    def over(self, state: S) -> bool:
         """True once the game has ended."""
+
+    def resume(self, state: S, t: float) -> tuple[S, list[Event]]:
+        """Mark a loaded game as continuing at ``t`` (a "resumed" event)."""
+
+    def event_from_json(self, obj: JsonObject) -> Event:
+        """The typed event for one log object; LogError if it is not one of this game's events."""
 
     def replay(self, log: Sequence[JsonObject]) -> S:
         """Rebuild the state from a log's events (setup first); raise LogError if inconsistent."""

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Sequence, TypeVar
 
 from voicehost.decks import Deck, DeckError, GreyCard, RedCard, load_decks
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import join
 from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, number, number_phrase
 from voicehost.rules import bam
-from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
 from voicehost.speak.lexicons import preload_lexicons
 from voicehost.speak.realize import Filler, RealizeError, Realizer
@@ -160,19 +160,18 @@ class HandSlots:
     def __init__(self) -> None:
         self.slots: dict[str, list[str | None]] = {}
 
-    def on_event(self, ev: JsonObject) -> None:
+    def on_event(self, ev: Event) -> None:
         """Follow one event of the log."""
-        kind = ev["type"]
-        if kind == "setup":
-            hands = ev["state"]["hands"] or {}  # null with table cards: the host knows no hands
+        if isinstance(ev, bam.GameSetup):
+            hands = ev.state.hands or {}  # None with table cards: the host knows no hands
             self.slots = {p: list(hand) for p, hand in hands.items()}
-        elif kind == "submit" and ev["player"] in self.slots:
-            played = set(ev["cards"])
-            slots = self.slots[ev["player"]]
-            self.slots[ev["player"]] = [None if c in played else c for c in slots]
-        elif kind == "draw" and ev["cards"] is not None:
-            slots = self.slots[ev["player"]]
-            for card in ev["cards"]:
+        elif isinstance(ev, bam.Submitted) and ev.player in self.slots:
+            played = set(ev.cards)
+            slots = self.slots[ev.player]
+            self.slots[ev.player] = [None if c in played else c for c in slots]
+        elif isinstance(ev, bam.Drew) and ev.cards is not None:
+            slots = self.slots[ev.player]
+            for card in ev.cards:
                 if None in slots:
                     slots[slots.index(None)] = card
                 else:
@@ -262,8 +261,8 @@ class BamFlow(Flow):
         self._load_deck(required=False)
         self._ready_realizer()
         state = bam.replay(events)
-        self.host.events.extend(events)
-        for ev in events:
+        self.host.load(bam.GAME, events)
+        for ev in self.host.events:
             self.slots.on_event(ev)
         state, new = self.engine.resume(state, self.now())
         self.state = state
@@ -416,26 +415,27 @@ class BamFlow(Flow):
         self.host.mouth.barge_in_next()
         self._after(self._record(events))
 
-    def _record(self, events: Sequence[Any]) -> list[JsonObject]:
-        objs = self.host.record(events)
-        for ev in objs:
+    def _record(self, events: Sequence[Event]) -> list[Event]:
+        recorded = self.host.record(events)
+        for ev in recorded:
             self.slots.on_event(ev)
-        return objs
+        return recorded
 
-    def _after(self, events: list[JsonObject]) -> None:
-        """Announce what the rules did, then wait for the next speaker."""
-        kinds = {ev["type"]: ev for ev in events}
-        if "submit" in kinds:
-            self._confirm(kinds["submit"])
-        if "best" in kinds and "worst" in kinds:
-            self._award(kinds["best"], kinds["worst"])
-        if "best" in kinds and self.mode == "table":
-            self._table_chores(kinds["best"], "draw" in kinds, "reshuffle" in kinds)
-        if "game_over" in kinds:
-            self._announce_end(kinds["game_over"])
-        if "round" in kinds:
+    def _after(self, events: list[Event]) -> None:
+        """Announce what the rules did (in this order, whatever the events' order), then wait for
+        the next speaker."""
+        for submitted in _of(events, bam.Submitted):
+            self._confirm(submitted)
+        best, worst = _of(events, bam.BestChosen), _of(events, bam.WorstChosen)
+        if best and worst:
+            self._award(best[0], worst[0])
+        if best and self.mode == "table":
+            self._table_chores(best[0], bool(_of(events, bam.Drew)), bool(_of(events, bam.Reshuffled)))
+        for ended in _of(events, bam.BamGameOver):
+            self._announce_end(ended)
+        if _of(events, bam.RoundStarted):
             self._announce_round()
-        if "reading" in kinds:
+        if _of(events, bam.ReadingOrder):
             self._read_sentences()
         if events:
             self.reminders = 0
@@ -471,14 +471,14 @@ class BamFlow(Flow):
                 self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
                 self._tell_hand(player)
 
-    def _confirm(self, ev: JsonObject) -> None:
+    def _confirm(self, ev: bam.Submitted) -> None:
         """Tell a player what they played: privately with earphones, else at the table (by number)."""
-        player = ev["player"]
+        player = ev.player
         if self.mode == "table":
-            numbers = [number_words(self._printed_number(c)) for c in ev["cards"]]
+            numbers = [number_words(self._printed_number(c)) for c in ev.cards]
             self.say(f"{player} plays {' then '.join(numbers)}.")
         elif self.host.mouth.private_outputs:
-            texts = [self._grey_text(c) for c in ev["cards"]]
+            texts = [self._grey_text(c) for c in ev.cards]
             self.say(f"{player}, you played: {' then '.join(texts)}.", to=player)
 
     def _read_sentences(self) -> None:
@@ -490,33 +490,33 @@ class BamFlow(Flow):
         self.say(f"All cards are in. {state.master}, here are the sentences. {readings} "
                  f"{state.master}, which is best and which is worst?")
 
-    def _award(self, best: JsonObject, worst: JsonObject) -> None:
+    def _award(self, best: bam.BestChosen, worst: bam.WorstChosen) -> None:
         self.host.mouth.earcon(Earcon.POINT)
-        self.say(f"Best: {number_phrase(best['submission'])}. {best['player']} wins a point with "
-                 f"\"{self._grey_text(best['card'])}\". Worst: {number_phrase(worst['submission'])}. "
-                 f"{worst['player']} takes the red card.")
+        self.say(f"Best: {number_phrase(best.submission)}. {best.player} wins a point with "
+                 f"\"{self._grey_text(best.card)}\". Worst: {number_phrase(worst.submission)}. "
+                 f"{worst.player} takes the red card.")
 
-    def _table_chores(self, best: JsonObject, draw: bool, reshuffle: bool) -> None:
+    def _table_chores(self, best: bam.BestChosen, draw: bool, reshuffle: bool) -> None:
         """Printed cards: what the players do with their cards after a judgement."""
         state = self._state()
-        kept = number_words(self._printed_number(best["card"]))
-        text = f"{best['player']}, keep card {kept} as your point; the other played cards go on the discard pile."
+        kept = number_words(self._printed_number(best.card))
+        text = f"{best.player}, keep card {kept} as your point; the other played cards go on the discard pile."
         if draw:
             text += f" Everyone who played: draw back to {number_phrase(state.hand_size)} cards."
         if reshuffle:
             text += " The draw pile runs out: shuffle the discard pile into a new one and go on drawing."
         self.say(text)
 
-    def _announce_end(self, ev: JsonObject) -> None:
+    def _announce_end(self, ev: bam.BamGameOver) -> None:
         why = {"rounds_done": "That was the last round.", "red_cards_out": "There are no red cards left.",
                "grey_cards_out": "There are not enough grey cards left.", "quit": "The game is over."}
-        self.say(f"{why.get(ev['reason'], 'The game is over.')} {self._title_text(ev)} {self.score_text()}")
+        self.say(f"{why.get(ev.reason, 'The game is over.')} {self._title_text(ev)} {self.score_text()}")
 
-    def _title_text(self, ev: JsonObject) -> str:
+    def _title_text(self, ev: bam.BamGameOver) -> str:
         """Who is The True BAM! Master, with the tie-breaks spelled out."""
-        scores: dict[str, int] = ev["scores"]
-        grey: dict[str, int] = ev["grey_won"]
-        winners: list[str] = list(ev["winners"])
+        scores = ev.scores
+        grey = ev.grey_won
+        winners: list[str] = list(ev.winners)
         top = scores[winners[0]]
         if len(winners) > 1:
             return (f"{join(winners)} share the title {TITLE}: {_points(top)} and "
@@ -723,6 +723,14 @@ class BamFlow(Flow):
     def _state(self) -> bam.BamState:
         assert self.state is not None, "the game has not started"
         return self.state
+
+
+E = TypeVar("E", bound=Event)
+
+
+def _of(events: Sequence[Event], kind: type[E]) -> list[E]:
+    """The events of one type, in log order (an action can bring several of a type: draws)."""
+    return [e for e in events if isinstance(e, kind)]
 
 
 def _signed(n: int) -> str:

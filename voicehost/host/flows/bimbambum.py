@@ -30,7 +30,8 @@ from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
 from voicehost.host.words import COMMAND_PHRASES, Command, Heard, command, normalise, number, number_phrase
 from voicehost.rules import bimbambum as bb
-from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.host.flows import bimbambum_texts as texts
+from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.rules.bimbambum.cards import (
     CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, player_count_problem,
 )
@@ -45,8 +46,7 @@ WINDOW_TIMER = "window"
 SLAP_TIMER = "slap"
 REMIND_TIMER = "remind"
 
-PILE_WORDS = ("one", "two", "three")
-"""How the piles 0, 1, 2 are said."""
+PILE_WORDS = texts.PILE_WORDS
 YELL_WORDS = frozenset(card.value for card in bb.Card)
 SLAP_PHRASES = frozenset({"slap", "ship"})
 """'slap': a clap or table slap classified by the listener; 'ship': the spoken slap."""
@@ -147,7 +147,7 @@ class BimBamBumFlow(Flow):
 
     @property
     def over(self) -> bool:
-        return self._quit_early or (self.state is not None and self.state.is_over)
+        return self._quit_early or (self.state is not None and self.state.over)
 
     def start(self) -> None:
         """Welcome; then the loudest shout (unless --first) and the rules, all before the deal.
@@ -165,9 +165,9 @@ class BimBamBumFlow(Flow):
 
     def resume(self, events: Sequence[JsonObject]) -> None:
         state = bb.replay(events)
-        self.host.events.extend(events)
+        self.host.load(bb.GAME, events)
         self.state = state
-        if state.is_over:
+        if state.over:
             self.say(f"This game is over. {self.score_text()}")
             return
         self.say(f"Welcome back to Bim Bam Bum! {self.score_text()} {self.table_text()}")
@@ -238,10 +238,10 @@ class BimBamBumFlow(Flow):
         players, first = self.host.players, self.first
         trial_rng = random.Random()
         trial_rng.setstate(self.host.rng.getstate())
-        trial, _ = bb.new_game(players, trial_rng, self.seed, first=first, settings=self.rules, t=self.now(),
+        trial, _ = bb.new_game(players, trial_rng, self.seed, first_player=first, settings=self.rules, t=self.now(),
                                each=self.settings.quick)
         self.say(f"{first} starts. {self._turn_text(first, trial.top(first))}", barge_in=early)
-        state, events = bb.new_game(players, self.host.rng, self.seed, first=first,
+        state, events = bb.new_game(players, self.host.rng, self.seed, first_player=first,
                                     settings=self.rules, t=self._silent_at(), each=self.settings.quick)
         self.state = state
         self.host.record(events)
@@ -254,7 +254,7 @@ class BimBamBumFlow(Flow):
             self._before_deal(heard)
             return
         state = self.state
-        if state.is_over:
+        if state.over:
             return
         if heard.phrase in SLAP_PHRASES:
             if state.phase is bb.Phase.SLAP:
@@ -318,7 +318,7 @@ class BimBamBumFlow(Flow):
                 self._deal()
             return
         state = self.state
-        if state is None or state.is_over:
+        if state is None or state.over:
             return
         closes = state.window_closes
         if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
@@ -348,11 +348,10 @@ class BimBamBumFlow(Flow):
             return
         if player_acted:
             self.host.mouth.barge_in_next()
-        objs = [e.to_json() for e in events]
         t = now
-        if any(e["type"] == "bimbambum" for e in objs):
+        if any(isinstance(e, bb.Called) for e in events):
             self.host.mouth.interrupt()
-        elif self._announce(state, objs, trial) and not trial.is_over:
+        elif self._announce(state, events, trial) and not trial.over:
             t = max(now, self._silent_at())
         new, events = bb.apply(state, make(t))
         self.state = new
@@ -367,7 +366,7 @@ class BimBamBumFlow(Flow):
         timers, state = self.host.timers, self._state()
         for name in (WINDOW_TIMER, SLAP_TIMER, REMIND_TIMER):
             timers.cancel(name)
-        if state.is_over:
+        if state.over:
             return
         if state.phase is bb.Phase.SLAP:
             assert state.slap_closes is not None
@@ -380,70 +379,23 @@ class BimBamBumFlow(Flow):
     def _arm_reminder(self) -> None:
         self.host.timers.start(REMIND_TIMER, self._silent_at() + self.settings.remind_after)
 
-    def _announce(self, before: bb.State, events: list[JsonObject], after: bb.State) -> bool:
+    def _announce(self, before: bb.State, events: Sequence[Event], after: bb.State) -> bool:
         """Say what an action's events mean, in one short utterance; False if nothing to say."""
         parts: list[str] = []
         for ev in events:
-            kind = ev["type"]
-            if kind == "skip":
-                parts.append(f"Skip {ev['player']}!")
-            elif kind == "reverse":
-                parts.append("Reverse!")
-            elif kind == "mistake":
+            if isinstance(ev, bb.MistakeMade):
                 self.host.mouth.earcon(Earcon.MISTAKE)
-                parts.append(self._mistake_text(before, events, ev))
-            elif kind == "penalty":
-                parts.append(self._penalty_text(ev))
-            elif kind == "round":
-                parts.append("New round.")
-            elif kind == "turn":
-                parts.append(self._turn_text(ev["player"], bb.Card(ev["card"])))
-            elif kind == "game_over":
-                parts.append(self._end_text(ev, after))
-            elif kind == "resumed" and after.phase is bb.Phase.SLAP:
-                parts.append(f"{after.caller} yelled bim bam bum. Everybody else, get ready: slap!")
+            text = texts.announcement(ev, before, events, after)
+            if text:
+                parts.append(text)
         if parts:
             self.say(" ".join(parts))
         return bool(parts)
 
-    def _mistake_text(self, before: bb.State, events: list[JsonObject], ev: JsonObject) -> str:
-        player, reason = ev["player"], ev["reason"]
-        if reason == "out_of_turn":
-            return f"Mistake, {player}: it was {before.turn}'s turn."
-        if reason == "timeout":
-            return f"Time's up, {player}!" if ev.get("onset") is None else f"Too late, {player}!"
-        if reason == "wrong_word":
-            play = next(e for e in events if e["type"] == "play")
-            return f"Mistake, {player}: it was {play['expected']}, not {play['said'] or 'nothing'}."
-        if reason == "slapped_own_call":
-            return f"Mistake, {player}: no slapping on your own bim bam bum!"
-        if ev.get("onset") is None:
-            return f"{player} did not slap!"
-        return f"{player} slapped last!"
-
-    def _penalty_text(self, ev: JsonObject) -> str:
-        player = ev["player"]
-        if ev["took_pile"] is None:
-            return f"The piles are empty, so {player} takes nothing."
-        text = f"{player} takes pile {PILE_WORDS[ev['took_pile']]}: {count(ev['took'], 'card')}."
-        if ev["boxed_pile"] is not None:
-            text += f" Pile {PILE_WORDS[ev['boxed_pile']]} goes in the box: {count(ev['boxed'], 'card')}."
-        return text
-
-    def _end_text(self, ev: JsonObject, after: bb.State) -> str:
-        winner = ev.get("winner")
-        if winner:
-            others = [p for p in after.players if p != winner]
-            left = join([f"{p} {after.cards_left[p]}" for p in others])
-            return f"That was {winner}'s last card: {winner} wins Bim Bam Bum! Cards left: {left}."
-        if ev.get("reason") == "turn_cap":
-            return f"The game has gone on too long: it ends without a winner. {self._cards_text(after)}"
-        return f"The game is over. {self._cards_text(after)}"
-
     # ---- texts ----------------------------------------------------------------------------
 
     def _turn_text(self, player: str, card: bb.Card | None) -> str:
-        return f"{player}: {card.value if card else 'no card'}."
+        return texts.turn(player, card)
 
     def _rules_text(self) -> str:
         cards = count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], "card")
@@ -462,7 +414,7 @@ class BimBamBumFlow(Flow):
         return card.value if card else "no card"
 
     def _cards_text(self, state: bb.State) -> str:
-        return "Cards left: " + join([f"{p} {n}" for p, n in state.cards_left.items()]) + "."
+        return texts.cards_left(state)
 
     def _reprompt(self, player: str, words: PlayWords) -> str:
         example = f"two {self._card(player)}"

@@ -17,7 +17,8 @@ from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
 from voicehost.host.words import Command, Heard, find_player, number_phrase, numbers_in
 from voicehost.rules import bimbamm as bb
-from voicehost.rules.base import IllegalAction, JsonObject
+from voicehost.host.flows import bimbamm_texts as texts
+from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
 
 HELP = "Bim Bamm!: flip animal tiles; when five show one animal, its holders race to shout it"
@@ -29,7 +30,7 @@ VERIFY_TIMER = "verify"
 CHALLENGE_WORDS = frozenset({"challenge", "objection", "liar"})
 ME_WORDS = ("me", "i do", "i have", "i have the cat", "cat", "i hold the cat", "here")
 ANIMAL_WORDS = {a.value: a for a in bb.Animal}
-PLURAL = {"cat": "cats", "dog": "dogs", "pig": "pigs", "donkey": "donkeys", "hen": "hens"}
+PLURAL = texts.PLURAL
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class BimBammFlow(Flow):
     def resume(self, events: Sequence[JsonObject]) -> None:
         state = bb.replay(events)
         self.table_cards = state.cards is bb.Cards.TABLE
-        self.host.events.extend(events)
+        self.host.load(bb.GAME, events)
         state, new = bb.resume(state, max(self.now(), state.last_t))
         self.state = state
         self.host.record(new)
@@ -300,7 +301,7 @@ class BimBammFlow(Flow):
         self.host.mouth.barge_in_next()
         self._after_events(self.host.record(events))
 
-    def _after_events(self, events: list[JsonObject]) -> None:
+    def _after_events(self, events: list[Event]) -> None:
         state = self._state()
         for ev in events:
             self._announce(ev)
@@ -316,30 +317,27 @@ class BimBammFlow(Flow):
             return
         if state.phase is bb.Phase.SCORER:
             self.say(self._scorer_prompt())
-        elif any(e["type"] == "turn" for e in events) or not events:
+        elif any(isinstance(e, bb.TurnEvent) for e in events) or not events:
             self._announce_turn()
         self._arm_reminder()
 
-    def _announce(self, ev: JsonObject) -> None:
-        kind = ev["type"]
-        if kind == "flip":
-            self.say(f"{number_phrase(ev['tile'] + 1).capitalize()}: {ev['showing']}.")
-        elif kind == "point":
+    def _announce(self, ev: Event) -> None:
+        if isinstance(ev, bb.FlipEvent):
+            self.say(texts.flipped(ev))
+        elif isinstance(ev, bb.PointEvent):
             self._announce_point(ev)
-        elif kind == "mistake":
+        elif isinstance(ev, bb.MistakeEvent):
             self._announce_mistake(ev)
-        elif kind == "swap":
-            swap_how = " Put your card under the pile and draw one." if self.table_cards else ""
-            self.say(f"{ev['player']} swaps their card.{swap_how} The special tile now shows exchange.")
-            self._tell_card(ev["player"], ev.get("drew"))
-        elif kind == "exchange":
-            exchange_how = " Hand each other your cards, face down." if self.table_cards else ""
-            self.say(f"{ev['player']} exchanges cards with {ev['with']}.{exchange_how} The special tile now shows swap.")
-            self._tell_card(ev["player"], ev.get("got"))
-            self._tell_card(ev["with"], ev.get("gave"))
-        elif kind == "challenge":
-            self.say(f"{ev['player']} loses the point for the {ev['animal']}.")
-        elif kind == "game_over":
+        elif isinstance(ev, bb.SwapEvent):
+            self.say(texts.swapped(ev, self.table_cards))
+            self._tell_card(ev.player, ev.drew)
+        elif isinstance(ev, bb.ExchangeEvent):
+            self.say(texts.exchanged(ev, self.table_cards))
+            self._tell_card(ev.player, ev.got)
+            self._tell_card(ev.with_, ev.gave)
+        elif isinstance(ev, bb.ChallengeEvent):
+            self.say(texts.challenged(ev))
+        elif isinstance(ev, bb.GameOverEvent):
             self._announce_end(ev)
 
     def _open_race(self) -> None:
@@ -348,33 +346,24 @@ class BimBammFlow(Flow):
         self.race_opened_at = self.host.mouth.silent_at()
         self.host.timers.start(RACE_TIMER, self.race_opened_at + self.settings.race_window)
 
-    def _announce_point(self, ev: JsonObject) -> None:
-        player, animal = ev["player"], ev["animal"]
+    def _announce_point(self, ev: bb.PointEvent) -> None:
         self.host.mouth.earcon(Earcon.POINT)
-        self.say(f"{player} scores with the {animal}! {player} has {count(ev['points'], 'point')}.")
-        if ev["points"] >= bb.WINNING_POINTS:
+        self.say(texts.scored(ev))
+        if ev.points >= bb.WINNING_POINTS:
             return
         if self.table_cards:
-            self.say(f"{player}, show your card, put it in front of you and draw a new one. "
-                     f"If it is not the {animal}, say challenge.")
+            self.say(texts.show_card(ev))
         else:
-            self._tell_card(player, ev.get("drew"), new=True)
+            self._tell_card(ev.player, ev.drew, new=True)
 
-    def _announce_mistake(self, ev: JsonObject) -> None:
-        player = ev["player"]
-        shout = self.host.events[ev["shout"]] if ev.get("shout") is not None and ev["shout"] < len(self.host.events) else {}
-        animal = shout.get("animal", "animal")
-        why = {
-            "wrong_animal": f"the {animal} is not the animal showing five times",
-            "no_card": f"{player} does not hold the {animal}",
-            "no_five": f"there are not five {PLURAL.get(animal, animal)}",
-        }.get(ev["reason"], "that was a mistake")
-        back = f"{player} puts the won {ev['returned']} back under the pile." if ev.get("returned") else f"{player} has no point to give back."
+    def _announce_mistake(self, ev: bb.MistakeEvent) -> None:
+        shout = self.host.events[ev.shout] if 0 <= ev.shout < len(self.host.events) else None
+        animal = shout.animal if isinstance(shout, bb.ShoutEvent) else None
         self.host.mouth.earcon(Earcon.MISTAKE)
-        self.say(f"Mistake, {player}: {why}. {back}")
+        self.say(texts.mistake(ev, animal))
 
-    def _announce_end(self, ev: JsonObject) -> None:
-        winner = ev.get("winner")
+    def _announce_end(self, ev: bb.GameOverEvent) -> None:
+        winner = ev.winner
         if winner:
             self.say(f"{winner} wins Bim Bamm with three points! {self.score_text()}")
         else:

@@ -4,13 +4,14 @@ Start a game with :meth:`BamGame.start` (given a seeded RNG and already-loaded c
 :func:`voicehost.decks.load_decks`), then feed actions (:class:`Submit`, :class:`Judge`,
 :class:`Quit`) to :meth:`BamGame.apply`; each call returns the new :class:`BamState` and the events
 to announce and append to the JSON Lines log. :func:`replay` rebuilds the state from such a log;
-:meth:`BamGame.resume` marks the restart. ``sim`` (a driver that may use ``random`` and ``time``)
-is not imported here.
+:meth:`BamGame.resume` marks the restart. :data:`GAME` is BAM! behind the shared ``Game``
+interface; its bots live in :mod:`voicehost.sim.bam`.
 
 ``start(..., card_mode="table")`` plays with printed grey cards the host does not know; players
 submit by printed number (:func:`card_for_number`).
 """
 
+from voicehost.rules.base import Game
 from voicehost.rules.bam.actions import Action, Judge, Quit, Submit
 from voicehost.rules.bam.checks import Illegal, card_for_number, judge_problem, submit_problem
 from voicehost.rules.bam.engine import BadSetup, BamGame
@@ -30,7 +31,7 @@ from voicehost.rules.bam.events import (
 )
 from voicehost.rules.bam.replay import evolve, replay
 from voicehost.rules.bam.state import (
-    GAME,
+    GAME_NAME,
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -44,10 +45,14 @@ from voicehost.rules.bam.state import (
     Submission,
 )
 
+GAME: Game[BamState, Action] = BamGame()
+"""The rules behind the shared Game interface (without an RNG: replay, judge, resume; see
+:meth:`BamGame.seeded`)."""
+
 __all__ = [
     "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "CardMode",
     "Discarded",
-    "Drew", "EndReason", "GAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
+    "Drew", "EndReason", "GAME", "GAME_NAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
     "MIN_PLAYERS", "Phase", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted", "Submission", "Submit",
     "Submitted", "WorstChosen", "card_for_number", "evolve", "event_from_json", "judge_problem", "replay",
     "submit_problem",

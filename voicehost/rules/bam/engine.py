@@ -37,10 +37,12 @@ from voicehost.rules.bam.events import (
     SetupState,
     Submitted,
     WorstChosen,
+    event_from_json,
+    Inconsistent,
 )
 from voicehost.rules.bam.replay import evolve, replay
 from voicehost.rules.bam.state import (
-    GAME,
+    GAME_NAME,
     HAND_SIZE,
     MAX_BLANKS,
     MAX_PLAYERS,
@@ -55,7 +57,7 @@ from voicehost.rules.bam.state import (
     RedLike,
     final_result,
 )
-from voicehost.rules.base import Event, IllegalAction, JsonObject, PlayerName, Resumed, Rng, Seating
+from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Resumed, Rng, Seating
 
 
 class BadSetup(InputError):
@@ -67,10 +69,28 @@ class BadSetup(InputError):
 class BamGame:
     """The BAM! rules with the randomness they use; satisfies the ``Game`` interface."""
 
-    name = GAME
+    name = GAME_NAME
 
-    def __init__(self, rng: Rng) -> None:
-        self.rng = rng
+    def __init__(self, rng: Rng | None = None) -> None:
+        self._rng = rng
+
+    @property
+    def rng(self) -> Rng:
+        """The RNG that deals, orders the readings and reshuffles (BadSetup if none was given)."""
+        if self._rng is None:
+            raise BadSetup("BAM! needs a seeded RNG to deal and shuffle: use GAME.seeded(rng)")
+        return self._rng
+
+    def seeded(self, rng: Rng) -> BamGame:
+        """These rules with their randomness from ``rng``."""
+        return BamGame(rng)
+
+    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
+                 t: float = 0.0, **options: Any) -> tuple[BamState, list[Event]]:
+        """The shared interface's :meth:`start`: options ``red_cards`` and ``grey_cards`` (required),
+        ``rounds_per_player``, ``hand_size``, ``card_mode``; ``first_player`` is the first BAM! Master."""
+        red, grey = options.pop("red_cards"), options.pop("grey_cards")
+        return self.start(players, red, grey, seed=seed, first_master=first_player, t=t, **options)
 
     def start(
         self,
@@ -101,7 +121,7 @@ class BamGame:
             hands = {p: tuple(grey[i * hand_size:(i + 1) * hand_size]) for i, p in enumerate(players)}
             table = SetupState(tuple(red), tuple(grey[dealt:]), hands, first_master or players[0])
         setup = GameSetup(
-            seq=0, t=t, game=GAME, players=tuple(players), seed=seed, rounds_per_player=rounds_per_player,
+            seq=0, t=t, game=GAME_NAME, players=tuple(players), seed=seed, rounds_per_player=rounds_per_player,
             hand_size=hand_size, cards=faces, state=table, card_mode=mode.value,
         )
         state = evolve(None, setup)
@@ -122,10 +142,27 @@ class BamGame:
             _end(emit, action.t, EndReason.QUIT)
         return emit.state, emit.events
 
-    def is_over(self, state: BamState) -> bool:
-        return state.phase is Phase.OVER
+    def evolve(self, state: BamState | None, event: Event) -> BamState:
+        """The state after one event (see :func:`~.replay.evolve`; LogError if it cannot happen there)."""
+        try:
+            return evolve(state, event)
+        except Inconsistent as error:
+            raise LogError(f"event {event.seq} ({event.TYPE}): {error}") from error
+
+    def over(self, state: BamState) -> bool:
+        """True once the game has ended."""
+        return state.over
+
+    def event_from_json(self, obj: JsonObject) -> Event:
+        """The typed event of one log object (LogError if it is not a BAM! event)."""
+        try:
+            return event_from_json(obj)
+        except (Inconsistent, KeyError, TypeError, ValueError, AttributeError) as error:
+            detail = f"missing field {error}" if isinstance(error, KeyError) else str(error)
+            raise LogError(f"event {obj.get('seq', '?')} ({obj.get('type', '?')}): {detail}") from error
 
     def replay(self, log: Sequence[JsonObject]) -> BamState:
+        """Rebuild the state from a log by folding :func:`evolve` over its events."""
         return replay(log)
 
     def resume(self, state: BamState, t: float) -> tuple[BamState, list[Event]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar, Mapping
 
-from voicehost.rules.bam.state import GAME, HAND_SIZE, CardFace, CardId
+from voicehost.rules.bam.state import GAME_NAME, HAND_SIZE, CardFace, CardId
 from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resumed
 
 
@@ -165,12 +165,12 @@ def event_from_json(obj: JsonObject) -> Event:
     kind = obj["type"]
     seq, t = int(obj["seq"]), float(obj["t"])
     if kind == "setup":
-        if obj["game"] != GAME:
+        if obj["game"] != GAME_NAME:
             raise Inconsistent(f"this is a log of '{obj['game']}', not of BAM!")
         s = obj["state"]
         pile = s.get("grey_pile")
         return GameSetup(
-            seq=seq, t=t, game=GAME, players=tuple(obj["players"]), seed=int(obj["seed"]),
+            seq=seq, t=t, game=GAME_NAME, players=tuple(obj["players"]), seed=int(obj["seed"]),
             rounds_per_player=int(obj["rounds_per_player"]), hand_size=int(obj.get("hand_size", HAND_SIZE)),
             state=SetupState(tuple(s["red_deck"]), None if s["grey_deck"] is None else tuple(s["grey_deck"]),
                              None if s["hands"] is None else {p: tuple(h) for p, h in s["hands"].items()},

@@ -19,7 +19,7 @@ from voicehost.rules.base import JsonObject, PlayerName, Seating
 CardId: TypeAlias = str
 """A card's id as in the deck file ("r001", "g017")."""
 
-GAME = "bam"
+GAME_NAME = "bam"
 HAND_SIZE = 10
 """Grey cards in each hand (the rulebook's deal)."""
 MIN_PLAYERS = 3
@@ -168,6 +168,11 @@ class BamState:
     """Table cards: grey cards in the physical draw pile (``grey_deck`` stays empty)."""
     held: Mapping[PlayerName, int] = field(default_factory=dict)
     """Table cards: grey cards each player holds (``hands`` stay empty)."""
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return self.phase is Phase.OVER
 
     @property
     def seating(self) -> Seating:

@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Mapping, Sequence
 
 from voicehost.errors import InputError
+from voicehost.text import normalise
 
 
 class Card(Enum):
@@ -82,13 +83,10 @@ def expected_phrase(card: Card, visible: Sequence[Card | None]) -> str:
     return " ".join([card.value] * sum(1 for top in visible if top is card))
 
 
-def normalise_phrase(text: str) -> str:
-    """Lower case, punctuation and hyphens as spaces, words separated by one space.
-
-    "Bim-bim!" and " BIM  bim " both become "bim bim", the form ``expected_phrase`` gives.
-    """
-    cleaned = "".join(ch if ch.isalnum() else " " for ch in text.lower())
-    return " ".join(cleaned.split())
+normalise_phrase = normalise
+"""Lower case, punctuation and hyphens as spaces, one space between words
+(:func:`voicehost.text.normalise`, the one normaliser): "Bim-bim!" and " BIM  bim " both become
+"bim bim", the form ``expected_phrase`` gives."""
 
 
 def parse_card(value: object, where: str) -> Card:

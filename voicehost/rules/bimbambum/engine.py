@@ -9,7 +9,6 @@ are events, and they end the round with a penalty.
 from __future__ import annotations
 
 import math
-from dataclasses import fields
 from typing import Mapping, Sequence
 
 from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
@@ -19,20 +18,21 @@ from voicehost.rules.bimbambum.cards import (
     is_call, normalise_phrase, player_count_problem,
 )
 from voicehost.rules.bimbambum.events import (
-    GAME, CardPlayed, Called, EndReason, GameEnded, MistakeMade, MistakeReason, Penalised,
+    GAME_NAME, CardPlayed, Called, EndReason, GameEnded, Illegal, MistakeMade, MistakeReason, Penalised,
     Reversed, RoundStarted, Setup, Skipped, Slapped, TurnStarted, snapshot,
 )
+from voicehost.rules.bimbambum.replay import evolve
 from voicehost.rules.bimbambum.state import PILES, Phase, Pile, Settings, State
 
 _NO_PILES: tuple[Pile, ...] = ((), (), ())
 
 
-def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first: PlayerName | None = None,
+def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first_player: PlayerName | None = None,
              settings: Settings = Settings(), extension: Sequence[Card] | None = None,
              t: float = 0.0, each: int | None = None) -> tuple[State, list[Event]]:
     """Shuffle, deal per the rulebook's table, box the excess, and start the first round.
 
-    ``first`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
+    ``first_player`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
     is only recorded in the setup event, so a log says how its deal was made. ``each`` deals
     fewer cards per player than the table says (the "quick game" house rule; the rest is boxed).
     """
@@ -43,26 +43,27 @@ def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first: Playe
         raise SetupError(f"a quick game deals 1 to {full} cards each to {len(players)} players, not {each}")
     each = each or full
     decks = {p: cards[i * each:(i + 1) * each] for i, p in enumerate(players)}
-    if first is None:
-        first = players[rng.randrange(len(players))]
-    return start(players, decks, first=first, box=cards[len(players) * each:], settings=settings,
+    if first_player is None:
+        first_player = players[rng.randrange(len(players))]
+    return start(players, decks, first_player=first_player, box=cards[len(players) * each:], settings=settings,
                  seed=seed, t=t)
 
 
 def start(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]], *,
-          first: PlayerName, piles: Sequence[Sequence[Card]] = _NO_PILES,
+          first_player: PlayerName, piles: Sequence[Sequence[Card]] = _NO_PILES,
           box: Sequence[Card] = (), direction: int = 1, settings: Settings = Settings(),
           seed: int = 0, t: float = 0.0) -> tuple[State, list[Event]]:
     """Start from a given position (a fresh deal, a test's position or a log's setup).
 
-    Emits "setup", then "round" and "turn" for ``first``, all at ``t``.
+    Emits "setup", then "round" and "turn" for ``first_player``, all at ``t``.
     """
-    _check_setup(players, decks, first, piles, direction, t)
+    first = first_player
+    check_setup(players, decks, first, piles, direction, t)
     state = State(players=tuple(players), decks=tuple(tuple(decks[p]) for p in players),
                   piles=tuple(tuple(pile) for pile in piles), box=tuple(box), turn=first,
                   direction=direction, settings=settings, seed=seed, t=t)
-    step = _Step(state, t)
-    step.add(Setup(step.seq(), t, GAME, state.players, seed, snapshot(state), settings.rules))
+    step = _Step(None, t)
+    step.add(Setup(0, t, GAME_NAME, state.players, seed, snapshot(state), settings.rules))
     _new_round(step, first)
     return step.done()
 
@@ -82,50 +83,44 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         return step.done()
     if isinstance(action, Resume):
         return _resume(state, action)
-    raise IllegalAction("unknown_action", f"{action!r} is not a Bim Bam Bum! action")
-
-
-_STATE_FIELDS = frozenset(f.name for f in fields(State))
-
-
-def _evolve(state: State, **changes: object) -> State:
-    """``dataclasses.replace`` without re-running ``__init__``: the engine's hot path.
-
-    Only the engine calls it, with values of the right types; it copies the frozen instance's
-    fields and sets the changed ones (a few times faster for a 20-field state).
-    """
-    assert changes.keys() <= _STATE_FIELDS, sorted(changes.keys() - _STATE_FIELDS)
-    new = object.__new__(State)
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
+    raise IllegalAction(Illegal.UNKNOWN_ACTION, f"{action!r} is not a Bim Bam Bum! action")
 
 
 class _Step:
-    """The events of one action being built: the current state and the numbered events so far."""
+    """The events of one action being decided, each folded into the state as it is made.
 
-    def __init__(self, state: State, t: float) -> None:
-        self.state = state
+    Deciding reads ``state`` (the state after the events so far); only :func:`~.replay.evolve`
+    changes it, so the live game and a replay of its log build their states the same way.
+    """
+
+    def __init__(self, state: State | None, t: float) -> None:
+        self._state = state
         self.t = t
         self.events: list[Event] = []
 
+    @property
+    def state(self) -> State:
+        assert self._state is not None, "the setup event comes first"
+        return self._state
+
     def seq(self) -> int:
-        return self.state.seq + len(self.events)
+        return self.state.seq
 
     def add(self, event: Event) -> None:
+        self._state = evolve(self._state, event)
         self.events.append(event)
 
     def done(self) -> tuple[State, list[Event]]:
-        return _evolve(self.state, seq=self.seq(), t=self.t), self.events
+        return self.state, self.events
 
 
 def _play(state: State, action: Play) -> tuple[State, list[Event]]:
     if state.phase is Phase.SLAP:
-        raise IllegalAction("slap_race_open", f"{action.player} cannot play: the slap race after "
+        raise IllegalAction(Illegal.SLAP_RACE_OPEN, f"{action.player} cannot play: the slap race after "
                             f"{state.caller}'s BIM BAM BUM! is still open")
     _check_seated(state, action.player)
     if not 0 <= action.pile < PILES:
-        raise IllegalAction("bad_pile", f"pile {action.pile} does not exist (piles are 0, 1 and 2)")
+        raise IllegalAction(Illegal.BAD_PILE, f"pile {action.pile} does not exist (piles are 0, 1 and 2)")
     _check_onset(action.onset, action.t, action.player)
     step = _Step(state, action.t)
     if action.player != state.turn:
@@ -142,12 +137,7 @@ def _place(step: _Step, action: Play) -> None:
     state, player = step.state, action.player
     seat = state.seat(player)
     card, deck = state.decks[seat][0], state.decks[seat][1:]
-    piles = list(state.piles)
-    piles[action.pile] = piles[action.pile] + (card,)
-    decks = list(state.decks)
-    decks[seat] = deck
-    step.state = state = _evolve(state, decks=tuple(decks), piles=tuple(piles))
-    visible = state.visible
+    visible = tuple(card if i == action.pile else top for i, top in enumerate(state.visible))
     expected = expected_phrase(card, visible)
     said = normalise_phrase(action.said)
     ok = said == expected
@@ -159,8 +149,6 @@ def _place(step: _Step, action: Play) -> None:
         _end(step, player, EndReason.LAST_CARD)
     elif is_call(visible):
         step.add(Called(step.seq(), step.t, player))
-        step.state = _evolve(state, phase=Phase.SLAP, caller=player, slap_opens=action.onset,
-                             slap_closes=step.t + state.settings.slap_window)
     else:
         _pass_turn(step, player, sum(1 for top in visible if top is card))
 
@@ -173,19 +161,18 @@ def _pass_turn(step: _Step, player: PlayerName, count: int) -> None:
         _begin_turn(step, state.next_player(player, 2))
         return
     if count == 3:
-        step.state = state = _evolve(state, direction=-state.direction)
-        step.add(Reversed(step.seq(), step.t, state.direction))
-    _begin_turn(step, state.next_player(player))
+        step.add(Reversed(step.seq(), step.t, -state.direction))
+    _begin_turn(step, step.state.next_player(player))
 
 
 def _timeout(state: State, action: Timeout) -> tuple[State, list[Event]]:
     if state.phase is Phase.SLAP:
-        raise IllegalAction("slap_race_open", "no play is awaited: a slap race is open (send its result)")
+        raise IllegalAction(Illegal.SLAP_RACE_OPEN, "no play is awaited: a slap race is open (send its result)")
     closes = state.window_closes
     if closes is None:
-        raise IllegalAction("no_window", "this game has no time window, so a turn cannot time out")
+        raise IllegalAction(Illegal.NO_WINDOW, "this game has no time window, so a turn cannot time out")
     if action.t < closes:
-        raise IllegalAction("window_open", f"{state.turn}'s window is open until {closes:.3f} s, "
+        raise IllegalAction(Illegal.WINDOW_OPEN, f"{state.turn}'s window is open until {closes:.3f} s, "
                             f"not closed at {action.t:.3f} s")
     step = _Step(state, action.t)
     _mistake(step, state.turn, MistakeReason.TIMEOUT, None)
@@ -194,7 +181,7 @@ def _timeout(state: State, action: Timeout) -> tuple[State, list[Event]]:
 
 def _slap_race(state: State, action: SlapRace) -> tuple[State, list[Event]]:
     if state.phase is not Phase.SLAP or state.caller is None:
-        raise IllegalAction("no_slap_race", "there is no slap race: nobody has yelled BIM BAM BUM!")
+        raise IllegalAction(Illegal.NO_SLAP_RACE, "there is no slap race: nobody has yelled BIM BAM BUM!")
     assert state.slap_opens is not None and state.slap_closes is not None
     first: dict[PlayerName, float] = {}
     for player, onset in action.slaps:
@@ -204,7 +191,7 @@ def _slap_race(state: State, action: SlapRace) -> tuple[State, list[Event]]:
             first[player] = onset
     caller, others = state.caller, state.after(state.caller)
     if action.t < state.slap_closes and caller not in first and not all(p in first for p in others):
-        raise IllegalAction("race_not_finished", f"the slap window is open until "
+        raise IllegalAction(Illegal.RACE_NOT_FINISHED, f"the slap window is open until "
                             f"{state.slap_closes:.3f} s and not everyone has slapped")
     order = (caller,) + others
     step = _Step(state, action.t)
@@ -228,10 +215,7 @@ def _resume(state: State, action: Resume) -> tuple[State, list[Event]]:
     """Mark the restart; the open window (play or slap) starts again now."""
     step = _Step(state, action.t)
     step.add(Resumed(step.seq(), step.t))
-    if state.phase is Phase.SLAP:
-        step.state = _evolve(state, slap_opens=action.t,
-                             slap_closes=action.t + state.settings.slap_window)
-    else:
+    if state.phase is not Phase.SLAP:
         _begin_turn(step, state.turn, repeat=True)
     return step.done()
 
@@ -256,16 +240,9 @@ def _penalise(step: _Step, player: PlayerName) -> None:
     smallest = min(others, key=lambda i: (sizes[i], i)) if others else largest
     took_pile = largest if sizes[largest] else None
     boxed_pile = smallest if smallest != largest and sizes[smallest] else None
-    boxed = state.piles[boxed_pile] if boxed_pile is not None else ()
-    seat = state.seat(player)
-    decks = list(state.decks)
-    decks[seat] = decks[seat] + state.piles[largest]
-    box = state.box + boxed
-    piles = tuple(() if i in (largest, boxed_pile) else pile for i, pile in enumerate(state.piles))
-    step.state = _evolve(state, decks=tuple(decks), piles=piles, box=box, phase=Phase.PLAY,
-                         caller=None, slap_opens=None, slap_closes=None)
-    step.add(Penalised(step.seq(), step.t, player, took_pile, sizes[largest], boxed_pile,
-                       len(boxed), len(decks[seat])))
+    boxed = len(state.piles[boxed_pile]) if boxed_pile is not None else 0
+    cards = len(state.deck(player)) + sizes[largest]
+    step.add(Penalised(step.seq(), step.t, player, took_pile, sizes[largest], boxed_pile, boxed, cards))
 
 
 def _new_round(step: _Step, starter: PlayerName) -> None:
@@ -273,7 +250,6 @@ def _new_round(step: _Step, starter: PlayerName) -> None:
         _end(step, None, EndReason.TURN_CAP)
         return
     step.add(RoundStarted(step.seq(), step.t, starter))
-    step.state = _evolve(step.state, rounds=step.state.rounds + 1)
     _begin_turn(step, starter)
 
 
@@ -286,8 +262,6 @@ def _begin_turn(step: _Step, player: PlayerName, repeat: bool = False) -> None:
     card = state.top(player)
     assert card is not None, "a player without cards has won already"
     step.add(TurnStarted(step.seq(), step.t, player, card))
-    step.state = _evolve(state, turn=player, window_opens=step.t, phase=Phase.PLAY,
-                         turns=state.turns + (0 if repeat else 1))
 
 
 def _cap_reached(state: State) -> bool:
@@ -295,33 +269,30 @@ def _cap_reached(state: State) -> bool:
     return cap is not None and state.turns >= cap
 
 
-def _end(step: _Step, winner: PlayerName | None, reason: str) -> None:
-    state = step.state
-    step.add(GameEnded(step.seq(), step.t, reason, winner, state.cards_left))
-    step.state = _evolve(state, phase=Phase.OVER, winner=winner, caller=None, slap_opens=None,
-                         slap_closes=None)
+def _end(step: _Step, winner: PlayerName | None, reason: EndReason) -> None:
+    step.add(GameEnded(step.seq(), step.t, reason, winner, step.state.cards_left))
 
 
 def _check_time(state: State, t: float) -> None:
     if state.phase is Phase.OVER:
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction(Illegal.GAME_OVER, "the game is over")
     if not math.isfinite(t) or t < state.t:
-        raise IllegalAction("time_backwards", f"action time {t} s is before the last event ({state.t} s)")
+        raise IllegalAction(Illegal.TIME_BACKWARDS, f"action time {t} s is before the last event ({state.t} s)")
 
 
 def _check_seated(state: State, player: PlayerName) -> None:
     if player not in state.players:
-        raise IllegalAction("not_seated", f"{player!r} is not seated at this table "
+        raise IllegalAction(Illegal.NOT_SEATED, f"{player!r} is not seated at this table "
                             f"({', '.join(state.players)})")
 
 
 def _check_onset(onset: float, t: float, player: PlayerName) -> None:
     if not math.isfinite(onset) or onset > t:
-        raise IllegalAction("bad_onset", f"{player}'s onset {onset} s is not a time at or before "
+        raise IllegalAction(Illegal.BAD_ONSET, f"{player}'s onset {onset} s is not a time at or before "
                             f"the action ({t} s)")
 
 
-def _check_setup(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]],
+def check_setup(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]],
                  first: PlayerName, piles: Sequence[Sequence[Card]], direction: int, t: float) -> None:
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise SetupError(player_count_problem(len(players)))

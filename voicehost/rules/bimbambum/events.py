@@ -6,15 +6,15 @@ for are marked "extra". Every event also has "seq", "t" (game-clock seconds) and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import ClassVar, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from enum import Enum, StrEnum
+from typing import Any, ClassVar, Mapping
 
-from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName
+from voicehost.rules.base import Event, GameOver, JsonObject, LogError, PlayerName, Resumed
 from voicehost.rules.bimbambum.cards import Card
 from voicehost.rules.bimbambum.state import State
 
-GAME = "bimbambum"
+GAME_NAME = "bimbambum"
 
 
 class MistakeReason(Enum):
@@ -27,7 +27,23 @@ class MistakeReason(Enum):
     LAST_TO_SLAP = "last_to_slap"
 
 
-class EndReason:
+class Illegal(StrEnum):
+    """Reason codes of :class:`~voicehost.rules.base.IllegalAction` in Bim Bam Bum!."""
+
+    BAD_ONSET = "bad_onset"
+    BAD_PILE = "bad_pile"
+    GAME_OVER = "game_over"
+    NO_SLAP_RACE = "no_slap_race"
+    NO_WINDOW = "no_window"
+    NOT_SEATED = "not_seated"
+    RACE_NOT_FINISHED = "race_not_finished"
+    SLAP_RACE_OPEN = "slap_race_open"
+    TIME_BACKWARDS = "time_backwards"
+    UNKNOWN_ACTION = "unknown_action"
+    WINDOW_OPEN = "window_open"
+
+
+class EndReason(StrEnum):
     """Values of "reason" in "game_over"."""
 
     LAST_CARD = "last_card"
@@ -172,3 +188,48 @@ class GameEnded(GameOver):
 
     winner: PlayerName | None = None
     cards_left: Mapping[PlayerName, int] = field(default_factory=dict)
+
+
+_BY_TYPE: dict[str, type[Event]] = {
+    cls.TYPE: cls for cls in (Setup, RoundStarted, TurnStarted, CardPlayed, Skipped, Reversed, Called, Slapped,
+                              MistakeMade, Penalised, GameEnded, Resumed)
+}
+
+
+def event_from_json(obj: JsonObject) -> Event:
+    """The typed event of one log object (the inverse of ``to_json``); LogError naming the event
+    (by seq) and field when it is not a Bim Bam Bum! event."""
+    where = f"event seq {obj.get('seq', '?')}"
+    cls = _BY_TYPE.get(obj.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise LogError(f"{where}: {obj.get('type')!r} is not a Bim Bam Bum! event")
+    values: dict[str, Any] = {}
+    try:
+        for f in fields(cls):
+            if f.name not in obj:
+                if cls is Setup and f.name == "rules":
+                    values["rules"] = 1  # a log written before the field: rules version 1
+                elif f.default is MISSING and f.default_factory is MISSING:
+                    raise LogError(f"{where}: {obj.get('type')} event lacks field {f.name!r}")
+                continue
+            values[f.name] = _field(f.name, obj[f.name])
+        return cls(**values)
+    except LogError:
+        raise
+    except (ValueError, TypeError, AttributeError) as error:
+        raise LogError(f"{where}: {error}") from None
+
+
+def _field(name: str, value: Any) -> Any:
+    """One field's typed value."""
+    if value is None:
+        return None
+    if name == "card":
+        return Card(value)
+    if name == "visible":
+        return tuple(None if v is None else Card(v) for v in value)
+    if name == "reason":
+        return MistakeReason(value) if value in MistakeReason._value2member_map_ else EndReason(value)
+    if name == "players":
+        return tuple(value)
+    return value

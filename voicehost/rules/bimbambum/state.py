@@ -100,6 +100,8 @@ class State:
     rounds: int = 0
     """"round" events so far (the first round included)."""
     winner: PlayerName | None = None
+    resuming: bool = False
+    """True right after a "resumed" event: the next "turn" event repeats the open turn (not counted)."""
 
     def seat(self, player: PlayerName) -> int:
         """The player's index in the seating order."""
@@ -130,8 +132,14 @@ class State:
         return {player: len(deck) for player, deck in zip(self.players, self.decks)}
 
     @property
-    def is_over(self) -> bool:
+    def over(self) -> bool:
+        """True once the game has ended."""
         return self.phase is Phase.OVER
+
+    @property
+    def is_over(self) -> bool:
+        """The old name of :attr:`over` (``host/fixtures.py`` still reads it)."""
+        return self.over
 
     @property
     def window_closes(self) -> float | None:
@@ -162,3 +170,4 @@ class State:
     def expected_phrases(self) -> tuple[str, ...]:
         """``expected(pile)`` for piles 0, 1, 2: what the host's "help" can say."""
         return tuple(self.expected(pile) for pile in range(PILES))
+

@@ -1,9 +1,9 @@
-"""Bim Bamm!: the pure rules engine (state, actions, events, apply, replay) and its simulator.
+"""Bim Bamm!: the pure rules engine (state, actions, events, apply, replay).
 
 Start with :func:`new_game`, then feed actions to :func:`apply`; each call returns the new
 :class:`State` and the events to announce and append to the JSON Lines log. :func:`replay`
-rebuilds the state from such a log; :func:`resume` marks the restart. ``sim`` (a driver that may
-use ``random`` and ``time``) is not imported here.
+rebuilds the state from such a log; :func:`resume` marks the restart. :data:`GAME` is the same
+behind the shared ``Game`` interface; the bots live in :mod:`voicehost.sim.bimbamm`.
 
 ``new_game(..., cards="table")`` starts a table-cards game (players hold physical cards the host
 does not know); the host then reports false claims with :class:`Challenge`.
@@ -17,8 +17,8 @@ from voicehost.rules.bimbamm.engine import (
     GAME_NAME, SetupError, apply, legal_actions, new_game, next_claim, restricted_tile, resume, would_score,
 )
 from voicehost.rules.bimbamm.events import (
-    ChallengeEvent, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
-    RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
+    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, Illegal, MistakeEvent, MistakeReason,
+    PointEvent, RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent, event_from_json,
 )
 from voicehost.rules.bimbamm.replay import BimBamm, replay, state_from_setup
 from voicehost.rules.bimbamm.state import FIVE, WINNING_POINTS, Cards, Claim, Declaration, Phase, State
@@ -31,7 +31,7 @@ GAME: Game[State, Action] = BimBamm()
 
 __all__ = [
     "Action", "Animal", "BimBamm", "Call", "Cards", "Challenge", "ChallengeEvent", "Claim", "Declaration",
-    "ExchangeEvent", "FIVE", "Flip", "FlipEvent", "FlipReason",
+    "EndReason", "ExchangeEvent", "FIVE", "Illegal", "event_from_json", "Flip", "FlipEvent", "FlipReason",
     "GAME", "GAME_NAME", "GameOverEvent", "MistakeEvent", "MistakeReason", "Phase", "PointEvent", "Quit",
     "RaceEvent", "Refuted", "ResolveRace", "Resume", "ScorerFlips", "SetupError", "SetupEvent", "Shout", "ShoutEvent",
     "Side", "Special", "State", "SwapEvent", "Tile", "TileSetError", "TurnEvent", "UseSpecial",

@@ -25,7 +25,7 @@ from voicehost.rules.bimbamm.actions import (
     Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.events import (
-    ChallengeEvent, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
+    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, Illegal, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
     RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
 )
 from voicehost.rules.bimbamm.state import (
@@ -151,7 +151,7 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
     Raises IllegalAction (state unchanged) when the rules forbid the action now.
     """
     if state.over:
-        raise IllegalAction("game_over", "the game is over")
+        raise IllegalAction(Illegal.GAME_OVER, "the game is over")
     _check_time(state, action.t)
     out = _Events(state.seq, action.t)
     if isinstance(action, Flip):
@@ -172,7 +172,7 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         out.append(Resumed(out.seq, out.t))
         new = state
     else:
-        raise IllegalAction("unknown_action", f"not a Bim Bamm! action: {action!r}")
+        raise IllegalAction(Illegal.UNKNOWN_ACTION, f"not a Bim Bamm! action: {action!r}")
     return evolve(new, seq=out.seq, last_t=action.t), list(out)
 
 
@@ -184,15 +184,15 @@ def resume(state: State, t: float) -> tuple[State, list[Event]]:
 def _check_time(state: State, t: float) -> None:
     """Actions come in game-clock order."""
     if not isinstance(t, (int, float)) or not math.isfinite(t):
-        raise IllegalAction("bad_time", f"the action time must be a number of seconds, not {t!r}")
+        raise IllegalAction(Illegal.BAD_TIME, f"the action time must be a number of seconds, not {t!r}")
     if t < state.last_t:
-        raise IllegalAction("time_backwards", f"the action at t={t} comes before the last one (t={state.last_t})")
+        raise IllegalAction(Illegal.TIME_BACKWARDS, f"the action at t={t} comes before the last one (t={state.last_t})")
 
 
 def _check_player(state: State, player: PlayerName) -> int:
     """The seat of a known player."""
     if player not in state.players:
-        raise IllegalAction("unknown_player", f"{player!r} is not at the table ({', '.join(state.players)})")
+        raise IllegalAction(Illegal.UNKNOWN_PLAYER, f"{player!r} is not at the table ({', '.join(state.players)})")
     return state.seat(player)
 
 
@@ -200,11 +200,11 @@ def _expect_turn(state: State, player: PlayerName) -> int:
     """A turn action needs phase TURN and the turn player."""
     seat = _check_player(state, player)
     if state.phase is Phase.RACE:
-        raise IllegalAction("race_open", f"a race for {_names(state.race)} is open: resolve it first")
+        raise IllegalAction(Illegal.RACE_OPEN, f"a race for {_names(state.race)} is open: resolve it first")
     if state.phase is Phase.SCORER:
-        raise IllegalAction("awaiting_scorer", f"{state.scorer} must first turn 2 {state.scored} tiles")
+        raise IllegalAction(Illegal.AWAITING_SCORER, f"{state.scorer} must first turn 2 {state.scored} tiles")
     if player != state.turn:
-        raise IllegalAction("not_your_turn", f"it is {state.turn}'s turn, not {player}'s")
+        raise IllegalAction(Illegal.NOT_YOUR_TURN, f"it is {state.turn}'s turn, not {player}'s")
     return seat
 
 
@@ -221,7 +221,7 @@ def _flip(state: State, action: Flip, out: _Events) -> State:
     _expect_turn(state, action.player)
     tile = _check_tile(action.tile)
     if restricted_tile(state, action.player, tile):
-        raise IllegalAction("restricted_tile", f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, "
+        raise IllegalAction(Illegal.RESTRICTED_TILE, f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, "
                                                f"which {state.restricted_by} just revealed")
     state = _turn_tile(state, action.player, tile, FlipReason.TURN, out)
     return _after_flips(state, action.player, out)
@@ -249,7 +249,7 @@ def _revealed(state: State, player: PlayerName, animal: Animal, reason: FlipReas
 def _check_tile(tile: object) -> int:
     """A tile index 0-14."""
     if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < TILE_COUNT:
-        raise IllegalAction("no_such_tile", f"there is no tile {tile!r}: tiles are numbered 0 to {TILE_COUNT - 1}")
+        raise IllegalAction(Illegal.NO_SUCH_TILE, f"there is no tile {tile!r}: tiles are numbered 0 to {TILE_COUNT - 1}")
     return tile
 
 
@@ -284,12 +284,12 @@ def _special(state: State, action: UseSpecial, out: _Events) -> State:
     seat = _expect_turn(state, action.player)
     if state.special is Special.SWAP:
         if action.target is not None:
-            raise IllegalAction("swap_has_no_target", "the special tile shows SWAP, which takes no other player")
+            raise IllegalAction(Illegal.SWAP_HAS_NO_TARGET, "the special tile shows SWAP, which takes no other player")
         state = _swap(state, seat, out)
     else:
         if action.target is None or action.target == action.player or action.target not in state.players:
             others = ", ".join(p for p in state.players if p != action.player)
-            raise IllegalAction("bad_target", f"EXCHANGE needs another player's name ({others}), "
+            raise IllegalAction(Illegal.BAD_TARGET, f"EXCHANGE needs another player's name ({others}), "
                                               f"not {action.target!r}")
         state = _exchange(state, seat, state.seat(action.target), out)
     state = evolve(state, restricted=(), restricted_by=None if state.rules == 1 else action.player)
@@ -329,7 +329,7 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
     claims are kept with the scorer's :class:`Declaration` in case the scorer is challenged.
     """
     if state.phase is not Phase.RACE:
-        raise IllegalAction("no_race", "no race is open")
+        raise IllegalAction(Illegal.NO_RACE, "no race is open")
     for call in action.shouts:
         _check_shout(state, call.player, call.animal, call.onset)
     refuted = _check_refuted(state, action.refuted)
@@ -382,12 +382,12 @@ def _race_fault(cards: Cards, race: tuple[Animal, ...], held: Animal | None,
 def _check_refuted(state: State, refuted: Sequence[Refuted]) -> frozenset[tuple[PlayerName, Animal]]:
     """Refuted claims come only with table cards and name a player and an animal."""
     if refuted and not state.table_cards:
-        raise IllegalAction("cards_known", "with dealt cards the host knows every hand: claims are judged, "
+        raise IllegalAction(Illegal.CARDS_KNOWN, "with dealt cards the host knows every hand: claims are judged, "
                                            "not refuted")
     for claim in refuted:
         _check_player(state, claim.player)
         if not isinstance(claim.animal, Animal):
-            raise IllegalAction("not_an_animal", f"{claim.animal!r} is not an animal")
+            raise IllegalAction(Illegal.NOT_AN_ANIMAL, f"{claim.animal!r} is not an animal")
     return frozenset((c.player, c.animal) for c in refuted)
 
 
@@ -412,9 +412,9 @@ def _check_shout(state: State, player: PlayerName, animal: object, onset: object
     """A shout names a player at the table, an animal and a finite onset."""
     _check_player(state, player)
     if not isinstance(animal, Animal):
-        raise IllegalAction("not_an_animal", f"{animal!r} is not an animal")
+        raise IllegalAction(Illegal.NOT_AN_ANIMAL, f"{animal!r} is not an animal")
     if isinstance(onset, bool) or not isinstance(onset, (int, float)) or not math.isfinite(onset):
-        raise IllegalAction("bad_onset", f"a shout's onset must be seconds on the game clock, not {onset!r}")
+        raise IllegalAction(Illegal.BAD_ONSET, f"a shout's onset must be seconds on the game clock, not {onset!r}")
 
 
 def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) -> State:
@@ -433,7 +433,7 @@ def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) ->
         state = evolve(state, points=_set(state.points, seat, won), hands=_set(state.hands, seat, drew),
                        deck=state.deck[1:], turn=player)
     if len(won) >= WINNING_POINTS:
-        return _end(state, player, "three_points", None, out)
+        return _end(state, player, EndReason.THREE_POINTS, None, out)
     return evolve(state, phase=Phase.SCORER, scorer=player, scored=animal, race=())
 
 
@@ -471,7 +471,7 @@ def next_claim(state: State, refuted: Sequence[Refuted] = ()) -> Claim | None:
 def _lone_shout(state: State, action: Shout, out: _Events) -> State:
     """A shout outside a race window, judged against the table; it can never score."""
     if state.phase is Phase.RACE:
-        raise IllegalAction("race_open", "a race is open: submit its shouts with ResolveRace")
+        raise IllegalAction(Illegal.RACE_OPEN, "a race is open: submit its shouts with ResolveRace")
     _check_shout(state, action.player, action.animal, action.onset)
     shout = out.seq
     out.append(ShoutEvent(shout, out.t, action.player, action.animal, action.onset, in_race=False))
@@ -492,12 +492,12 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
     trust the next claim."""
     _check_player(state, action.player)
     if not state.table_cards:
-        raise IllegalAction("cards_known", "with dealt cards the host knows every hand and judges no_card itself")
+        raise IllegalAction(Illegal.CARDS_KNOWN, "with dealt cards the host knows every hand and judges no_card itself")
     claim, animal = state.declaration, state.scored
     if state.phase is not Phase.SCORER or claim is None or animal is None:
-        raise IllegalAction("no_claim", "only a scorer's claim can be challenged, before they turn their tiles")
+        raise IllegalAction(Illegal.NO_CLAIM, "only a scorer's claim can be challenged, before they turn their tiles")
     if action.player != state.scorer:
-        raise IllegalAction("not_scorer", f"{state.scorer} scored, not {action.player}: only the scorer's "
+        raise IllegalAction(Illegal.NOT_SCORER, f"{state.scorer} scored, not {action.player}: only the scorer's "
                                           "claim can be challenged")
     refuted = _check_refuted(state, action.refuted)
     seat = state.seat(action.player)
@@ -537,9 +537,9 @@ def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:
     """The scorer turns 2 tiles of their animal; the second flip may open a new race."""
     _check_player(state, action.player)
     if state.phase is not Phase.SCORER:
-        raise IllegalAction("not_scorer", "nobody is choosing tiles to turn now")
+        raise IllegalAction(Illegal.NOT_SCORER, "nobody is choosing tiles to turn now")
     if action.player != state.scorer:
-        raise IllegalAction("not_scorer", f"{state.scorer} scored and chooses the tiles, not {action.player}")
+        raise IllegalAction(Illegal.NOT_SCORER, f"{state.scorer} scored and chooses the tiles, not {action.player}")
     first, second = _check_score_tiles(state, action.tiles)
     state = _turn_tile(state, action.player, first, FlipReason.SCORE, out)
     state = _turn_tile(state, action.player, second, FlipReason.SCORE, out)
@@ -549,13 +549,13 @@ def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:
 def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
     """Two different tiles, both showing the scored animal."""
     if not isinstance(tiles, tuple) or len(tiles) != 2:
-        raise IllegalAction("bad_score_tiles", f"choose exactly 2 tiles, not {tiles!r}")
+        raise IllegalAction(Illegal.BAD_SCORE_TILES, f"choose exactly 2 tiles, not {tiles!r}")
     first, second = _check_tile(tiles[0]), _check_tile(tiles[1])
     if first == second:
-        raise IllegalAction("bad_score_tiles", f"choose 2 different tiles, not tile {first} twice")
+        raise IllegalAction(Illegal.BAD_SCORE_TILES, f"choose 2 different tiles, not tile {first} twice")
     for tile in (first, second):
         if state.tiles[tile].showing is not state.scored:
-            raise IllegalAction("bad_score_tiles", f"tile {tile} shows {state.tiles[tile].showing}, "
+            raise IllegalAction(Illegal.BAD_SCORE_TILES, f"tile {tile} shows {state.tiles[tile].showing}, "
                                                    f"not {state.scored}")
     return first, second
 
@@ -567,8 +567,8 @@ def _quit(state: State, action: Quit, out: _Events) -> State:
     """The game ends now without a winner."""
     if action.player is not None:
         _check_player(state, action.player)
-    if not isinstance(action.reason, str) or not action.reason or action.reason == "three_points":
-        raise IllegalAction("bad_reason", f"not a reason to end the game: {action.reason!r}")
+    if not isinstance(action.reason, str) or not action.reason or action.reason == EndReason.THREE_POINTS:
+        raise IllegalAction(Illegal.BAD_REASON, f"not a reason to end the game: {action.reason!r}")
     return _end(state, None, action.reason, action.player, out)
 
 

@@ -6,15 +6,15 @@ Each class's fields are the log fields after "seq", "t" and "type", in order. An
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Mapping
 
-from voicehost.rules.base import Event, GameOver, JsonObject, PlayerName, Resumed
+from voicehost.rules.base import Event, GameOver, JsonObject, LogError, PlayerName, Resumed
 from voicehost.rules.bimbamm.tiles import Animal
 
 __all__ = [
-    "BimBammEvent", "ChallengeEvent", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
+    "BimBammEvent", "ChallengeEvent", "EndReason", "Illegal", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
     "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
 ]
 
@@ -38,6 +38,41 @@ def _plain_strings(value: Any) -> Any:
     if isinstance(value, StrEnum):
         return value.value
     return value
+
+
+class Illegal(StrEnum):
+    """Reason codes of :class:`~voicehost.rules.base.IllegalAction` in Bim Bamm!."""
+
+    AWAITING_SCORER = "awaiting_scorer"
+    BAD_ONSET = "bad_onset"
+    BAD_REASON = "bad_reason"
+    BAD_SCORE_TILES = "bad_score_tiles"
+    BAD_TARGET = "bad_target"
+    BAD_TIME = "bad_time"
+    CARDS_KNOWN = "cards_known"
+    GAME_OVER = "game_over"
+    NO_CLAIM = "no_claim"
+    NO_RACE = "no_race"
+    NO_SUCH_TILE = "no_such_tile"
+    NOT_AN_ANIMAL = "not_an_animal"
+    NOT_SCORER = "not_scorer"
+    NOT_YOUR_TURN = "not_your_turn"
+    RACE_OPEN = "race_open"
+    RESTRICTED_TILE = "restricted_tile"
+    SWAP_HAS_NO_TARGET = "swap_has_no_target"
+    TIME_BACKWARDS = "time_backwards"
+    UNKNOWN_ACTION = "unknown_action"
+    UNKNOWN_PLAYER = "unknown_player"
+
+
+class EndReason(StrEnum):
+    """Values of "reason" in "game_over" (the host may end a game with a word of its own too)."""
+
+    THREE_POINTS = "three_points"
+    """A player reached three points."""
+    QUIT = "quit"
+    TURN_LIMIT = "turn_limit"
+    """The simulator's (or a host's) turn limit."""
 
 
 class FlipReason(StrEnum):
@@ -244,3 +279,61 @@ class GameOverEvent(BimBammEvent, GameOver):
         out["reason"] = reason
         out["player"] = player
         return out
+
+
+# -- reading events back from the log -----------------------------------------------------------
+
+_BY_TYPE: dict[str, type[Event]] = {
+    cls.TYPE: cls for cls in (SetupEvent, TurnEvent, FlipEvent, RaceEvent, ShoutEvent, PointEvent, MistakeEvent,
+                              ChallengeEvent, SwapEvent, ExchangeEvent, GameOverEvent, Resumed)
+}
+
+_ANIMALS = frozenset({"showing", "animal", "drew", "returned", "gave", "got"})
+"""Fields holding an animal (or null)."""
+
+
+def event_from_json(obj: JsonObject) -> Event:
+    """The typed event of one log object (the inverse of ``to_json``); LogError naming the event
+    and field when it is not a Bim Bamm! event."""
+    where = f"event {obj.get('seq', '?')} ({obj.get('type', '?')})"
+    cls = _BY_TYPE.get(obj.get("type"))  # type: ignore[arg-type]
+    if cls is None:
+        raise LogError(f"{where}: not a Bim Bamm! event")
+    values: dict[str, Any] = {}
+    try:
+        for f in fields(cls):
+            key = "with" if f.name == "with_" else f.name
+            if key not in obj:
+                if f.default is MISSING and f.default_factory is MISSING:
+                    if cls is SetupEvent and key in ("cards", "rules"):
+                        values[f.name] = "dealt" if key == "cards" else 1  # logs written before these fields
+                        continue
+                    raise LogError(f"{where}: missing field {key!r}")
+                if cls is SetupEvent and key == "rules":
+                    values[f.name] = 1
+                continue
+            values[f.name] = _field(cls, f.name, obj[key])
+        return cls(**values)
+    except (ValueError, TypeError) as error:
+        if isinstance(error, LogError):
+            raise
+        raise LogError(f"{where}: {error}") from None
+
+
+def _field(cls: type[Event], name: str, value: Any) -> Any:
+    """One field's typed value."""
+    if value is None:
+        return None
+    if name in _ANIMALS:
+        return Animal(value)
+    if name == "reason":
+        if cls is FlipEvent:
+            return FlipReason(value)
+        if cls is MistakeEvent:
+            return MistakeReason(value)
+        return EndReason(value) if value in EndReason._value2member_map_ else str(value)
+    if name == "counts":
+        return {Animal(k): int(v) for k, v in value.items()}
+    if name in ("players", "refuted") and isinstance(value, list):
+        return tuple(value)
+    return value

@@ -15,11 +15,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Sequence, TypeVar
 
-from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError
+from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Rng
 from voicehost.rules.bimbamm.actions import (
     Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
-from voicehost.rules.bimbamm.engine import GAME_NAME, apply
+from voicehost.rules.bimbamm.engine import GAME_NAME, SetupError, apply, new_game, resume
+from voicehost.rules.bimbamm.events import event_from_json
 from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, Cards, Phase, State
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile
 
@@ -243,17 +244,39 @@ def _check_cards(state: State) -> None:
 
 
 class BimBamm:
-    """The Game interface for the host: ``apply``, ``is_over``, ``replay``."""
+    """Bim Bamm! behind the shared :class:`~voicehost.rules.base.Game` interface."""
 
     name = GAME_NAME
+
+    def __init__(self, rng: Rng | None = None) -> None:
+        self.rng = rng
+
+    def seeded(self, rng: Rng) -> BimBamm:
+        """These rules dealing with ``rng``."""
+        return BimBamm(rng)
+
+    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
+                 t: float = 0.0, **options: Any) -> tuple[State, list[Event]]:
+        """Deal (see :func:`~.engine.new_game`; options: tiles, variant2p, cards, rules)."""
+        if self.rng is None:
+            raise SetupError("Bim Bamm! needs a seeded RNG to deal: use GAME.seeded(rng)")
+        return new_game(players, self.rng, seed, first_player=first_player, t=t, **options)
 
     def apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
         """Apply one action (see :func:`~.engine.apply`)."""
         return apply(state, action)
 
-    def is_over(self, state: State) -> bool:
+    def over(self, state: State) -> bool:
         """True once the game has ended."""
         return state.over
+
+    def resume(self, state: State, t: float) -> tuple[State, list[Event]]:
+        """The "resumed" event of a loaded game."""
+        return resume(state, t)
+
+    def event_from_json(self, obj: JsonObject) -> Event:
+        """The typed event of one log object."""
+        return event_from_json(obj)
 
     def replay(self, log: Sequence[JsonObject]) -> State:
         """Rebuild the state from a log (see :func:`replay`)."""

@@ -1,8 +1,7 @@
-"""``voicehost simulate bimbamm``: bots play complete games of Bim Bamm! at machine speed.
+"""The Bim Bamm! bots of ``voicehost simulate bimbamm`` (the driver is :mod:`voicehost.sim`).
 
-A driver around the pure engine (so it may use ``random`` and ``time``): every game gets its own
-seed derived from ``--seed``, so the same command always plays the same games, and its own bot
-RNG. Bots take random legal turns; in a race each holder of a racing animal shouts it (with a
+Every game's seed comes from the driver; the deal uses ``Random(seed)``, the bots
+``Random("bots:SEED")`` and a table-cards deal ``Random("cards:SEED")``. Bots take random legal turns; in a race each holder of a racing animal shouts it (with a
 random reaction time, and sometimes not at all), and every player may shout a wrong animal with
 probability ``--mistake-rate``; outside races one player shouts by mistake with that probability
 after a turn.
@@ -17,21 +16,18 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+from voicehost import sim as driver
 from voicehost.errors import InputError
-from voicehost.eventlog import EventLogWriter
 from voicehost.rules.base import Event
 from voicehost.rules.bimbamm.actions import Action, Call, Challenge, Quit, Refuted, ResolveRace, Shout
-from voicehost.rules.bimbamm.engine import apply, legal_actions, new_game, next_claim, would_score
+from voicehost.rules.bimbamm.engine import GAME_NAME, apply, legal_actions, new_game, next_claim, would_score
 from voicehost.rules.bimbamm.events import ExchangeEvent, MistakeEvent, PointEvent, SwapEvent
-from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Phase, State
+from voicehost.rules.bimbamm.state import WINNING_POINTS, Cards, Phase, State
 from voicehost.rules.bimbamm.tiles import COPIES, Animal, Tile, parse_tile_spec, parse_tile_toml
-from voicehost.status import ExitStatus
 
 HELP = "bots play Bim Bamm! (random legal turns, random reaction times, some wrong shouts)"
 DESCRIPTION = """\
@@ -70,10 +66,6 @@ REACTION_MIN = 0.2
 
 SHOUT_CHANCE = 0.9
 """Chance that a player holding a racing animal notices and shouts in the window."""
-
-
-class SimulationError(InputError):
-    """The simulator's options cannot be used."""
 
 
 @dataclass
@@ -304,29 +296,6 @@ def _count(result: GameResult, produced: list[Event]) -> None:
             result.races += 1
 
 
-def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, log_dir: Path | None = None,
-             tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
-             progress: Callable[[int], None] | None = None,
-             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT,
-             variant2p: bool | None = None) -> Summary:
-    """Play ``games`` games and total them; ``keep`` sees each game's result (tests use it)."""
-    names = NAMES[:players]
-    summary = Summary(players, wins=[0] * players, cards=cards)
-    master = random.Random(seed)
-    start = time.perf_counter()
-    for number in range(1, games + 1):
-        result = play_game(names, master.randrange(2**31), mistake_rate, tiles, max_turns, cards, variant2p)
-        _add(summary, result, names)
-        if log_dir is not None:
-            _write_log(log_dir / f"bimbamm-{number:05d}.jsonl", result.events)
-        if keep is not None:
-            keep(result)
-        if progress is not None:
-            progress(number)
-    summary.seconds = time.perf_counter() - start
-    return summary
-
-
 def _add(summary: Summary, result: GameResult, names: Sequence[str]) -> None:
     """Add one game to the totals."""
     summary.games += 1
@@ -341,26 +310,55 @@ def _add(summary: Summary, result: GameResult, names: Sequence[str]) -> None:
         summary.wins[names.index(result.state.winner)] += 1
 
 
-def _write_log(path: Path, events: list[Event]) -> None:
-    """One game's JSON Lines log (replacing an older file of the same name)."""
-    path.unlink(missing_ok=True)
-    with EventLogWriter(path) as writer:
-        writer.write(events)
+# -- the driver's interface ------------------------------------------------------------------
+
+DEFAULTS = {"players": 4, "games": 1000, "mistake_rate": 0.05}
 
 
-# -- command line -----------------------------------------------------------------------------
+@dataclass
+class BimBammSimulation:
+    """Bim Bamm! bots for the driver: one settings set, the running totals."""
+
+    names: tuple[str, ...]
+    mistake_rate: float
+    tiles: Sequence[Tile] | None = None
+    max_turns: int = 2000
+    cards: Cards = Cards.DEALT
+    variant2p: bool | None = None
+    title: str = ""
+    """The summary's first line (the command line's simulation and seed)."""
+    summary: Summary = field(default_factory=lambda: Summary(0))
+
+    def __post_init__(self) -> None:
+        self.summary = Summary(len(self.names), wins=[0] * len(self.names), cards=self.cards)
+
+    def play(self, seed: int) -> GameResult:
+        """One complete game from ``seed``."""
+        return play_game(self.names, seed, self.mistake_rate, self.tiles, self.max_turns, self.cards, self.variant2p)
+
+    def add(self, number: int, seed: int, played: GameResult) -> None:
+        """Count one game."""
+        _add(self.summary, played, self.names)
+
+    def lines(self, seconds: float) -> list[str]:
+        """The printed summary."""
+        self.summary.seconds = seconds
+        return [self.title, *self.summary.lines()] if self.title else self.summary.lines()
+
+
+def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, log_dir: Path | None = None,
+             tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
+             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT,
+             variant2p: bool | None = None) -> Summary:
+    """Play ``games`` games through the driver and total them; ``keep`` sees each game's result (tests use it)."""
+    simulation = BimBammSimulation(NAMES[:players], mistake_rate, tiles, max_turns, cards, variant2p)
+    options = driver.Options(players, games, seed, mistake_rate, log_dir)
+    simulation.summary.seconds = driver.simulate(simulation, GAME_NAME, options, keep=keep)  # type: ignore[arg-type]
+    return simulation.summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The simulator's options."""
-    parser.add_argument("--players", type=int, default=4, metavar="N",
-                        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default 4)")
-    parser.add_argument("--games", type=int, default=1000, metavar="G", help="games to play (default 1000)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
-                        help="seed: the same seed plays the same games (default 1)")
-    parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write one JSON Lines event log per game here")
-    parser.add_argument("--mistake-rate", type=float, default=0.05, metavar="P",
-                        help="chance of a wrong shout per player per race, and per turn (default 0.05)")
+    """Bim Bamm!'s own simulator options."""
     parser.add_argument("--max-turns", type=int, default=2000, metavar="N",
                         help="end a game without winner after this many turns (default 2000)")
     parser.add_argument("--tiles", metavar="SPEC|FILE.toml",
@@ -373,34 +371,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with 2 players, play without the 2-player rule (on by default)")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Check the options, simulate, print the summary."""
-    _check(args)
-    tiles = _load_tiles(args.tiles) if args.tiles else None
-    if args.log_dir is not None:
-        try:
-            args.log_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise SimulationError(f"cannot create the log folder {args.log_dir}: {error.strerror}") from error
-    progress = _progress_printer(args.games) if sys.stderr.isatty() else None
-    summary = simulate(args.players, args.games, args.seed, args.mistake_rate, args.log_dir, tiles,
-                       args.max_turns, progress, cards=Cards(args.cards), variant2p=args.variant2p)
-    print("\n".join(["bimbamm simulation, seed " + str(args.seed), *summary.lines()]))
-    if args.log_dir is not None:
-        print(f"logs: {args.games} files in {args.log_dir}")
-    return ExitStatus.OK
-
-
-def _check(args: argparse.Namespace) -> None:
-    """Options in range, or one clear line."""
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise SimulationError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
-    if args.games < 1:
-        raise SimulationError(f"--games must be at least 1, not {args.games}")
-    if not 0.0 <= args.mistake_rate <= 1.0:
-        raise SimulationError(f"--mistake-rate must be between 0 and 1, not {args.mistake_rate}")
+def prepare(options: driver.Options, args: argparse.Namespace) -> BimBammSimulation:
+    """Check Bim Bamm!'s own options; the bots for this run."""
     if args.max_turns < 1:
-        raise SimulationError(f"--max-turns must be at least 1, not {args.max_turns}")
+        raise InputError(f"--max-turns must be at least 1, not {args.max_turns}")
+    tiles = _load_tiles(args.tiles) if args.tiles else None
+    return BimBammSimulation(NAMES[:options.players], options.mistake_rate, tiles, args.max_turns, Cards(args.cards),
+                             args.variant2p, title=f"bimbamm simulation, seed {options.seed}")
 
 
 def _load_tiles(value: str) -> tuple[Tile, ...]:
@@ -410,18 +387,6 @@ def _load_tiles(value: str) -> tuple[Tile, ...]:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            raise SimulationError(f"cannot read tile file {path}: {error}") from error
+            raise InputError(f"cannot read tile file {path}: {error}") from error
         return parse_tile_toml(text, str(path))
     return parse_tile_spec(value, "--tiles")
-
-
-def _progress_printer(total: int) -> Callable[[int], None]:
-    """Rewrite one stderr line about every 2% of the games."""
-    step = max(total // 50, 1)
-
-    def show(done: int) -> None:
-        if done % step == 0 or done == total:
-            end = "\n" if done == total else ""
-            print(f"\rsimulated {done}/{total} games", end=end, file=sys.stderr, flush=True)
-
-    return show

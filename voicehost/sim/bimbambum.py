@@ -1,4 +1,4 @@
-"""``voicehost simulate bimbambum``: bots play complete games of Bim Bam Bum! at machine speed.
+"""The Bim Bam Bum! bots of ``voicehost simulate bimbambum`` (the driver is :mod:`voicehost.sim`).
 
 Bots put their top card on a random pile after a random reaction time and yell what the rules
 ask, except that at every chance for a mistake they make it with the given rate: playing out of
@@ -6,7 +6,7 @@ turn, missing the time window (no play, or a late one), yelling the wrong words,
 a slap race, slapping on their own "BIM BAM BUM!". Games stopped by the turn cap are the ones
 that might never end; they are counted and listed with their seeds.
 
-This module is a driver, not rules: it may use ``random`` and ``time``.
+Bots, not rules: this module may use ``random``.
 """
 
 from __future__ import annotations
@@ -14,19 +14,17 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from voicehost.errors import InputError, VoicehostError
+from voicehost import sim as driver
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbambum.actions import Action, Play, SlapRace, Timeout
-from voicehost.rules.bimbambum.cards import CALL, MAX_PLAYERS, MIN_PLAYERS, Card, player_count_problem
+from voicehost.rules.bimbambum.cards import CALL, Card
 from voicehost.rules.bimbambum.engine import apply, new_game
-from voicehost.rules.bimbambum.events import EndReason, MistakeMade, RoundStarted
+from voicehost.rules.bimbambum.events import GAME_NAME, EndReason, MistakeMade, RoundStarted
 from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State
-from voicehost.status import ExitStatus
+from voicehost.sim import SimulationError
 
 HELP = "Bim Bam Bum! bots with random piles, reaction times and mistakes"
 DESCRIPTION = """\
@@ -53,12 +51,6 @@ RECOGNITION = (0.15, 0.5)
 SLAP_REACTION = (0.25, 1.5)
 """Seconds from the caller's voice onset to a slap."""
 DEFAULT_TURN_CAP = 5000
-PROGRESS_EVERY = 2.0
-"""Seconds between progress lines on stderr."""
-
-
-class SimulationError(VoicehostError):
-    """A bot did something the rules reject: a bug in the simulator or the rules."""
 
 
 @dataclass(frozen=True)
@@ -137,12 +129,13 @@ def _slaps(state: State, rng: random.Random, rate: float) -> SlapRace:
 
 
 def play_game(seed: int, sim: SimSettings) -> tuple[State, list[Event]]:
-    """One complete game from ``seed`` (deal, first player and every bot decision)."""
-    rng = random.Random(seed)
+    """One complete game from ``seed``: the deal and first player from ``Random(seed)``, every bot
+    decision from ``Random("bots:SEED")`` (the driver's one seed scheme)."""
+    bots = random.Random(f"bots:{seed}")
     names = [f"P{i + 1}" for i in range(sim.players)]
-    state, events = new_game(names, rng, seed, settings=sim.rules)
-    while not state.is_over:
-        action = choose(state, rng, sim.mistake_rate)
+    state, events = new_game(names, random.Random(seed), seed, settings=sim.rules)
+    while not state.over:
+        action = choose(state, bots, sim.mistake_rate)
         try:
             state, more = apply(state, action)
         except IllegalAction as error:
@@ -151,21 +144,45 @@ def play_game(seed: int, sim: SimSettings) -> tuple[State, list[Event]]:
     return state, events
 
 
-def game_seeds(seed: int, games: int) -> list[int]:
-    """The seed of each game, drawn from the simulation's seed."""
-    master = random.Random(seed)
-    return [master.getrandbits(32) for _ in range(games)]
+DEFAULTS = {"players": 4, "games": 1000, "mistake_rate": 0.02}
+
+
+@dataclass
+class BimBamBumSimulation:
+    """Bim Bam Bum! bots for the driver: one settings set, the running totals."""
+
+    sim: SimSettings
+    seed: int = 0
+    """The simulation's seed (for the summary's first line)."""
+    summary: Summary = field(default_factory=lambda: Summary(0))
+
+    def __post_init__(self) -> None:
+        self.summary = Summary(self.sim.players)
+
+    def play(self, seed: int) -> Played:
+        """One complete game from ``seed``."""
+        return Played(*play_game(seed, self.sim))
+
+    def add(self, number: int, seed: int, played: Played) -> None:
+        """Count one game."""
+        self.summary.add(number, seed, played.state, played.events)
+
+    def lines(self, seconds: float) -> list[str]:
+        """The printed summary."""
+        self.summary.seconds = seconds
+        return render(self.summary, self.sim, self.seed).splitlines()
+
+
+@dataclass
+class Played:
+    """One finished game: its final state and every event."""
+
+    state: State
+    events: list[Event]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The simulator's options."""
-    parser.add_argument("--players", type=int, default=4, help="players at the table, 3 to 8 (default 4)")
-    parser.add_argument("--games", type=int, default=1000, help="games to play (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the whole simulation (default 0)")
-    parser.add_argument("--log-dir", type=Path, help="write one JSONL event log per game into this folder "
-                        "(bimbambum-00001.jsonl, …; files of the same name are replaced)")
-    parser.add_argument("--mistake-rate", type=float, default=0.02, metavar="P",
-                        help="chance of each kind of mistake at each chance to make it (default 0.02)")
+    """Bim Bam Bum!'s own simulator options."""
     parser.add_argument("--window", type=float, default=3.0, metavar="SECONDS",
                         help="time window to play a card (default 3)")
     parser.add_argument("--no-window", action="store_true", help="the no-time-window variant")
@@ -175,46 +192,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"stop a game after this many turns as endless (default {DEFAULT_TURN_CAP})")
 
 
+def prepare(options: driver.Options, args: argparse.Namespace) -> BimBamBumSimulation:
+    """Check Bim Bam Bum!'s own options; the bots for this run."""
+    return BimBamBumSimulation(_settings(args), options.seed)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Simulate, print the summary, and return the exit status."""
-    sim = _settings(args)
-    if args.games < 1:
-        raise InputError(f"--games must be at least 1, not {args.games}")
-    summary = Summary(sim.players)
-    began = last_report = time.monotonic()
-    for number, seed in enumerate(game_seeds(args.seed, args.games), start=1):
-        state, events = play_game(seed, sim)
-        summary.add(number, seed, state, events)
-        if args.log_dir is not None:
-            _write_log(args.log_dir / f"bimbambum-{number:05d}.jsonl", events)
-        now = time.monotonic()
-        if now - last_report >= PROGRESS_EVERY:
-            print(f"simulated {number}/{args.games} games…", file=sys.stderr, flush=True)
-            last_report = now
-    summary.seconds = time.monotonic() - began
-    print(render(summary, sim, args.seed))
-    return ExitStatus.OK
+    """``voicehost simulate bimbambum`` through the driver (tests call it with parsed options)."""
+    return driver.run(sys.modules[__name__], GAME_NAME, args)
 
 
 def _settings(args: argparse.Namespace) -> SimSettings:
-    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
-        raise InputError(f"--players: {player_count_problem(args.players)}")
-    if not 0.0 <= args.mistake_rate <= 1.0:
-        raise InputError(f"--mistake-rate is a probability from 0 to 1, not {args.mistake_rate}")
     rules = Settings(window=None if args.no_window else args.window, slap_window=args.slap_window,
                      turn_cap=args.turn_cap)
     return SimSettings(args.players, args.mistake_rate, rules)
-
-
-def _write_log(path: Path, events: list[Event]) -> None:
-    from voicehost.eventlog import EventLogWriter
-
-    path.unlink(missing_ok=True)
-    try:
-        with EventLogWriter(path) as log:
-            log.write(events)
-    except OSError as error:
-        raise InputError(f"cannot write the event log {path}: {error.strerror or error}") from error
 
 
 def render(summary: Summary, sim: SimSettings, seed: int) -> str:

@@ -1,7 +1,7 @@
-"""``voicehost simulate bam``: bots play complete games of BAM! at machine speed.
+"""The BAM! bots of ``voicehost simulate bam`` (the driver is :mod:`voicehost.sim`).
 
-A driver around the pure engine (so it may use ``random`` and ``time``). Every game gets its own
-seed derived from ``--seed`` and its own bot RNG, so the same command always plays the same games.
+Every game's seed comes from the driver; the engine's RNG is ``Random(seed)``, the bots'
+``Random("bots:SEED")`` and a table-cards deal ``Random("cards:SEED")``.
 Bots submit random legal cards after a random thinking time and the master judges at random; with
 probability ``--mistake-rate`` before each action a bot first tries an illegal action, which the
 engine must reject.
@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-import time
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, Sequence
 
 from voicehost.decks.cards import Deck
-from voicehost.errors import InputError, VoicehostError
-from voicehost.eventlog import EventLogWriter
+from voicehost import sim as driver
+from voicehost.errors import InputError
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bam import (
     MAX_PLAYERS,
@@ -44,7 +41,7 @@ from voicehost.rules.bam import (
     Submitted,
     replay,
 )
-from voicehost.status import ExitStatus
+from voicehost.sim import SimulationError
 
 HELP = "bots play BAM! (random legal submissions, random judgements, some illegal attempts)"
 DESCRIPTION = f"""\
@@ -80,10 +77,6 @@ THINK = (3.0, 20.0)
 
 JUDGE_PER_SUBMISSION = (4.0, 10.0)
 """Seconds of game time the master spends on each submission before judging."""
-
-
-class SimulationError(VoicehostError, RuntimeError):
-    """The engine accepted an action the rules forbid, or a log did not replay to the same state."""
 
 
 @dataclass
@@ -198,7 +191,7 @@ def play_game(players: Sequence[str], deck: Deck | tuple[Sequence[CardFace], Seq
         printed = PrintedCards.deal(players, [c.id for c in grey], state.hand_size, random.Random(f"cards:{seed}"))
     result = GameResult(seed, state, list(events), printed=printed)
     t = 0.0
-    while not game.is_over(state):
+    while not game.over(state):
         if bots.random() < mistake_rate:
             _try_mistake(game, state, bots, t, printed)
             result.mistakes += 1
@@ -299,21 +292,49 @@ def _try_mistake(game: BamGame, state: BamState, bots: random.Random, t: float,
     raise SimulationError(f"the engine accepted an illegal action: {action} (seed {state.seed})")
 
 
+DEFAULTS = {"players": 4, "games": 100, "mistake_rate": 0.05}
+
+
+@dataclass
+class BamSimulation:
+    """BAM! bots for the driver: the deck's faces, the settings, the running totals."""
+
+    players: tuple[str, ...]
+    faces: tuple[Sequence[CardFace], Sequence[CardFace]]
+    rounds_per_player: int
+    mistake_rate: float
+    card_mode: CardMode
+    check_replay: bool = False
+    summary: Summary = field(default_factory=lambda: Summary(0))
+
+    def __post_init__(self) -> None:
+        self.summary = Summary(len(self.players), self.card_mode, wins=[0] * len(self.players))
+
+    def play(self, seed: int) -> GameResult:
+        """One complete game from ``seed``; with ``check_replay`` its events must replay to its state."""
+        result = play_game(self.players, self.faces, seed, self.rounds_per_player, self.mistake_rate, self.card_mode)
+        if self.check_replay and replay([e.to_json() for e in result.events]) != result.state:
+            raise SimulationError(f"the game of seed {seed} does not replay to the same state")
+        return result
+
+    def add(self, number: int, seed: int, played: GameResult) -> None:
+        """Count one game."""
+        self.summary.add(played)
+
+    def lines(self, seconds: float) -> list[str]:
+        """The printed summary."""
+        self.summary.seconds = seconds
+        return self.summary.lines()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``simulate bam``."""
-    parser.add_argument("--players", type=int, default=4, metavar="N",
-                        help=f"players at the table, {MIN_PLAYERS} to {MAX_PLAYERS} (default: 4)")
-    parser.add_argument("--games", type=int, default=100, metavar="G", help="games to play (default: 100)")
-    parser.add_argument("--seed", type=int, default=1, metavar="S", help="seed of the first game (default: 1)")
+    """BAM!'s own simulator options."""
     parser.add_argument("--rounds-per-player", type=int, default=1, metavar="K",
                         help="each player is BAM! Master K times (default: 1)")
-    parser.add_argument("--mistake-rate", type=float, default=0.05, metavar="P",
-                        help="chance that a bot first tries an illegal action, 0 to 1 (default: 0.05)")
     parser.add_argument("--deck", action="append", metavar="DECK",
                         help="deck to play with: 'base' or a deck file; repeat to combine (default: base)")
     parser.add_argument("--tag", action="append", metavar="T",
                         help="only cards with this tag, e.g. family; repeat to allow several")
-    parser.add_argument("--log-dir", type=Path, metavar="DIR", help="write one JSONL event log per game here")
     parser.add_argument("--cards", choices=[m.value for m in CardMode], default=CardMode.DEALT.value,
                         help="dealt: the host deals and tells hands privately (default); table: bots hold "
                              "printed grey cards the host never sees and submit them by number")
@@ -321,43 +342,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also replay every game from its events and compare the final state")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Play the games and print the summary."""
+def prepare(options: driver.Options, args: argparse.Namespace) -> BamSimulation:
+    """Check BAM!'s own options, load the deck; the bots for this run."""
     from voicehost.decks.load import load_decks
 
-    _check_options(args)
+    if args.rounds_per_player < 1:
+        raise InputError(f"--rounds-per-player must be at least 1, not {args.rounds_per_player}")
     deck = load_decks(args.deck or ["base"], args.tag or ())
     faces = ([CardFace(c.id, c.text, "red", c.blanks) for c in deck.red],
              [CardFace(c.id, c.text, "grey") for c in deck.grey])
-    players = NAMES[:args.players]
-    mode = CardMode(args.cards)
-    summary = Summary(args.players, mode, wins=[0] * args.players)
-    started = time.perf_counter()
-    for i in range(args.games):
-        seed = args.seed * 1_000_003 + i
-        result = play_game(players, faces, seed, args.rounds_per_player, args.mistake_rate, mode)
-        summary.add(result)
-        if args.check_replay and replay([e.to_json() for e in result.events]) != result.state:
-            raise SimulationError(f"game {i + 1} (seed {seed}) does not replay to the same state")
-        if args.log_dir is not None:
-            with EventLogWriter(args.log_dir / f"bam-{i + 1:05d}.jsonl") as log:
-                log.write(result.events)
-        _progress(i + 1, args.games)
-    summary.seconds = time.perf_counter() - started
-    print("\n".join(summary.lines()))
-    return ExitStatus.OK
-
-
-def _check_options(args: argparse.Namespace) -> None:
-    if not MIN_PLAYERS <= args.players <= min(MAX_PLAYERS, len(NAMES)):
-        raise InputError(f"--players must be {MIN_PLAYERS} to {MAX_PLAYERS}, not {args.players}")
-    if args.games < 1 or args.rounds_per_player < 1:
-        raise InputError("--games and --rounds-per-player must be at least 1")
-    if not 0.0 <= args.mistake_rate <= 1.0:
-        raise InputError(f"--mistake-rate must be between 0 and 1, not {args.mistake_rate}")
-
-
-def _progress(done: int, total: int) -> None:
-    """A progress line on stderr for long runs (every 10%), only on a terminal."""
-    if total >= 1000 and sys.stderr.isatty() and done % (total // 10) == 0:
-        print(f"\r{done}/{total} games", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    return BamSimulation(NAMES[:options.players], faces, args.rounds_per_player, options.mistake_rate,
+                         CardMode(args.cards), args.check_replay)
