@@ -52,9 +52,8 @@ class Span:
 
 def heard_from(shout: Shout) -> Heard:
     """The session's view of a ranked shout."""
-    level = shout.details.get("level_db") if shout.details else None
     return Heard(shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic",
-                 float(level) if isinstance(level, (int, float)) else None, shout.uncertain)
+                 shout.level_db, shout.uncertain)
 
 
 class ReferenceTap:

@@ -136,6 +136,9 @@ class Shout:
     uncertain: bool = False
     """The recogniser was not sure of ``phrase`` (it is the likeliest allowed phrase): a host asks
     back ("Ben, was that cat?") and the shout keeps its onset rank if confirmed."""
+    level_db: float | None = field(default=None, compare=False)
+    """Peak level of the shout on its own seat, dBFS (0.1 dB; None when not measured): Bim Bam
+    Bum!'s "who starts" goes to the loudest voice."""
 
     def to_json(self) -> dict[str, object]:
         """The object printed by ``voicehost rank --json`` ("uncertain" only appears when true)."""

@@ -332,8 +332,7 @@ class Listener:
 
 
 def _level(shout: Shout) -> float | None:
-    level = shout.details.get("level_db") if shout.details else None
-    return float(level) if isinstance(level, (int, float)) else None
+    return shout.level_db
 
 
 def listen_to(recording: "Recording", recognizer: Recognizer | None, phrases: Sequence[str], *,

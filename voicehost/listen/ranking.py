@@ -56,7 +56,7 @@ def shout_from(event: AcousticEvent, recognition: Recognition, phrases: Sequence
     phrase = counted_phrase(recognition.phrase, event, phrases) if count_bursts else recognition.phrase
     return Shout(
         player=event.seat, phrase=phrase, onset=event.onset, end=event.end,
-        confidence=min(1.0, max(0.0, recognition.confidence)), kind=event.kind,
+        confidence=min(1.0, max(0.0, recognition.confidence)), kind=event.kind, level_db=round(event.level_db, 1),
         details={"engine": recognition.engine, "level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to),
                  "recognised": recognition.phrase, "bursts": len(event.bursts)},
     )
@@ -65,4 +65,4 @@ def shout_from(event: AcousticEvent, recognition: Recognition, phrases: Sequence
 def slap_shout(event: AcousticEvent) -> Shout:
     """A slap or clap: its phrase is "slap", its confidence how clearly impulsive it was."""
     return Shout(player=event.seat, phrase="slap", onset=event.onset, end=event.end, confidence=0.9,
-                 kind=EventKind.SLAP, details={"level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to)})
+                 kind=EventKind.SLAP, level_db=round(event.level_db, 1), details={"level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to)})
