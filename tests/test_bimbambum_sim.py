@@ -12,7 +12,8 @@ from voicehost.eventlog import read_events
 from voicehost.rules.bimbambum import replay
 from voicehost import sim as driver
 from voicehost.sim import bimbambum as sim
-from voicehost.sim.bimbambum import SimSettings, game_seeds, play_game
+from voicehost.sim import game_seeds
+from voicehost.sim.bimbambum import SimSettings, play_game
 
 
 def options(**given: Any) -> argparse.Namespace:
