@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from voicehost import sim as driver
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbambum.actions import Action, Play, SlapRace, Timeout
-from voicehost.rules.bimbambum.cards import CALL, Card
+from voicehost.rules.bimbambum.cards import CALL, MAX_PLAYERS, MIN_PLAYERS, Card  # noqa: F401  (the driver reads the limits here)
 from voicehost.rules.bimbambum.engine import apply, new_game
 from voicehost.rules.bimbambum.events import GAME_NAME, EndReason, MistakeMade, RoundStarted
 from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State
-from voicehost.sim import SimulationError
+from voicehost.sim import SimulationError, game_seeds  # noqa: F401  (re-exported for callers)
 
 HELP = "Bim Bam Bum! bots with random piles, reaction times and mistakes"
 DESCRIPTION = """\

@@ -26,7 +26,7 @@ from voicehost.rules.base import Event
 from voicehost.rules.bimbamm.actions import Action, Call, Challenge, Quit, Refuted, ResolveRace, Shout
 from voicehost.rules.bimbamm.engine import GAME_NAME, apply, legal_actions, new_game, next_claim, would_score
 from voicehost.rules.bimbamm.events import ExchangeEvent, MistakeEvent, PointEvent, SwapEvent
-from voicehost.rules.bimbamm.state import WINNING_POINTS, Cards, Phase, State
+from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Phase, State  # noqa: F401  (the driver reads the limits here)
 from voicehost.rules.bimbamm.tiles import COPIES, Animal, Tile, parse_tile_spec, parse_tile_toml
 
 HELP = "bots play Bim Bamm! (random legal turns, random reaction times, some wrong shouts)"
