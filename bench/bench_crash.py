@@ -70,7 +70,7 @@ def _options_argv(game: str, options: dict[str, Any]) -> list[str]:
 
 def _games(folder: Path) -> list[tuple[str, str, tuple[str, ...], int, dict[str, Any], Path]]:
     """(name, game, players, seed, options, script) for the fixtures and the long flipping game."""
-    from voicehost.host.fixtures import load_spec
+    from tools.session_fixtures import load_spec
 
     found = []
     for spec_file in sorted((ROOT / "audio_fixtures" / "sessions").glob("*.toml")):

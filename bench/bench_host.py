@@ -96,7 +96,7 @@ def measure(folder: Path) -> dict[str, Any]:
 
 def main() -> int:
     """Print the table."""
-    from voicehost.host import fixtures
+    from tools import session_fixtures as fixtures
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", type=Path, default=fixtures.DEFAULT_DIR)

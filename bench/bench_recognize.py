@@ -41,9 +41,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from voicehost.listen.recognize import build_recognizer  # noqa: E402
-from voicehost.listen.recognize.clips import Clip, command_sets, render_clip, vary  # noqa: E402
+from tools.clips import Clip, command_sets, render_clip, vary  # noqa: E402
 from voicehost.listen.recognize.rejection import TUNING_FILE  # noqa: E402
-from voicehost.listen.synth import voices_for  # noqa: E402
+from tools.synth import voices_for  # noqa: E402
 from voicehost.listen.vocab import phrases_for  # noqa: E402
 
 CHATTER = {
@@ -100,7 +100,7 @@ def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str
                     heldout: bool = False) -> list[Item]:
     """Targets (both games, judged in their own game) and chatter (alternating between the games),
     each said by every voice ``per_voice`` times (``heldout``: the voices never tuned on)."""
-    from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
+    from tools.synth import HELDOUT_ENGLISH_VOICES
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)
@@ -150,7 +150,7 @@ def real_clips(folder: Path, lang: str) -> list[Item]:
     for path in sorted((folder / "words").glob("*/*.wav")):
         samples, rate = soundfile.read(path, dtype="float32")
         if rate != 16000:
-            from voicehost.listen.synth import resample
+            from voicehost.audio.resample import resample
 
             samples = resample(samples, rate, 16000)
         word = path.parent.name
@@ -170,7 +170,7 @@ def enrol_voices(recognizer: object, lang: str, seed: int, heldout: bool, takes:
     """Give a Whisper recogniser enrolment takes of every game word from every synthetic voice
     (quiet room, 40 dB SNR, pitch and rate jittered like the test clips, another random stream)."""
     from voicehost.listen.recognize.enrol import Templates, frames_between
-    from voicehost.listen.synth import HELDOUT_ENGLISH_VOICES
+    from tools.synth import HELDOUT_ENGLISH_VOICES
     from voicehost.listen.vocab import load_pack
 
     pack = load_pack(lang)

@@ -18,10 +18,10 @@ import soundfile
 
 from tests.conftest import ROOT
 from tests.test_setup_table import CROSSTALK, Lines
-from voicehost.listen import fixtures as fx
-from voicehost.listen.recognize.clips import vary
+import tools.listen_fixtures as fx
+from tools.clips import vary
 from voicehost.listen.recognize.enrol import Templates, dtw_distance, frames_between, match_phrases, take_files
-from voicehost.listen.synth import ENGLISH_VOICES, render_speech
+from tools.synth import ENGLISH_VOICES, render_speech
 
 VOICES = {"Anna": ENGLISH_VOICES[1], "Ben": ENGLISH_VOICES[6]}
 """flite awb and espeak-ng en-us+f4."""
@@ -147,3 +147,45 @@ def test_takes_match_their_own_word_best(tmp_path: Path) -> None:
         encoded = engine.encode(noisy)
         match = match_phrases(templates, "Anna", encoded, 0.25, 0.25 + len(samples) / 16000, [], words)
         assert match.phrase == word, (word, match)
+
+
+def test_setup_table_enrols_right_after_seating(virtual_table, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`setup-table --enrol bimbamm`: Ben is seated by his name on channel 5, then says every Bim
+    Bamm! word twice there; the table file is written and the takes lie next to it."""
+    import sounddevice as sd
+
+    from voicehost.host.table import load_table
+    from voicehost.speak.voice import EspeakVoice
+
+    out = tmp_path / "table.toml"
+    own = 4
+    rng = np.random.default_rng(8)
+    espeak = EspeakVoice()
+    name_audio = espeak.render("Ben", voice=espeak.resolve("gmw/en"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Ben", "--inputs", "vh_mics",
+         "--speaker", "vh_table", "--out", str(out), "--enrol", "bimbamm", "--takes", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def answer(line: str) -> None:
+        heard = _heard_word(line)
+        if heard is not None:
+            samples, rate = render_speech(heard[1], vary(VOICES["Ben"], rng), 48000) * 0.5, 48000
+        elif "listening for Ben" in line:
+            samples, rate = name_audio.samples, name_audio.rate
+        else:
+            return
+        frame = np.zeros((len(samples), 8), np.float32)
+        frame[:, own] = samples
+        frame[:, own + 1] = CROSSTALK * samples
+        time.sleep(0.4)
+        sd.play(frame, rate, device="vh_mics_play", blocking=True, latency=0.2)
+
+    Lines(process).until_done(answer, timeout=300)
+    process.wait(timeout=10)
+    stderr = process.stderr.read() if process.stderr else ""
+    assert process.returncode == 0, stderr
+    table = load_table(out)
+    assert [(s.name, s.input.channel) for s in table.seats] == [("Ben", own + 1)]
+    takes = take_files(tmp_path / "enrolment" / "Ben")
+    assert sorted(takes) == ["cat", "dog", "donkey", "hen", "pig"] and all(len(v) == 2 for v in takes.values())

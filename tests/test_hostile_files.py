@@ -275,7 +275,7 @@ def test_limits_are_far_above_what_real_files_need() -> None:
     from voicehost.files import CONFIG_LIMIT, DECK_LIMIT, MAX_DEPTH as LIMIT, depth, parse_toml
 
     root = Path(__file__).resolve().parents[1]
-    catalog = root / "models" / "catalog.toml"
+    catalog = root / "voicehost" / "models" / "catalog.toml"
     deck = root / "voicehost" / "decks" / "base.toml"
     assert catalog.stat().st_size < CONFIG_LIMIT / 20 and deck.stat().st_size < DECK_LIMIT / 20
     assert LIMIT == MAX_DEPTH

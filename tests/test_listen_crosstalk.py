@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voicehost.listen import synth
+from tools import synth
 from voicehost.listen.crosstalk import CrosstalkConfig, fit_leak, resolve
-from voicehost.listen.fixtures import set_active_level
+from tools.listen_fixtures import set_active_level
 from voicehost.listen.messages import AcousticEvent, SeatName
 from voicehost.listen.onset import OnsetConfig, OnsetDetector
 

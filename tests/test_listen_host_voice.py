@@ -12,11 +12,11 @@ import soundfile
 
 from voicehost.audio.buffer import Audio
 from voicehost.clock import SimClock
-from voicehost.host.fixtures import convolve, room_path
+from tools.session_fixtures import convolve, room_path
 from voicehost.host.listening import HOST_FILE, ReferenceTap, SessionRecorder
-from voicehost.listen import synth
+from tools import synth
 from voicehost.listen.echo import EchoCanceller, Reference
-from voicehost.listen.fixtures import set_active_level
+from tools.listen_fixtures import set_active_level
 from voicehost.listen.messages import AudioBlock, EventKind
 from voicehost.listen.pipeline import Listener
 from voicehost.speak.output import RecordingSink

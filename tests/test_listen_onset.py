@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
-from voicehost.listen import synth
-from voicehost.listen.fixtures import fixtures_in, set_active_level
+from tools import synth
+from tools.listen_fixtures import fixtures_in, set_active_level
 from voicehost.listen.messages import AcousticEvent, EventKind
 from voicehost.listen.onset import History, OnsetConfig, OnsetDetector, classify, voicing
 

@@ -13,7 +13,7 @@ import pytest
 import soundfile
 
 from tests.conftest import ROOT, run_voicehost
-from voicehost.listen.fixtures import Fixture, read_fixture
+from tools.listen_fixtures import Fixture, read_fixture
 
 FIXTURES = ROOT / "audio_fixtures"
 

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 from voicehost.listen.fake import FakeRecognizer
-from voicehost.listen.fixtures import BIMBAMBUM_CALLS, BIMBAMM_PHRASES, Fixture, fixtures_in, match, read_fixture
+from tools.listen_fixtures import BIMBAMBUM_CALLS, BIMBAMM_PHRASES, Fixture, fixtures_in, match, read_fixture
 from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Segment, Shout
 from voicehost.listen.pipeline import Listener, listen_to
 from voicehost.listen.ranking import counted_phrase, first, last, ranked

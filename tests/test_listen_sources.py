@@ -15,7 +15,7 @@ import soundfile
 from tests.conftest import ROOT
 from voicehost.clock import SimClock, WallClock
 from voicehost.errors import AudioFormatError, InputError
-from voicehost.listen.fixtures import read_fixture
+from tools.listen_fixtures import read_fixture
 from voicehost.listen.sources import (
     FileSource, LiveInput, LiveSource, load_multichannel, load_tracks, parse_seats, parse_track, read_audio,
 )

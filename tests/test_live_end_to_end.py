@@ -34,9 +34,9 @@ from tests.audio_helpers import active_span
 from tests.conftest import ROOT
 from tests.live_helpers import AUDIBLE_DB, SpeakerMonitor
 from voicehost.eventlog import read_events
-from voicehost.host.fixtures import generate, load_spec
+from tools.session_fixtures import generate, load_spec
 from voicehost.host.live import compare_events
-from voicehost.listen.sources import to_rate
+from voicehost.audio.resample import resample
 
 SPEC = ROOT / "audio_fixtures" / "live" / "bimbamm_live.toml"
 RATE = 48000
@@ -57,7 +57,7 @@ class Feeder:
     def __init__(self, samples: np.ndarray, rate: int) -> None:
         import sounddevice as sd
 
-        self.audio = np.stack([to_rate(samples[:, k], rate, RATE) for k in range(samples.shape[1])], axis=1)
+        self.audio = np.stack([resample(samples[:, k], rate, RATE) for k in range(samples.shape[1])], axis=1)
         self.origin: float | None = None
         self.position: int | None = None
         """Frame of the recording the next buffer starts with."""

@@ -431,12 +431,12 @@ def say_into_mics(text: str, channel: int) -> None:
     """A synthetic player says ``text`` into channel ``channel`` (from 1) of the virtual microphone."""
     import sounddevice as sd
 
-    from voicehost.listen import fixtures as lf
-    from voicehost.listen.sources import to_rate
-    from voicehost.listen.synth import ENGLISH_VOICES
+    import tools.listen_fixtures as lf
+    from voicehost.audio.resample import resample
+    from tools.synth import ENGLISH_VOICES
 
     speech = lf.Renderer().speech(text, ENGLISH_VOICES[2]).astype(np.float32)
-    speech = to_rate(0.3 * speech / np.max(np.abs(speech)), 16000, RATE)
+    speech = resample(0.3 * speech / np.max(np.abs(speech)), 16000, RATE)
     audio = np.zeros((len(speech) + RATE // 2, 2), dtype=np.float32)
     audio[RATE // 4 : RATE // 4 + len(speech), channel - 1] = speech
     sd.play(audio, RATE, device="vh_mics_play", blocking=True, latency=0.2)

@@ -13,7 +13,7 @@ import soundfile
 from voicehost.errors import InputError, ModelError
 from voicehost.listen.messages import AcousticEvent, EventKind, Segment, WordTiming
 from voicehost.listen.recognize import build_recognizer
-from voicehost.listen.recognize.clips import command_sets
+from tools.clips import command_sets
 from voicehost.listen.recognize.rejection import (
     Tuning,
     decide,
@@ -374,7 +374,7 @@ def test_tuning_errors_name_the_file(tmp_path: Path) -> None:
 
 def burst_clip(count: int, gap: float = 0.15) -> np.ndarray:
     """``count`` 0.2 s voiced syllables (harmonic tones) separated by ``gap`` s, in faint pink noise."""
-    from voicehost.listen.synth import pink_noise
+    from tools.synth import pink_noise
 
     rate = 16000
     rng = np.random.default_rng(3)
@@ -438,7 +438,7 @@ def test_sphinx_result_does_not_depend_on_earlier_segments() -> None:
 
     from voicehost.listen.messages import AcousticEvent, EventKind, Segment
     from voicehost.listen.recognize import build_recognizer
-    from voicehost.listen.synth import ENGLISH_VOICES, pink_noise, render_speech
+    from tools.synth import ENGLISH_VOICES, pink_noise, render_speech
 
     recognizer = build_recognizer("en", "sphinx")
     rng = np.random.default_rng(3)

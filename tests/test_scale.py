@@ -80,19 +80,20 @@ def test_a_long_script_plays_in_linear_time(tmp_path: Path) -> None:
     assert big < 20 and big / small < 8, (small, big)
 
 
-def test_bam_render_starts_in_well_under_two_seconds(tmp_path: Path) -> None:
-    """'voicehost bam render' answers in under 1.5 s once its word tables are compiled (3 s before; 0.75 s measured here)."""
+def test_bam_render_compiles_its_word_tables_once_and_then_reads_them(tmp_path: Path) -> None:
+    """'voicehost bam render' compiles lemminflect's word tables into its cache on the first call only;
+    later calls read that cache (same sentence, file untouched). Its start-up time (0.75 s here,
+    3 s before) is measured by bench/bench_startup.py, not asserted here."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     argv = [sys.executable, "-m", "voicehost", "bam", "render", "BAM! has lost its charm", "Cats"]
     first = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert first.returncode == 0, first.stderr
-    times = []
-    for _ in range(3):
-        started = time.perf_counter()
-        again = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
-        times.append(time.perf_counter() - started)
-        assert again.stdout == first.stdout
-    assert min(times) < 1.5, times
+    cached = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    assert cached, "no word-table cache was written"
+    stamps = {p: p.stat().st_mtime_ns for p in cached}
+    again = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert again.stdout == first.stdout and again.returncode == 0
+    assert {p: p.stat().st_mtime_ns for p in cached} == stamps, "the cache was compiled again"
 
 
 def test_the_compiled_word_tables_answer_exactly_what_lemminflect_loads(tmp_path: Path) -> None:

@@ -131,7 +131,7 @@ def test_transcript_gets_every_utterance(voice: EspeakVoice) -> None:
     clock.advance(0.3)
     service.interrupt()
     service.say("The race is open!")
-    assert [(l.text, l.route, l.kind) for l in lines] == [
+    assert [(line.text, line.route, line.kind) for line in lines] == [
         ("Welcome.", TABLE, Kind.SPEECH),
         ("Your card is the pig.", seat(2), Kind.SPEECH),
         ("(sound: point)", TABLE, Kind.EARCON),

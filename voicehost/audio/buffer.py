@@ -8,10 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from voicehost.errors import AudioFormatError
 from voicehost.files import OutputPathError, atomic_write_with, check_output_file
 
-__all__ = ["Audio", "OutputPathError", "check_writable", "read_wav", "write_wav"]
+__all__ = ["Audio", "OutputPathError", "check_writable", "write_wav"]
 
 
 @dataclass(frozen=True)
@@ -57,16 +56,3 @@ def write_wav(path: Path, audio: Audio) -> Path:
 
     return atomic_write_with(path, write, "WAV file")
 
-
-def read_wav(path: Path) -> Audio:
-    """Read any file libsndfile understands as float32 samples (all channels kept)."""
-    import soundfile
-
-    path = Path(path)
-    if not path.exists():
-        raise AudioFormatError(f"{path}: no such file")
-    try:
-        samples, rate = soundfile.read(str(path), dtype="float32", always_2d=False)
-    except (RuntimeError, soundfile.LibsndfileError) as error:
-        raise AudioFormatError(f"{path}: not a readable audio file ({error})") from error
-    return Audio(np.ascontiguousarray(samples), int(rate))

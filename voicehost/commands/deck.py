@@ -145,10 +145,8 @@ def _print(args: argparse.Namespace) -> int:
 
     deck = load_decks(args.deck or ["base"], args.tag or ())
 
-    def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty():
-            print(f"\rdrawing cards: {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+    from voicehost.progress import terminal_bar
 
-    pages = print_deck(deck, args.out, paper=args.paper, progress=progress)
+    pages = print_deck(deck, args.out, paper=args.paper, progress=terminal_bar("drawing cards", unit="card"))
     print(f"wrote {args.out}: {len(deck.red)} red and {len(deck.grey)} grey cards on {pages} pages")
     return ExitStatus.OK

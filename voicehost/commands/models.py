@@ -54,7 +54,7 @@ def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     parser.add_argument("--models-dir", metavar="DIR", default=default,
                         help="the models folder (default: $VOICEHOST_MODELS, models/ in a checkout, or ~/.local/share/voicehost/models)")
     parser.add_argument("--catalog", metavar="FILE", default=default,
-                        help="use this model catalog instead of the built-in models/catalog.toml")
+                        help="use this model catalog instead of the built-in one (voicehost/models/catalog.toml)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

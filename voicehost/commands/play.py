@@ -24,6 +24,8 @@ Host a game. The host speaks every announcement, listens to each player and refe
 
 input modes:
   --input mic          live microphones, one channel per player (see --config, 'voicehost setup-table')
+  --input phones       each player's phone is their microphone and private earphone: the host
+                       serves a page on the local network and says its address (docs/table.md)
   --input text         players type lines like 'Anna: seven' (for deaf or hard-of-hearing players,
                        and for trying the game out); the host prints what it says
   --input script:FILE  timed lines like '1.250 Anna: cat' drive the game on a simulated clock
@@ -39,6 +41,8 @@ examples:
   voicehost play bimbambum --players Anna,Ben,Cem --input script:game.txt --log game.jsonl
 """
 
+LIVE_INPUTS = ("mic", "phones")
+"""Input modes that listen to live audio."""
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +73,7 @@ def _rate(text: str) -> int:
 
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """How to run a session (input, voice, microphones): shared by play and resume."""
-    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), text, or script:FILE")
+    parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), phones, text, or script:FILE")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
     parser.add_argument("--rate", type=_rate, metavar="WPM", help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)")
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (see 'voicehost say --list-voices')")
@@ -79,6 +83,9 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "whisper", "sphinx"], help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; sphinx: the older PocketSphinx)")
     parser.add_argument("--model", type=Path, metavar="DIR", help="a Vosk model folder to use")
     parser.add_argument("--start-file", type=Path, metavar="FILE", help="with --input mic: once the microphones are ready and the game begins (t = 0), write {\"monotonic\": SECONDS} to FILE: the system's monotonic clock (CLOCK_MONOTONIC) at t = 0, for a program that feeds the microphones in step with the game")
+    from voicehost.phones.cli import add_phone_arguments
+
+    add_phone_arguments(parser)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
     check_speech_wav(args.speech_wav)
     settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args),
                             speech_rate=args.rate, voice=args.voice)
-    if args.input != "mic" and args.record is not None:
-        print("voicehost play: --record needs --input mic (it saves the microphones)", file=sys.stderr)
+    if args.input not in LIVE_INPUTS and args.record is not None:
+        print("voicehost play: --record needs --input mic or phones (it saves the microphones)", file=sys.stderr)
         return ExitStatus.USAGE
     with saved_on_stop(log):
-        outcome = _run_live(settings, args) if args.input == "mic" else run_session(settings)
+        outcome = _run_live(settings, args) if args.input in LIVE_INPUTS else run_session(settings)
     print(f"(event log: {log})")
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")
@@ -191,7 +198,13 @@ def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[
     listen = ListenSettings(args.lang, args.engine, args.model)
     if resume is None:
         write_session_file(settings)
-    built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
+    if args.input == "phones":
+        from voicehost.phones.live import build_phones, phone_settings_from
+
+        built = build_phones(settings, listen, phone_settings_from(args), args.config, record=args.record,
+                             start_file=args.start_file)
+    else:
+        built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
     try:
         return Session(built.flow, built.input, built.host).run(resume_from=resume)
     finally:

@@ -90,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)")
             enrol(enrolled)
         print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
-        progress = _progress if recording.duration > 30 and sys.stderr.isatty() else None
+        from voicehost.progress import terminal_bar
+
+        progress = terminal_bar("listening", unit="s", bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s "
+                                "[{elapsed}<{remaining}]") if recording.duration > 30 else None
         shouts, listener, kept = _listen(recording, recognizer, phrases, progress, keep=args.plot is not None,
                                          uncertain=args.uncertain)
     if args.json:
@@ -216,12 +219,6 @@ def _recognizer(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     except ImportError as error:
         raise ModelError(f"speech recognition is not available in this build ({error})") from error
     return user_recognizer(args.lang, args.engine, args.model)
-
-
-def _progress(done: float, total: float) -> None:
-    print(f"\rlistening... {100 * done / max(total, 1e-9):3.0f}%", end="", file=sys.stderr, flush=True)
-    if done >= total:
-        print(file=sys.stderr)
 
 
 def _print_table(shouts: Sequence[object], seats: Sequence[str], duration: float, game: str, engine: str) -> None:

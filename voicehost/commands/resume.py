@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"voicehost resume: the last line of {args.log} was incomplete (the game stopped while writing it): "
               f"it was cut off and kept in {cut}", file=sys.stderr, flush=True)
     with saved_on_stop(args.log):
-        if args.input == "mic":
+        if args.input in ("mic", "phones"):
             outcome = _run_live(settings, args, resume=events)
         else:
             outcome = run_session(settings, resume=events)

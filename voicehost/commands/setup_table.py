@@ -12,7 +12,7 @@ from voicehost.status import ExitStatus
 from voicehost.text import players_problem
 
 if TYPE_CHECKING:
-    from voicehost.host.calibrate import SetupResult
+    from voicehost.host.calibrate import SetupResult, TableSetup
     from voicehost.host.table import DeviceSpec
 
 NAME = "setup-table"
@@ -24,7 +24,9 @@ their name, finds the microphone channel where the name arrived loudest, and con
 the players' microphones are on different devices (several USB headsets), it then plays a few
 clicks on the table speaker and measures how late each device hears them, so that nobody is
 judged slower because of their headset. With --phones it says a line into each player's
-earphone. It ends by reading a summary aloud and writing the table config (--out).
+earphone. It ends by reading a summary aloud and writing the table config (--out). With
+--enrol GAME each player then says every word of that game a few times (as 'voicehost enrol'
+does for a saved table; about a minute per player), so their shouts are heard better.
 
 Microphones are numbered across the --inputs devices in order: with two 2-channel devices,
 microphones 1-2 are the first device's channels and 3-4 the second's. See docs/table.md for how
@@ -34,6 +36,7 @@ examples:
   voicehost setup-table --players Anna,Ben,Cem
   voicehost setup-table --players Anna,Ben --inputs "USB headset",3 --out games/table.toml
   voicehost setup-table --players Anna,Ben,Cem --inputs scarlett:4 --speaker 5 --phones 7
+  voicehost setup-table --players Anna,Ben --enrol bimbamm
 """
 
 MAX_CHANNELS = 8
@@ -54,6 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--phones", metavar="DEV",
                         help="the players' earphones: one output device, channel 1 for the first player, 2 for the second, ...")
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
+    parser.add_argument("--enrol", choices=("bimbamm", "bimbambum", "all"), metavar="GAME",
+                        help="then record each player saying GAME's words (bimbamm, bimbambum or all), "
+                             "saved next to --out for 'play --config'")
+    parser.add_argument("--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (2 to 5, default 3)")
 
 
 class PlayersError(InputError):
@@ -132,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.speak.voice import EspeakVoice
 
     players = parse_players(args.players)
+    if args.enrol and not 2 <= args.takes <= 5:
+        raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
     out = check_writable(args.out)
     inputs = resolve_inputs(parse_inputs(args.inputs))
     speaker = None if args.speaker is None else device_spec(args.speaker)
@@ -150,9 +159,25 @@ def run(args: argparse.Namespace) -> int:
         host.open()
         setup = TableSetup(host, recorder, clock, clicks=SinkClicks(sink), log=lambda line: print(line, flush=True))
         result = setup.run(players, speaker=speaker, phones=phones)
-    save_table(result.table, out)
-    report(result, out)
+        save_table(result.table, out)
+        report(result, out)
+        if args.enrol:
+            enrol_table(setup, result, out, args.enrol, args.takes)
     return ExitStatus.OK
+
+
+def enrol_table(setup: TableSetup, result: SetupResult, out: Path, game: str, takes: int) -> None:
+    """Right after seating: every player says the game's words (the table file is already saved)."""
+    from voicehost.commands.enrol import enrol_words, enrolment_folder
+
+    words = enrol_words(game, "en")
+    folder = enrolment_folder(out)
+    players = [(seat.name, placement.channel) for seat, placement in zip(result.table.seats, result.placements)]
+    print(f"\nenrolling {len(players)} players: {len(words)} words x {takes} takes into {folder}", flush=True)
+    done = setup.enrol(players, words, folder, takes=takes)
+    for name, _ in players:
+        print(f"  {name}: {len(done.takes.get(name, []))} takes in {done.seconds.get(name, 0.0):.0f} s -> {folder / name}")
+    print(f"enrolment took {done.total:.0f} s; 'voicehost play --config {out}' uses it")
 
 
 def report(result: SetupResult, out: Path) -> None:

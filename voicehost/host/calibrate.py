@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Protocol, Sequenc
 
 import numpy as np
 
+from voicehost.audio.resample import resample
 from voicehost.clock import Clock
 from voicehost.errors import AudioDeviceError, VoicehostError
 from voicehost.host.table import Channel, DeviceSpec, Seat, Table
@@ -657,7 +658,7 @@ class TableSetup:
             raise SetupFailed("no table speaker to play the calibration clicks on")
         rng = np.random.default_rng(self.seed)
         click = make_click(self.clicks.rate)
-        template = _resample(click, self.clicks.rate, self.recorder.rate)
+        template = resample(click, self.clicks.rate, self.recorder.rate)
         self._record_until(after + GUARD)
         played = []
         for _ in range(self.click_count):
@@ -765,7 +766,7 @@ class TableSetup:
             b = min(len(samples), int((span[1] + ENROL_PAD) * rate))
             path = folder / name / f"{word}-{k}.wav"
             path.parent.mkdir(parents=True, exist_ok=True)
-            soundfile.write(str(path), _resample(samples[a:b], rate, 16000), 16000, subtype="PCM_16")
+            soundfile.write(str(path), resample(samples[a:b], rate, 16000), 16000, subtype="PCM_16")
             self.log(f"  saved {path} ({length:.2f} s of speech)")
             return path
         self.say(f"I could not hear {name} say {word}. Let's check the microphone and try again later.")
@@ -802,8 +803,3 @@ class TableSetup:
         return notes
 
 
-def _resample(samples: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
-    """The click as the listener sees it (soxr, like the sources)."""
-    from voicehost.listen.sources import to_rate
-
-    return to_rate(samples, rate_in, rate_out)

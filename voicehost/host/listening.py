@@ -91,7 +91,7 @@ class ReferenceTap:
     def collect(self, reference: Reference, now: float, recorder: "SessionRecorder | None" = None) -> None:
         """Add what has started playing to ``reference`` (and the recorder); cut what was
         stopped. A buffer is followed until it has ended before ``now``."""
-        from voicehost.speak.output import resample
+        from voicehost.speak.output import mono_at
 
         with self._lock:
             playing, self._playing = self._playing, []
@@ -103,7 +103,7 @@ class ReferenceTap:
                     keep.append((audio, playback, None))
                     continue
                 placed = int(round(start * self.listen_rate))
-                samples = resample(audio, self.listen_rate)
+                samples = mono_at(audio, self.listen_rate)
                 reference.add(placed, samples, key=id(playback))
                 if recorder is not None:
                     recorder.host(placed, samples)

@@ -359,31 +359,6 @@ def _wiener(source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray
     return _Leak(np.linalg.solve(gram, design.T @ (target[rows] * scale)), first)
 
 
-def mask_shift(mask: np.ndarray, lag: int) -> np.ndarray:
-    """The mask moved ``lag`` samples earlier (where the source was when the leak arrived)."""
-    out = np.zeros_like(mask)
-    if lag >= 0:
-        out[: len(mask) - lag] = mask[lag:]
-    else:
-        out[-lag:] = mask[: len(mask) + lag]
-    return out
-
-
-def _correlate(a: np.ndarray, b: np.ndarray, count: int) -> np.ndarray:
-    """sum_t a[t+k] b[t] for k = 0..count-1."""
-    size = 1 << int(np.ceil(np.log2(len(a) + len(b))))
-    full = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
-    return full[:count]
-
-
-def _cross(target: np.ndarray, source: np.ndarray, first: int, count: int) -> np.ndarray:
-    """sum_t target[t] source[t - first - k] for k = 0..count-1."""
-    size = 1 << int(np.ceil(np.log2(len(target) + len(source))))
-    full = np.fft.irfft(np.fft.rfft(target, size) * np.conj(np.fft.rfft(source, size)), size)
-    lags = (first + np.arange(count)) % size
-    return full[lags]
-
-
 def _best_lag(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, start: int, end: int) -> int | None:
     """Delay (samples) at which ``target`` correlates best (normalised, so a loud voice of the
     target's own does not pull it) with ``source[start:end]``, within the leak range."""

@@ -63,11 +63,12 @@ class Reference:
     @classmethod
     def from_file(cls, path: Path, rate: int = 16000, start_frame: int = 0) -> "Reference":
         """A recorded speaker track (any format soundfile reads; mixed to mono, resampled)."""
-        from voicehost.listen.sources import read_audio, to_rate
+        from voicehost.audio.resample import resample
+        from voicehost.listen.sources import read_audio
 
         samples, file_rate = read_audio(Path(path))
         mono = samples.mean(axis=1) if samples.shape[1] > 1 else samples[:, 0]
-        return cls.from_samples(to_rate(mono, file_rate, rate), rate, start_frame)
+        return cls.from_samples(resample(mono, file_rate, rate), rate, start_frame)
 
     def add(self, start_frame: int, samples: np.ndarray, key: Hashable | None = None) -> None:
         """The speaker plays ``samples`` from session frame ``start_frame`` on (added to what

@@ -30,16 +30,6 @@ class EventKind(Enum):
 
 
 @dataclass(frozen=True)
-class AudioFormat:
-    """Shape of the audio a source delivers."""
-
-    rate: int
-    """Samples per second (Hz)."""
-    channels: int
-    """Channels per frame."""
-
-
-@dataclass(frozen=True)
 class AudioBlock:
     """A block of multichannel audio as captured, with its capture time."""
 

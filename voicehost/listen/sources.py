@@ -28,6 +28,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from voicehost.audio.resample import resample
 from voicehost.clock import Clock, SimClock
 from voicehost.errors import AudioDeviceError, AudioFormatError, InputError
 from voicehost.listen.messages import AudioBlock, SeatName
@@ -104,7 +105,7 @@ def load_tracks(tracks: Sequence[tuple[SeatName, Path]], rate: int = LISTEN_RATE
     for _, path in tracks:
         samples, file_rate = read_audio(path)
         mono = samples.mean(axis=1) if samples.shape[1] > 1 else samples[:, 0]
-        columns.append(to_rate(mono, file_rate, rate))
+        columns.append(resample(mono, file_rate, rate))
     return Recording(tuple(n for n, _ in tracks), pad_and_stack(columns), rate, tuple(p for _, p in tracks))
 
 
@@ -117,7 +118,7 @@ def load_multichannel(path: Path, seats: Sequence[SeatName], rate: int = LISTEN_
             f"{path}: has {samples.shape[1]} channel(s) but {len(seats)} seats were named "
             f"({', '.join(seats)}); give one channel per seat"
         )
-    columns = [to_rate(samples[:, i], file_rate, rate) for i in range(len(seats))]
+    columns = [resample(samples[:, i], file_rate, rate) for i in range(len(seats))]
     return Recording(tuple(seats), pad_and_stack(columns), rate, (Path(path),))
 
 
@@ -186,15 +187,6 @@ def _wav_data_bytes(path: Path) -> tuple[int, int] | None:
             return pos + 8, size
         pos += 8 + size + (size & 1)
     return None
-
-
-def to_rate(samples: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
-    """Resample one channel with soxr (float32 out)."""
-    if rate_in == rate_out:
-        return np.ascontiguousarray(samples, dtype=np.float32)
-    import soxr
-
-    return np.asarray(soxr.resample(np.ascontiguousarray(samples, dtype=np.float32), rate_in, rate_out, quality="HQ"), dtype=np.float32)
 
 
 def pad_and_stack(columns: Sequence[np.ndarray]) -> np.ndarray:
@@ -410,7 +402,7 @@ class LiveSource:
         """Open every device's stream and wait until sound flows from each (primed, see above)."""
         from voicehost.audio.devices import find_device, sounddevice_module
 
-        sd = self._sd = sounddevice_module()
+        self._sd = sounddevice_module()
         try:
             for spec in self.inputs:
                 info = find_device(spec.device, output=False)

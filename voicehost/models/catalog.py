@@ -1,6 +1,7 @@
 """The model catalog: which speech models voicehost knows, where they come from, how to check them.
 
-The catalog is data (``models/catalog.toml``), validated on load: every problem is reported with
+The catalog is package data (``voicehost/models/catalog.toml``, read with ``importlib.resources``
+so an installed wheel has it too), validated on load: every problem is reported with
 the file, the line and the field, so a typo never turns into a silent download of the wrong thing.
 
 Checksums: an entry's ``sha256`` is the archive's SHA-256 as published or pinned by public sources
@@ -137,14 +138,14 @@ class Catalog:
         return sorted({e.vocab for e in self.entries})
 
 
-def default_catalog_path() -> Path:
-    """``models/catalog.toml`` of the source tree voicehost runs from."""
-    return Path(__file__).resolve().parents[2] / "models" / CATALOG_FILE
-
-
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """Read and validate a catalog file (the built-in one by default)."""
-    file = Path(path) if path is not None else default_catalog_path()
+    if path is None:
+        from importlib.resources import files
+
+        resource = files(__package__).joinpath(CATALOG_FILE)
+        return parse_catalog(resource.read_text(encoding="utf-8"), Path(str(resource)))
+    file = Path(path)
     if not file.exists():
         raise CatalogError(f"{file}: model catalog not found (give one with --catalog FILE)")
     try:

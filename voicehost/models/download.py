@@ -21,7 +21,7 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 from voicehost import __version__
-from voicehost.models.archive import CHUNK, ProgressFn, file_digests
+from voicehost.models.archive import ProgressFn, file_digests
 from voicehost.models.catalog import LOOPBACK_HOSTS, Catalog, CatalogEntry, RecordedChecksums, expected_sha256
 from voicehost.models.errors import ChecksumMismatch, DownloadError, ModelExists
 from voicehost.models.install import InstalledModel, install_archive

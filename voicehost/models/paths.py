@@ -1,8 +1,8 @@
 """Where speech models live on disk.
 
 Order: an explicit ``--models-dir``; the ``VOICEHOST_MODELS`` environment variable; the
-``models/`` folder of a source checkout (recognised by its ``catalog.toml``); otherwise the
-per-user data folder ``$XDG_DATA_HOME/voicehost/models`` (``~/.local/share/voicehost/models``).
+``models/`` folder of a source checkout that voicehost runs from (an editable install); otherwise
+the per-user data folder ``$XDG_DATA_HOME/voicehost/models`` (``~/.local/share/voicehost/models``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,14 @@ ENV_VAR = "VOICEHOST_MODELS"
 
 
 def checkout_models_dir() -> Path | None:
-    """The ``models/`` folder of the source checkout this package runs from, if any."""
-    candidate = Path(__file__).resolve().parents[2] / "models"
-    return candidate if (candidate / "catalog.toml").is_file() else None
+    """The ``models/`` folder of the source checkout this package runs from, if any.
+
+    Not package data: the folder beside the package, recognised by the checkout's
+    ``pyproject.toml`` and ``models/README.md``. An installed wheel sits in site-packages,
+    which has neither, so it uses the user's folder."""
+    root = Path(__file__).resolve().parents[2]
+    candidate = root / "models"
+    return candidate if (root / "pyproject.toml").is_file() and (candidate / "README.md").is_file() else None
 
 
 def user_models_dir() -> Path:

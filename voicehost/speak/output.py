@@ -128,14 +128,11 @@ class Sink(Protocol):
         """Release the device or write the file."""
 
 
-def resample(audio: Audio, rate: int) -> np.ndarray:
-    """Mono float32 samples of ``audio`` at ``rate`` Hz (soxr, high quality)."""
-    samples = audio.samples if audio.samples.ndim == 1 else audio.samples.mean(axis=1)
-    if audio.rate == rate:
-        return np.ascontiguousarray(samples, dtype=np.float32)
-    import soxr
+def mono_at(audio: Audio, rate: int) -> np.ndarray:
+    """Mono float32 samples of ``audio`` at ``rate`` Hz."""
+    from voicehost.audio.resample import resample
 
-    return np.ascontiguousarray(soxr.resample(samples, audio.rate, rate), dtype=np.float32)
+    return resample(audio.samples if audio.samples.ndim == 1 else audio.samples.mean(axis=1), audio.rate, rate)
 
 
 class DevicePlayback:
@@ -195,7 +192,7 @@ class DeviceSink:
 
     def play(self, audio: Audio, not_before: float) -> DevicePlayback:
         """Resample to the stream's rate and start at the next block."""
-        samples = resample(audio, self.rate)
+        samples = mono_at(audio, self.rate)
         self.player.open()
         offset = self.clock.now() - self.player.time()
         return DevicePlayback(self.player.play(samples), offset)
@@ -284,7 +281,7 @@ class RecordingSink:
 
     def play(self, audio: Audio, not_before: float) -> TimelinePlayback:
         """Place ``audio`` at ``not_before`` or after the last buffer, whichever is later."""
-        samples = resample(audio, self.rate) if self.keep_audio else None
+        samples = mono_at(audio, self.rate) if self.keep_audio else None
         start = max(not_before, self.busy_until)
         placed = Placed(start, start + audio.duration, samples)
         with self._lock:

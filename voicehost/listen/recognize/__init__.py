@@ -110,15 +110,10 @@ def _whisper(pack: object, model: Path | None) -> DescribedRecognizer:
 
 def _vosk_model_for(lang: str, models_dir: Path | None) -> Path | None:
     """The Vosk model that serves ``lang`` here (the models track's resolution), if any."""
+    from voicehost.models.catalog import Engine
+    from voicehost.models.engine import resolve_engine
     from voicehost.models.paths import models_dir as default_models_dir
 
-    try:
-        from voicehost.models.engine import resolve_engine
-        from voicehost.models.catalog import Engine
-    except ImportError:  # pragma: no cover - older builds without the models package
-        from voicehost.models.paths import packaged_vosk_models
-
-        return packaged_vosk_models().get(lang)
     try:
         choice = resolve_engine(lang, models_dir or default_models_dir())
     except ModelError:

@@ -63,12 +63,9 @@ def read_take(path: Path, rate: int = 16000) -> np.ndarray:
     if data.size == 0:
         raise AudioFormatError(f"enrolment take {path} is empty")
     mono = np.nan_to_num(data.mean(axis=1))
-    if file_rate != rate:
-        import soxr
+    from voicehost.audio.resample import resample
 
-        mono = soxr.resample(mono, file_rate, rate)
-    out: np.ndarray = np.asarray(mono, dtype=np.float32)
-    return out
+    return resample(mono, file_rate, rate)
 
 
 def speech_span(samples: np.ndarray, rate: int) -> tuple[float, float]:

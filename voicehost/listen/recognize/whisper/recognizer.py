@@ -25,6 +25,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from voicehost.audio.resample import resample
 from voicehost.listen.messages import Recognition, Segment
 from voicehost.listen.ranking import MIN_WORD_BURST
 from voicehost.listen.recognize.enrol import TemplateMatch, Templates, load_templates, match_phrases, read_take
@@ -123,7 +124,7 @@ class WhisperRecognizer:
         spoken = {p: forms for p, forms in spoken.items() if forms and p != "slap"}
         if not spoken:
             return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None, float("-inf"), 0.0)
-        samples = segment.samples if segment.rate == RATE else _resample(segment.samples, segment.rate)
+        samples = segment.samples if segment.rate == RATE else resample(segment.samples, segment.rate, RATE)
         analysis = self.engine.analyse(self._isolated(samples, segment), spoken)
         phrase, ratio, margin = analysis.scores.best()
         candidates: dict[str, Candidate] = {}
@@ -236,7 +237,3 @@ class WhisperRecognizer:
         return counted, ratio, new_margin
 
 
-def _resample(samples: np.ndarray, rate: int) -> np.ndarray:
-    import soxr
-
-    return np.asarray(soxr.resample(samples, rate, RATE), dtype=np.float32)

@@ -20,6 +20,7 @@ from enum import Enum
 
 import numpy as np
 
+from voicehost.audio.resample import resample
 from voicehost.errors import InputError, SpeechError
 
 ONSET_DB = -35.0
@@ -162,15 +163,6 @@ def _run_festival(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
     if data.size == 0 or not np.any(np.abs(data) > 1e-4):
         raise SpeechError(f"festival produced silence for {text[:40]!r} with voice {voice.name!r}")
     return data.astype(np.float32), int(raw_rate)
-
-
-def resample(samples: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
-    """High-quality resampling with soxr (identity when the rates match)."""
-    if rate_in == rate_out:
-        return np.asarray(samples, dtype=np.float32)
-    import soxr
-
-    return np.asarray(soxr.resample(samples, rate_in, rate_out, quality="HQ"), dtype=np.float32)
 
 
 def envelope_db(samples: np.ndarray, rate: int, frame: float = 0.001) -> np.ndarray:

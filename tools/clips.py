@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from voicehost.listen.messages import AcousticEvent, EventKind, Segment
-from voicehost.listen.synth import SynthVoice, pink_noise, render_speech
+from tools.synth import SynthVoice, pink_noise, render_speech
 
 RATE = 16000
 """Hz."""
@@ -59,13 +59,13 @@ def render_clip(
     noise_kind: str = "pink",
 ) -> Clip:
     """Speak ``text`` with ``voice`` in noise ``snr_db`` dB below the speech's RMS level: pink noise,
-    or ``noise_kind='babble'`` (other tables talking, voicehost.listen.fixtures.babble)."""
+    or ``noise_kind='babble'`` (other tables talking, tools.listen_fixtures.babble)."""
     speech = render_speech(text, voice, RATE)
     start = int((lead + rng.uniform(-0.05, 0.05)) * RATE)
     total = start + len(speech) + int(tail * RATE)
     level = float(np.sqrt(np.mean(speech.astype(np.float64) ** 2)) + 1e-9)
     if noise_kind == "babble":
-        from voicehost.listen.fixtures import babble
+        from tools.listen_fixtures import babble
 
         noise = babble(total, rng).astype(np.float64)
     else:

@@ -7,7 +7,7 @@ with one reflection and a little high-frequency loss), room noise (pink noise or
 voices) at the chosen SNR and a faint electrical floor (never digital silence), then a per-seat
 microphone gain. The manifest next to the audio gives the expected shouts, sorted by onset.
 
-Run ``python -m voicehost.listen.fixtures --help``: it recreates the committed set in
+Run ``python -m tools.listen_fixtures --help``: it recreates the committed set in
 ``audio_fixtures/`` (seed 1) or writes larger sets with another seed for benchmarks.
 """
 
@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from voicehost.listen import synth
+from tools import synth
 from voicehost.listen.messages import SeatName
-from voicehost.listen.synth import SynthVoice
+from tools.synth import SynthVoice
 
 if TYPE_CHECKING:
     from voicehost.listen.sources import Recording
@@ -545,7 +545,7 @@ def _voiced_chatter(name: str, rng: np.random.Generator, duration: float, noise:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: recreate the committed fixtures or write a benchmark set."""
-    parser = argparse.ArgumentParser(prog="python -m voicehost.listen.fixtures", description=(
+    parser = argparse.ArgumentParser(prog="python -m tools.listen_fixtures", description=(
         "Render synthetic table recordings (one track per player, crosstalk, room noise) with JSON truth files."))
     parser.add_argument("--out", type=Path, default=Path("audio_fixtures"), help="folder to write into (default: audio_fixtures)")
     parser.add_argument("--set", choices=("committed", "bench"), default="committed", help="which set (default: committed)")

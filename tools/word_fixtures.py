@@ -1,11 +1,11 @@
 """Render the committed recogniser fixtures: audio_fixtures/words/<lang>/*.wav + manifest.json.
 
-    .venv/bin/python scripts/make_word_fixtures.py [--seed 7] [--out audio_fixtures/words]
+    .venv/bin/python -m tools.word_fixtures [--seed 7] [--out audio_fixtures/words]
 
 Each language gets every target phrase of Bim Bamm! and Bim Bam Bum! (one clip each, voices
 taken in turn) and chatter clips that must be rejected. English also gets the hosts' multi-word
 phrases (numbers, player names, commands: HOST_CLIPS), each judged against the phrase set named in
-its manifest entry ("grammar", a key of voicehost.listen.recognize.clips.command_sets()); they use
+its manifest entry ("grammar", a key of tools.clips.command_sets()); they use
 their own random generator, so adding them left the other clips unchanged. 16 kHz 16-bit mono WAVs
 in a pink-noise floor 30 dB below the speech (never digital silence). The manifest gives each file's
 text, truth (canonical phrase or null), voice and speech span in seconds.
@@ -23,8 +23,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from voicehost.listen.recognize.clips import RATE, command_sets, render_clip, vary  # noqa: E402
-from voicehost.listen.synth import voices_for  # noqa: E402
+from tools.clips import RATE, command_sets, render_clip, vary  # noqa: E402
+from tools.synth import voices_for  # noqa: E402
 from voicehost.listen.vocab import load_pack, phrases_for  # noqa: E402
 
 CHATTER = {

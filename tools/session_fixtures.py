@@ -14,7 +14,9 @@ options, each player's synthetic voice and who says what when. The generator
    table speaker played: the echo canceller's reference), spans.jsonl, session.json, events.jsonl —
    what ``voicehost play --record`` writes and ``voicehost replay`` reads.
 
-Regenerate with ``python -m voicehost.host.fixtures`` (all specs) or ``--only NAME``.
+Regenerate with ``python -m tools.session_fixtures`` (all specs) or ``--only NAME``; ``--demo``
+renders the demo's spec into the package (``voicehost/data/demo/``), where ``voicehost demo`` finds
+it in an installed wheel, which has neither these generators nor their synthetic voices (flite).
 """
 
 from __future__ import annotations
@@ -32,9 +34,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from tools import REPO
+from voicehost.commands.demo import DEMO_SESSION
 from voicehost.errors import InputError
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "audio_fixtures" / "sessions"
+DEFAULT_DIR = REPO / "audio_fixtures" / "sessions"
+DEMO = DEMO_SESSION
+DEMO_DIR = REPO / "voicehost" / "data" / "demo"
+"""Where the demo recording shipped in the package lives (``voicehost demo`` replays it)."""
 GENERATOR_VERSION = 2
 """Bump when the rendering changes, so renders made by an older generator are made again."""
 RATE = 16000
@@ -128,8 +135,8 @@ class LineTiming:
     """How long each player's line lasts in their synthetic voice (rendered once, cached)."""
 
     def __init__(self, players: Sequence[str], voices: Sequence[int]) -> None:
-        from voicehost.listen import fixtures as lf
-        from voicehost.listen.synth import ENGLISH_VOICES
+        import tools.listen_fixtures as lf
+        from tools.synth import ENGLISH_VOICES
 
         self.renderer = lf.Renderer()
         self.voices = {p: ENGLISH_VOICES[(voices[i] if i < len(voices) else i) % len(ENGLISH_VOICES)]
@@ -137,7 +144,7 @@ class LineTiming:
 
     def duration(self, player: str, text: str) -> float:
         """Seconds from the line's first to its last audible sound."""
-        from voicehost.listen import fixtures as lf
+        import tools.listen_fixtures as lf
 
         if text.lower() in ("slap", "clap"):
             return 0.1
@@ -183,7 +190,7 @@ def play_script(spec: SessionSpec, folder: Path, timing: LineTiming) -> tuple[li
     from voicehost.host.build import PlaySettings, build_offline
     from voicehost.host.session import Session
     from voicehost.speak.output import TABLE
-    from voicehost.listen.synth import resample
+    from voicehost.audio.resample import resample
 
     script = folder / "script.txt"
     script.write_text("".join(f"{line.t:.3f} {line.player}: {line.text}\n" for line in spec.lines))
@@ -209,8 +216,8 @@ def play_script(spec: SessionSpec, folder: Path, timing: LineTiming) -> tuple[li
 
 def render(spec: SessionSpec, table: np.ndarray, renderer: Any = None) -> np.ndarray:
     """The microphones: players' lines with crosstalk and room noise, plus the host's voice."""
-    from voicehost.listen import fixtures as lf
-    from voicehost.listen.synth import ENGLISH_VOICES
+    import tools.listen_fixtures as lf
+    from tools.synth import ENGLISH_VOICES
 
     end = max([line.t + 2.5 for line in spec.lines] + [len(table) / RATE]) + spec.tail
     sounds = []
@@ -296,13 +303,18 @@ def generate(spec: SessionSpec, out: Path) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: regenerate the session fixtures."""
-    parser = argparse.ArgumentParser(prog="python -m voicehost.host.fixtures", description=(
+    parser = argparse.ArgumentParser(prog="python -m tools.session_fixtures", description=(
         "Render the scripted session specs in audio_fixtures/sessions/*.toml into recorded sessions "
         "(mics.wav, spans.jsonl, session.json, events.jsonl) that 'voicehost replay' checks."))
     parser.add_argument("--specs", type=Path, default=DEFAULT_DIR, help="folder with the NAME.toml specs")
     parser.add_argument("--out", type=Path, default=None, help="where to write NAME/ folders (default: next to the specs)")
     parser.add_argument("--only", action="append", metavar="NAME", help="render only this spec (repeatable)")
+    parser.add_argument("--demo", action="store_true",
+                        help=f"render the demo's spec into the package ({DEMO_DIR.relative_to(REPO)}/); "
+                             "then check it replays exactly: voicehost replay " + str((DEMO_DIR / DEMO).relative_to(REPO)))
     args = parser.parse_args(argv)
+    if args.demo:
+        args.only, args.out = [DEMO], DEMO_DIR
     specs = sorted(args.specs.glob("*.toml"))
     if args.only:
         specs = [p for p in specs if p.stem in args.only]
@@ -484,28 +496,6 @@ def ensure_session(name: str, specs: Path = DEFAULT_DIR) -> Path:
         print(f"(rendering the session fixture {name}: a few seconds)", file=sys.stderr, flush=True)
         generate(spec, specs)
     return folder
-
-
-def mix_for_listening(folder: Path, host_wav: Path, rate: int = 22050) -> Any:
-    """What a person at the table would hear: the host's voice plus the players (all microphones mixed)."""
-    import soundfile
-
-    from voicehost.audio.buffer import Audio
-    from voicehost.listen.synth import resample
-
-    mics_file = folder / "mics.flac" if (folder / "mics.flac").exists() else folder / "mics.wav"
-    mics, mics_rate = soundfile.read(str(mics_file), dtype="float32", always_2d=True)
-    room = resample(mics.mean(axis=1), mics_rate, rate)
-    host, host_rate = soundfile.read(str(host_wav), dtype="float32") if host_wav.exists() else (np.zeros(0, np.float32), rate)
-    host = resample(host, host_rate, rate) if len(host) else host
-    n = max(len(room), len(host))
-    mix = np.zeros(n, dtype=np.float32)
-    mix[: len(room)] += room * 1.5
-    mix[: len(host)] += host * 0.8
-    peak = float(np.max(np.abs(mix))) if n else 0.0
-    if peak > 0.99:
-        mix *= 0.99 / peak
-    return Audio(mix, rate)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,274 @@
+"""Phones in the tests: headless chromium instances with fake microphones playing WAV files.
+
+Chromium plays a ``--use-file-for-fake-audio-capture`` file in a loop, from the moment the page
+opens the microphone; each loop adds a few milliseconds of its own (4.3 ms for a 3 s 16 kHz
+file, measured). So a test WAV is one self-contained *scene* that repeats: the calibration click
+train "from the table speaker" at :data:`TRAIN_AT`, then a race fixture's track at
+:data:`RACE_AT`. Truth is always taken relative to the click train of the same loop: the room
+the file stands for is one loop long.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "audio_fixtures"
+RATE = 16000
+TRAIN_AT = 0.3
+"""Seconds into the loop where the click train's buffer begins."""
+RACE_AT = 3.0
+"""Seconds into the loop where the race fixture's track begins."""
+TAIL = 0.5
+"""Seconds after the race track before the loop repeats."""
+TRAIN_GAIN = 0.3
+"""The clicks as a phone at the table hears them (quieter than the speaker's 0.7 peak)."""
+
+
+@dataclass(frozen=True)
+class RaceFixture:
+    """A committed race with its truth."""
+
+    name: str
+    seats: tuple[str, ...]
+    tracks: dict[str, np.ndarray]
+    """float32 mono at 16 kHz."""
+    truth: dict[str, tuple[str, float]]
+    """seat → (phrase, onset seconds in its track)."""
+
+
+def race_fixture(name: str) -> RaceFixture:
+    """A race from audio_fixtures (per-seat WAVs or one multichannel WAV)."""
+    from voicehost.listen.sources import load_multichannel, load_tracks
+
+    data = json.loads((FIXTURES / f"{name}.json").read_text())
+    seats = tuple(data["seats"])
+    whole = FIXTURES / f"{name}.wav"
+    rec = load_multichannel(whole, seats) if whole.exists() else load_tracks([(s, FIXTURES / f"{name}.{s}.wav") for s in seats])
+    tracks = {s: rec.samples[:, i].copy() for i, s in enumerate(seats)}
+    truth = {s["seat"]: (s["phrase"], float(s["onset"])) for s in data["sounds"] if s["kind"] == "shout"}
+    return RaceFixture(name, seats, tracks, truth)
+
+
+def loop_wav(track: np.ndarray, path: Path, seed: int) -> float:
+    """Write the scene for one phone: noise like the track's start, the click train, the track.
+    Returns the loop's length in seconds (as written)."""
+    import soundfile
+
+    from voicehost.phones.calibrate import click_train
+
+    length = RACE_AT + track.shape[0] / RATE + TAIL
+    level = float(np.sqrt(np.mean(track[: int(0.4 * RATE)] ** 2))) or 1e-4
+    scene = (np.random.default_rng(seed).standard_normal(int(round(length * RATE))) * level).astype(np.float32)
+    train = click_train(RATE).samples * TRAIN_GAIN
+    at = int(round(TRAIN_AT * RATE))
+    scene[at : at + train.shape[0]] += train
+    at = int(round(RACE_AT * RATE))
+    scene[at : at + track.shape[0]] = track
+    soundfile.write(str(path), np.clip(scene, -1, 1), RATE, subtype="PCM_16")
+    return scene.shape[0] / RATE
+
+
+class Phone:
+    """One headless chromium showing the phones' page, its microphone fed from a WAV file."""
+
+    def __init__(self, url: str, wav: Path | None, env: dict[str, str] | None = None, *, debug: bool = False) -> None:
+        self.profile = Path(tempfile.mkdtemp(prefix="voicehost-chromium-"))
+        args = ["chromium", "--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu",
+                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                "--autoplay-policy=no-user-gesture-required", "--ignore-certificate-errors",
+                f"--user-data-dir={self.profile}"]
+        if wav is not None:
+            args.append(f"--use-file-for-fake-audio-capture={wav}")
+        if debug:
+            args.append("--remote-debugging-port=0")
+        self.process = subprocess.Popen([*_priority(), *args, url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    def evaluate(self, expression: str, timeout: float = 10.0) -> Any:
+        """The value of a JavaScript expression in the page (Chrome DevTools Protocol)."""
+        import urllib.request
+
+        from websockets.sync.client import connect
+
+        port_file = self.profile / "DevToolsActivePort"
+        deadline = time.monotonic() + timeout
+        while not port_file.exists() or not port_file.read_text().strip():
+            if time.monotonic() > deadline:
+                raise TimeoutError("chromium did not open its debugging port")
+            time.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:
+            pages = [p for p in json.loads(answer.read()) if p.get("type") == "page"]
+        with connect(pages[0]["webSocketDebuggerUrl"], open_timeout=timeout, max_size=None) as ws:
+            ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
+                                "params": {"expression": expression, "returnByValue": True}}))
+            while True:
+                reply = json.loads(ws.recv(timeout=timeout))
+                if reply.get("id") == 1:
+                    return reply["result"]["result"].get("value")
+
+    def stop(self) -> None:
+        """End this chromium (its process group's children go with it)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+BIMBAMM_ANIMALS = ("cat", "dog", "pig", "donkey", "hen")
+
+
+@dataclass
+class RaceRun:
+    """What a race session through phones gave."""
+
+    seats: tuple[str, ...]
+    loop: float
+    """Seconds of one loop as written."""
+    shifts: dict[str, float]
+    """Seconds each phone was moved earlier by the calibration."""
+    spread: dict[str, float]
+    """Seconds: how much single clicks disagreed per phone."""
+    shouts: list[Any]
+    """Every Shout heard, in onset order."""
+    audio: dict[str, np.ndarray]
+    """Each seat's placed audio from :attr:`first_frame` on (16 kHz)."""
+    first_frame: int
+    stats: dict[str, Any]
+    """seat → PhoneStats at the end."""
+    jitter: dict[str, float]
+    """seat → median minus shortest ping round trip, seconds."""
+
+
+def run_race(fixture: RaceFixture, folder: Path, seconds: float, *, recognizer: Any, env: dict[str, str] | None = None,
+             speaker: Any = None, log: Any = print) -> RaceRun:
+    """Phones (one chromium each) play the fixture's scene in a loop; the host calibrates with
+    its click train (``speaker``: a ClickPlayer, default a silent one) and listens for
+    ``seconds`` through the real pipeline."""
+    from voicehost.clock import WallClock
+    from voicehost.listen.pipeline import Listener
+    from voicehost.phones.calibrate import SeatRecorder, measure_delays
+    from voicehost.phones.server import PhoneServer
+    from voicehost.phones.source import PhoneSource
+
+    seats = fixture.seats
+    loops = {s: loop_wav(fixture.tracks[s], folder / f"{s}.wav", seed=i + 1) for i, s in enumerate(seats)}
+    loop = max(loops.values())
+    clock = WallClock()
+    server = PhoneServer(seats, host="127.0.0.1", port=0).start()
+    phones = []
+    try:
+        for s in seats:
+            phones.append(Phone(f"http://127.0.0.1:{server.port}/?name={s}&join=1", folder / f"{s}.wav", env))
+        if not server.wait_for(seats, 60.0):
+            raise TimeoutError(f"phones did not join: {set(seats) - set(server.seated())}")
+        source = PhoneSource(server, seats, clock)
+        source.start(timeout=30.0)
+        recorder = SeatRecorder(source, seats, RATE).start()
+        try:
+            delays = measure_delays(recorder, speaker or SilentSpeaker(clock), search=(-0.05, loop + 0.2), log=log)
+        finally:
+            recorder.stop()
+        shifts = {str(k): float(v) for k, v in delays.offsets.offsets.items()}
+        source.set_shifts(shifts)
+        listener = Listener(seats, recognizer, list(BIMBAMM_ANIMALS))
+        chunks: dict[str, list[tuple[int, np.ndarray]]] = {s: [] for s in seats}
+        shouts: list[Any] = []
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for block in source.read(0.1):
+                chunks[block.seats[0]].append((block.start_frame, block.samples[:, 0]))
+                shouts.extend(listener.feed(block))
+        shouts.extend(listener.flush())
+        first = max(c[0][0] for c in chunks.values())
+        last = min(c[-1][0] + c[-1][1].shape[0] for c in chunks.values())
+        audio = {s: _assemble(chunks[s], first, last) for s in seats}
+        stats = {s: source.phone_stats(s) for s in seats}
+        jitter = {}
+        for s in seats:
+            link = server.link(s)
+            jitter[s] = link.sync.jitter() if link is not None else float("nan")
+        return RaceRun(seats, loop, shifts, {str(k): float(v) for k, v in delays.offsets.spread.items()},
+                       sorted(shouts, key=lambda x: x.onset), audio, first, stats, jitter)
+    finally:
+        for phone in phones:
+            phone.stop()
+        server.stop()
+
+
+class SilentSpeaker:
+    """A table speaker nobody hears: the phones' files hold the clicks (see the module's doc)."""
+
+    rate = 48000
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
+
+    def play(self, samples: np.ndarray) -> float:
+        """Return now, as if the clicks left the speaker now."""
+        return float(self.clock.now())
+
+
+def _assemble(chunks: list[tuple[int, np.ndarray]], first: int, last: int) -> np.ndarray:
+    out = np.zeros(max(0, last - first), np.float32)
+    for start, samples in chunks:
+        lo, hi = max(first, start), min(last, start + samples.shape[0])
+        if lo < hi:
+            out[lo - first : hi - first] = samples[lo - start : hi - start]
+    return out
+
+
+@dataclass(frozen=True)
+class LoopCheck:
+    """One loop of the scene as the host placed it."""
+
+    train: dict[str, float]
+    """Session seconds where each phone's click train begins (after the shift)."""
+    onset_errors: dict[str, float]
+    """seat → heard onset minus truth (seconds), truth placed from the loop's click train."""
+    order: tuple[str, ...]
+    """Seats in the order heard."""
+
+
+def check_loops(run: RaceRun, fixture: RaceFixture) -> list[LoopCheck]:
+    """Find every complete loop in the placed audio; compare what was heard with the truth."""
+    from voicehost.phones.calibrate import click_train, train_arrival
+
+    template = click_train(RATE).samples
+    reference = run.audio[run.seats[0]]
+    checks = []
+    at = 0
+    while at + int((run.loop + 0.5) * RATE) < reference.shape[0]:
+        window = slice(at, at + int((run.loop + 0.5) * RATE))
+        found = {s: train_arrival(run.audio[s][window], template) for s in run.seats}
+        if any(v is None for v in found.values()):
+            break
+        train = {s: (run.first_frame + at + int(v or 0)) / RATE for s, v in found.items()}
+        common = float(np.median(list(train.values())))
+        race_start = common - TRAIN_AT + RACE_AT
+        heard = [x for x in run.shouts if race_start <= x.onset < race_start + run.loop - RACE_AT]
+        errors = {x.player: x.onset - (race_start + fixture.truth[x.player][1]) for x in heard if x.player in fixture.truth}
+        checks.append(LoopCheck(train, errors, tuple(x.player for x in heard)))
+        at = int(round((common - TRAIN_AT + run.loop) * RATE)) - run.first_frame + int(0.2 * RATE)
+        at = max(at, window.start + int(run.loop * 0.5 * RATE))
+    return checks
+
+
+def _priority() -> list[str]:
+    """A command to run chromium under, from VOICEHOST_CHROMIUM_PREFIX (e.g. ``nice -n -10``;
+    bench/bench_phones.py): chromium's fake audio devices lose 10 ms buffers when they are woken late."""
+    import os
+    import shlex
+
+    return shlex.split(os.environ.get("VOICEHOST_CHROMIUM_PREFIX", ""))
