@@ -35,7 +35,7 @@ from voicehost.files import (
     read_text,
 )
 from voicehost.files import check_output_file as check_writable
-from voicehost.text import MAX_NAME, name_problem
+from voicehost.text import name_problem
 
 if TYPE_CHECKING:
     from voicehost.audio.devices import DeviceInfo
