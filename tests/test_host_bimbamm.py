@@ -129,12 +129,28 @@ def test_voice_commands_answer(tmp_path: Path) -> None:
     assert len(flips) == 1 and flips[0]["t"] >= 12  # the flip during the pause was not applied
 
 
-def test_quit_ends_the_game_and_logs_it(tmp_path: Path) -> None:
-    """'quit' ends the game at once with a game_over event."""
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben", seed=2, lines="1 Ben: quit\n", tmp=tmp_path)
+def test_quit_asks_the_table_and_a_quit_game_resumes(tmp_path: Path) -> None:
+    """'quit' asks the table; "no" goes on, silence goes on, another player's yes stops it unfinished; resume continues it."""
+    from voicehost.commands.resume import run as resume_run  # noqa: F401  (the command that refused quit games)
+    from voicehost.host.build import PlaySettings, run_session, settings_for_resume
+
+    lines = "1 Ben: quit\n2 Anna: no\n4 Ben: quit\n80 Ben: quit\n81 Ben: yes\n82 Anna: yes please\n"
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben", seed=2, lines=lines, tmp=tmp_path,
+                                            options={"first_player": "Anna"})
     events = read_events(tmp_path / "game.jsonl")
-    assert outcome.finished and events[-1]["type"] == "game_over" and events[-1]["reason"] == "quit"
-    assert "The game is over." in transcript
+    assert outcome.reason == "quit" and not outcome.finished and all(e["type"] != "game_over" for e in events)
+    assert transcript.count("Ben wants to stop the game.") == 3
+    assert "We go on." in transcript and "Nobody said yes: the game goes on." in transcript
+    assert "Ben, someone else must say yes." in transcript and "The game stops here. Points: Anna 0 and Ben 0." in transcript
+    script = tmp_path / "resume.txt"
+    script.write_text("1 Anna: seven\n")
+    log = tmp_path / "game.jsonl"
+    base = PlaySettings("", (), f"script:{script}", 0, log, None, True, {})
+    out = __import__("io").StringIO()
+    run_session(settings_for_resume(events, log, base), resume=events, stdout=out)
+    assert "Welcome back to Bim Bamm!" in out.getvalue()
+    assert [e["type"] for e in read_events(log)][len(events):][:2] == ["resumed", "flip"] or \
+        "flip" in [e["type"] for e in read_events(log)][len(events):]
 
 
 def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:

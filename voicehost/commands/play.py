@@ -74,6 +74,9 @@ def _rate(text: str) -> int:
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """How to run a session (input, voice, microphones): shared by play and resume."""
     parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), phones, text, or script:FILE")
+    parser.add_argument("--show-private", action=argparse.BooleanOptionalAction, default=None,
+                        help="print private lines (secret cards, hands) on this terminal; default: only with "
+                             "--input text or script (one shared screen, said in the banner), never with microphones")
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
     parser.add_argument("--rate", type=_rate, metavar="WPM", help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)")
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (see 'voicehost say --list-voices')")
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         log = args.log or log_path_for(Path("logs"), args.game, seed)
     check_new_log(log, folder_may_be_missing=args.log is None)
     check_speech_wav(args.speech_wav)
-    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, True, args._options(args),
+    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, show_private(args), args._options(args),
                             speech_rate=args.rate, voice=args.voice)
     if args.input not in LIVE_INPUTS and args.record is not None:
         print("voicehost play: --record needs --input mic or phones (it saves the microphones)", file=sys.stderr)
@@ -129,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
     if not outcome.finished:
         print(f"(the input ended before the game did: continue with 'voicehost resume {log}')")
     return ExitStatus.OK
+
+
+def show_private(args: argparse.Namespace) -> bool:
+    """Private lines on the terminal: as asked, else only when there are no microphones."""
+    return bool(args.show_private) if args.show_private is not None else args.input not in LIVE_INPUTS
 
 
 def check_new_log(log: Path, *, folder_may_be_missing: bool = False) -> None:

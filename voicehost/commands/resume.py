@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     """Read the log, rebuild the flow, continue."""
     import sys
 
-    from voicehost.commands.play import _run_live, check_speech_wav, saved_on_stop
+    from voicehost.commands.play import _run_live, check_speech_wav, saved_on_stop, show_private
     from voicehost.eventlog import read_events, repair_torn_tail
     from voicehost.host.build import PlaySettings, run_session, settings_for_resume
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"voicehost resume: the game in {args.log} is already over", flush=True)
         return ExitStatus.OK
     check_speech_wav(args.speech_wav)
-    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, True, {},
+    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, show_private(args), {},
                         speech_rate=args.rate, voice=args.voice)
     settings = settings_for_resume(events, args.log, base)
     cut = repair_torn_tail(args.log)

@@ -47,7 +47,8 @@ class PlaySettings:
     speech_wav: Path | None = None
     """Write the table speaker's audio here instead of (or as well as) playing it."""
     show_private: bool = True
-    """Print private lines on the transcript (text mode: there is only one screen)."""
+    """Print private lines on the transcript (text and script mode by default: there is only one
+    screen; never by default with microphones, where the terminal is shared)."""
     options: dict[str, object] = field(default_factory=dict)
     """Game options (race window, time window, deck, rounds, ...)."""
     start_time: float = 0.0
@@ -81,11 +82,19 @@ def check_players(names: list[str]) -> tuple[str, ...]:
     return cleaned
 
 
+SHOWN_SOUNDS = {"(sound: race open)": "(race sound: the race is open!)",
+                "(sound: time running out)": "(sound: time is running out)"}
+"""Earcons printed on the transcript (the others repeat what a line already says)."""
+
+
 def transcript_printer(players: tuple[str, ...], stream: TextIO, show_private: bool) -> Callable[[TranscriptLine], None]:
     """Print what the host says: 'host: ...' for the table, 'host → Anna: ...' for private lines."""
 
     def show(line: TranscriptLine) -> None:
         if line.kind is Kind.EARCON:
+            # The sounds that open or close a window are news a reader must see too.
+            if not line.route.private and line.text in SHOWN_SOUNDS:
+                print(f"host: {SHOWN_SOUNDS[line.text]}", file=stream, flush=True)
             return
         if line.route.private:
             name = players[line.route.seat - 1] if line.route.seat and line.route.seat <= len(players) else str(line.route)
@@ -174,6 +183,9 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: 
     elif settings.input == "text":
         clock = WallClock(settings.start_time)
         source = TextInput(stdin, settings.players, clock, echo=stdout)
+        shown = ("private lines (secret cards) are shown on this shared screen as 'host → NAME'; "
+                 "--no-show-private hides them" if settings.show_private else "private lines are hidden")
+        print(f"(text mode: type NAME: words, e.g. '{settings.players[0]}: help'; {shown})", file=stdout, flush=True)
     else:
         raise SettingsError(f"unknown input {settings.input!r}: use mic, text or script:FILE")
     service = SpeechService(

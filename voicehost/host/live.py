@@ -77,8 +77,9 @@ def listening_phrases(flow: Any) -> list[str]:
     while it asks a player back, and the global commands ("repeat", "pause", "continue", "quit" …)
     that any player may say at any time — also while the game is paused, when nothing else is
     accepted."""
-    extra = getattr(getattr(flow, "host", None), "listen_also", ())
-    return list(dict.fromkeys([*flow.phrases(), *extra, *COMMAND_PHRASES]))
+    from voicehost.host.session import grammar
+
+    return grammar(flow)
 
 
 class TableClock:
@@ -148,7 +149,7 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: listening_phrases(holder["flow"]),
                        recorder=recorder, tap=tap, live=True)
     service = SpeechService(host_voice(settings), outputs, clock,
-                            transcript=transcript_printer(settings.players, stdout, False),
+                            transcript=transcript_printer(settings.players, stdout, settings.show_private),
                             on_span=_span_forwarder(audio))
     host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
                 rng=random.Random(settings.seed), log=log)

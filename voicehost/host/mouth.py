@@ -25,6 +25,13 @@ class Mouth:
         """The last table announcement that was news, not a reply (what "repeat" says again)."""
         self.last_private: dict[str, str] = {}
         """The last private line of each player."""
+        self.replying_to: str | None = None
+        """While the host answers what this player said, its table lines are held back from
+        "repeat" for the others until :meth:`end_reply` knows whether they were news."""
+        self._held: list[str] = []
+        self._last: dict[str | None, tuple[int, str, bool]] = {}
+        """Route owner (None: the table) → (order, text, private) of the last line "repeat" may say."""
+        self._order = 0
         self._barge = False
 
     @property
@@ -46,12 +53,38 @@ class Mouth:
         if not text:
             return
         if to is None:
-            if not reply:
-                self.last_table = text
+            if not reply and self.replying_to is not None:
+                self._held.append(text)
+            elif not reply:
+                self._remember(None, text, False)
             barge_in, self._barge = barge_in or self._barge, False
         else:
             self.last_private[to] = text
+            self._remember(to, text, True)
         self.service.say(text, self.route(to), barge_in=barge_in)
+
+    def _remember(self, owner: str | None, text: str, private: bool) -> None:
+        self._order += 1
+        self._last[owner] = (self._order, text, private)
+        if owner is None:
+            self.last_table = text
+
+    def end_reply(self, *, news: bool) -> None:
+        """The host has answered :attr:`replying_to`: its table lines were game news for everyone
+        (``news``: the game moved) or an answer for that player alone (an error, a re-prompt)."""
+        player, self.replying_to = self.replying_to, None
+        held, self._held = self._held, []
+        if held:
+            self._remember(None if news or player is None else player, " ".join(held), False)
+
+    def last_for(self, player: str) -> tuple[str, bool]:
+        """What "repeat" says to ``player``: the later of the last table news and the last line
+        addressed to them (privately, or at the table as an answer); (text, private?)."""
+        mine = [entry for owner, entry in self._last.items() if owner in (None, player)]
+        if not mine:
+            return "", False
+        _, text, private = max(mine)
+        return text, private
 
     def barge_in_next(self) -> None:
         """The next table announcement first silences what the table speaker still has to say.

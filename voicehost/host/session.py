@@ -20,7 +20,10 @@ from voicehost.errors import VoicehostError
 from voicehost.eventlog import EventLogWriter, LogWriteError
 from voicehost.host.inputs import Input
 from voicehost.host.mouth import Mouth
-from voicehost.host.words import NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation
+from voicehost.host.words import (
+    COMMAND_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation, contained, read_request,
+    strip_fillers,
+)
 from voicehost.rules.base import Event, Game, IllegalAction, JsonObject, LogError
 
 
@@ -116,8 +119,32 @@ class Flow(ABC):
         return None
 
     def table_text(self) -> str | None:
-        """Answer "tiles" (the table's state), or None if the game has no such thing."""
+        """Answer "tiles" (the table's state in detail), or None if the game has no such thing."""
         return None
+
+    def glance_text(self) -> str | None:
+        """Answer "what's on the table" (the table at a glance); by default the same as "tiles"."""
+        return self.table_text()
+
+    def turn_text(self, player: str) -> str | None:
+        """Answer "whose turn is it" for ``player``, or None if the game has no such thing."""
+        return None
+
+    def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
+        """Answer "read card N" (or tile, pile, sentence N): (text, private?), or None."""
+        return None
+
+    def silent_now(self) -> bool:
+        """True while the host must not talk (a slap race): stray words then get no answer."""
+        return False
+
+    def accepts(self, phrase: str) -> bool:
+        """True when ``phrase`` (normalised, fillers removed) is, as a whole, one the game takes now.
+
+        The one grammar of typed, scripted and heard words: by default the recogniser's phrases
+        of the moment (:meth:`phrases`); a game whose phrases are too many to list (BAM!'s printed
+        numbers) recognises their shape instead."""
+        return phrase in self.phrases()
 
     def after_pause(self) -> None:
         """The game goes on after "pause" and "resume" (the session has re-armed the timers).
@@ -137,6 +164,16 @@ class Flow(ABC):
 
 CONFIRM_WINDOW = 4.0
 """Seconds after the host's question a player has to answer it."""
+QUIT_WINDOW = 10.0
+"""Seconds after "quit" the table has to confirm it (the game's clocks wait meanwhile)."""
+
+
+def grammar(flow: Flow) -> list[str]:
+    """Every phrase a player may say right now: the game's phrases of the moment, the session's
+    "yes"/"no" while it asks something, and the global commands. The recognisers listen for
+    exactly these; typed and scripted lines are held to the same list (plus a few fillers)."""
+    extra = flow.host.listen_also
+    return list(dict.fromkeys([*flow.phrases(), *extra, *COMMAND_PHRASES]))
 
 
 @dataclass
@@ -147,7 +184,7 @@ class Outcome:
     """True when the game reached its end (a winner, or a quit)."""
     events: list[Event]
     reason: str
-    """'over', 'input_ended' or 'interrupted'."""
+    """'over', 'quit' (the table stopped it: saved, it can be resumed), 'input_ended' or 'interrupted'."""
 
 
 class Session:
@@ -170,6 +207,10 @@ class Session:
         """Player → (an uncertain shout of theirs the host asked back about, answer deadline)."""
         self._paused_for_log = False
         """True once the game was paused because the log could not be written (until it can)."""
+        self._quit_asked: tuple[str, float] | None = None
+        """(who said quit, deadline) while the host asks the table to confirm it."""
+        self.stopped = False
+        """True once the table confirmed "quit": the game stops unfinished, its log can be resumed."""
 
     def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
         """Start (or resume) the game and loop until it is over or the input ends.
@@ -181,7 +222,7 @@ class Session:
         else:
             self.flow.start()
         self._check_log()
-        while not self.flow.over:
+        while not self.flow.over and not self.stopped:
             deadline = None if self.paused else self._next_deadline()
             heard = self.input.next(deadline)
             if heard is None:
@@ -193,18 +234,25 @@ class Session:
             for item in heard:
                 self.dispatch(item)
                 self._check_log()
-                if self.flow.over:
+                if self.flow.over or self.stopped:
                     break
             self._expire_questions()
-            # While a player is asked back, the game's timers wait: a race or a turn window must
-            # not close before a confirmed shout (with its original onset) reaches the game.
-            if not self.paused and not self.flow.over and not self._asked:
+            # While a player is asked back (or the table whether to quit), the game's timers wait:
+            # a race or a turn window must not close before a confirmed shout (with its original
+            # onset) reaches the game.
+            if not self.paused and not self.flow.over and not self.stopped and not self._holding():
                 for name in self.host.timers.pop_due(self.host.clock.now()):
                     self.flow.on_timer(name)
                     self._check_log()
                     if self.flow.over:
                         break
+        if self.stopped:
+            return Outcome(False, self.host.events, "quit")
         return Outcome(True, self.host.events, "over")
+
+    def _holding(self) -> bool:
+        """True while the game's clocks wait for an answer to the host's question."""
+        return bool(self._asked) or self._quit_asked is not None
 
     def _resume_flow(self, events: Sequence[JsonObject]) -> None:
         """Rebuild the game from a log's events; a log the rules cannot replay is a LogError."""
@@ -254,6 +302,14 @@ class Session:
         "no" drops it, and without an answer within ``CONFIRM_WINDOW`` the host says so."""
         if self.on_heard is not None:
             self.on_heard(heard)
+        said = strip_fillers(heard.phrase)
+        if not said:
+            return  # "um": nothing to act on, nothing to answer
+        if said != heard.phrase:
+            heard = Heard(heard.player, said, heard.onset, heard.end, heard.confidence, heard.source,
+                          heard.level_db, heard.uncertain)
+        if self._quit_asked is not None and self._quit_answer(heard):
+            return
         if heard.uncertain and not self.paused:
             self._ask_back(heard)
             return
@@ -275,13 +331,54 @@ class Session:
         what = command(heard.phrase)
         if what is not None and self._command(heard, what):
             return
+        if what is not None and not self.flow.accepts(heard.phrase):
+            self.flow.say(f"{heard.player}, there is no {what.value} in this game.", reply=True)
+            return
         if self.paused:
             self.flow.say("The game is paused. Say resume to go on.", reply=True)
             return
+        if not self.flow.accepts(heard.phrase):
+            if self._read(heard):
+                return
+            self._stray(heard)
+            return
+        mouth, before = self.host.mouth, len(self.host.events)
+        mouth.replying_to = heard.player
         try:
             self.flow.on_heard(heard)
         except IllegalAction as error:
             self.flow.say(f"{heard.player}: {error}")
+        finally:
+            mouth.end_reply(news=len(self.host.events) > before)
+
+    def _read(self, heard: Heard) -> bool:
+        """Answer "read card N" (tile, pile, sentence N); False if the phrase is not such a question."""
+        n = read_request(heard.phrase)
+        answer = self.flow.read_text(heard.player, n) if n is not None else None
+        if answer is None:
+            return False
+        text, private = answer
+        if private and self.host.mouth.private_outputs:
+            self.flow.say(text, to=heard.player)
+        elif private:
+            self.flow.say(f"{heard.player}, I cannot tell you privately: you hold your own cards at this table.", reply=True)
+        else:
+            self.flow.say(text, reply=True)
+        return True
+
+    def _stray(self, heard: Heard) -> None:
+        """A sentence that is not, as a whole, a phrase of the moment: never acted on.
+
+        If it holds one ("I think I'll go for eleven"), the host asks whether the player meant it
+        and how to say it; else it says it did not understand."""
+        player = heard.player
+        if self.flow.silent_now():
+            return
+        meant = contained(heard.phrase, [p for p in grammar(self.flow) if p not in YES_PHRASES + NO_PHRASES])
+        if meant is not None:
+            self.flow.say(f"{player}, did you mean {meant}? Then say just {meant}.", reply=True)
+        else:
+            self.flow.say(f"Sorry {player}, I did not understand. Say help to hear what you can say.", reply=True)
 
     def _ask_back(self, heard: Heard) -> None:
         """Ask ``heard``'s player whether they said its phrase (see :meth:`dispatch`)."""
@@ -290,17 +387,59 @@ class Session:
         self._update_listening()
 
     def _update_listening(self) -> None:
-        self.host.listen_also = (*YES_PHRASES, *NO_PHRASES) if self._asked else ()
+        self.host.listen_also = (*YES_PHRASES, *NO_PHRASES) if self._holding() else ()
 
     def _next_deadline(self) -> float | None:
         due = [deadline for _, deadline in self._asked.values()]
+        if self._quit_asked is not None:
+            due.append(self._quit_asked[1])
         timer = self.host.timers.next_due()
-        if timer is not None and not self._asked:
+        if timer is not None and not self._holding():
             due.append(timer)
         return min(due) if due else None
 
+    def _ask_quit(self, player: str) -> None:
+        """Ask the table to confirm that ``player``'s "quit" should stop everyone's game."""
+        if self._quit_asked is not None:
+            return
+        self.flow.say(f"{player} wants to stop the game. Anyone else, say yes to stop it here, "
+                      "saved to continue later, or no to go on.", reply=True)
+        self._quit_asked = (player, self.host.mouth.silent_at() + QUIT_WINDOW)
+        self._update_listening()
+
+    def _quit_answer(self, heard: Heard) -> bool:
+        """Take an answer to "stop the game?"; False if ``heard`` is not one (the game takes it)."""
+        assert self._quit_asked is not None
+        asker = self._quit_asked[0]
+        said = heard.phrase
+        yes = said in YES_PHRASES or command(said) is Command.QUIT
+        if said in NO_PHRASES:
+            self._quit_asked = None
+            self._update_listening()
+            self.flow.say("We go on.", reply=True)
+            return True
+        if yes and heard.player != asker:
+            self._quit_asked = None
+            self._update_listening()
+            self._stop(asker)
+            return True
+        if yes:
+            self.flow.say(f"{asker}, someone else must say yes.", reply=True)
+            return True
+        return False
+
+    def _stop(self, player: str) -> None:
+        """Stop the game unfinished: nothing is logged as an end, so ``voicehost resume`` goes on."""
+        self.stopped = True
+        log = self.host.log
+        where = "" if log is None else " To go on later, run voicehost resume with its log."
+        self.flow.say(f"The game stops here. {self.flow.score_text()} It is saved.{where}")
+
     def _expire_questions(self) -> None:
         now = self.host.clock.now()
+        if self._quit_asked is not None and now >= self._quit_asked[1]:
+            self._quit_asked = None
+            self.flow.say("Nobody said yes: the game goes on.")
         for player, (heard, deadline) in list(self._asked.items()):
             if now >= deadline:
                 del self._asked[player]
@@ -311,7 +450,11 @@ class Session:
         """Carry out a global command; False if the flow should handle the phrase instead."""
         flow, mouth, player = self.flow, self.host.mouth, heard.player
         if what is Command.REPEAT:
-            mouth.say(mouth.last_table or "Nothing to repeat yet.", reply=True)
+            last, private = mouth.last_for(player)
+            if private and mouth.private_outputs:
+                mouth.say(last, to=player)
+            else:
+                mouth.say(last or "Nothing to repeat yet.", reply=True)
         elif what is Command.SCORE:
             flow.say(flow.score_text(), reply=True)
         elif what is Command.HELP:
@@ -328,18 +471,21 @@ class Session:
         elif what is Command.RESUME:
             self._resume()
         elif what is Command.QUIT:
-            flow.quit(player)
-        elif what is Command.TILES:
-            text = flow.table_text()
-            if text is None:
+            self._ask_quit(player)
+        elif what in (Command.TILES, Command.TABLE, Command.WHOSE_TURN):
+            answer = (flow.table_text() if what is Command.TILES else flow.glance_text() if what is Command.TABLE
+                      else flow.turn_text(player))
+            if answer is None:
                 return False
-            flow.say(text, reply=True)
+            flow.say(answer, reply=True)
+        elif what is Command.GOODBYE:
+            flow.say(f"{player}, to stop the game, say quit.", reply=True)
         elif what in (Command.MY_CARD, Command.MY_HAND):
-            text = flow.private_text(player, what)
-            if text is None:
+            secret = flow.private_text(player, what)
+            if secret is None:
                 return False
             if mouth.private_outputs:
-                flow.say(text, to=player)
+                flow.say(secret, to=player)
             else:
                 flow.say(f"{player}, I cannot tell you privately: you hold your own cards at this table.", reply=True)
         return True

@@ -475,8 +475,8 @@ class BamFlow(Flow):
         """Tell a player what they played: privately with earphones, else at the table (by number)."""
         player = ev.player
         if self.mode == "table":
-            numbers = [number_words(self._printed_number(c)) for c in ev.cards]
-            self.say(f"{player} plays {' then '.join(numbers)}.")
+            # Never which numbers: the table must not learn who played what before the reading.
+            self.say(f"{player}'s {'cards are' if len(ev.cards) > 1 else 'card is'} in.")
         elif self.host.mouth.private_outputs:
             texts = [self._grey_text(c) for c in ev.cards]
             self.say(f"{player}, you played: {' then '.join(texts)}.", to=player)
@@ -576,6 +576,52 @@ class BamFlow(Flow):
         master = " You are the BAM! Master this round." if player == state.master and state.phase is not bam.Phase.OVER else ""
         return f"{player}, your cards: {listed}.{master}"
 
+    def accepts(self, phrase: str) -> bool:
+        """A phrase of the moment; with printed cards (too many numbers to list) any phrase made of
+        number words and "then" while cards are played, and of best/worst and numbers while judging."""
+        if phrase in self.phrases():
+            return True
+        state, words = self._state(), phrase.split()
+        numbers = set(_TENS) | {"hundred", "and"}
+        if self.keeping is not None or state.phase is bam.Phase.OVER:
+            return False
+        if has_judgement_words(phrase):  # the master's choice; said too early, the host explains
+            return all(w in BEST_WORDS | WORST_WORDS | {"is", "and", "the"} or number(w) is not None for w in words)
+        # Numbers alone: a card played, or (judging) a half-said choice the host explains; never acted on.
+        return all(w in numbers or w == "then" or number(w) is not None for w in words)
+
+    def glance_text(self) -> str | None:
+        """The red card of the round, read again."""
+        state = self._state()
+        if state.red is None or state.phase is bam.Phase.OVER:
+            return "There is no red card on the table."
+        return f"The red card: {self._red_text(state.red)}"
+
+    def turn_text(self, player: str) -> str | None:
+        state = self._state()
+        if state.phase is bam.Phase.OVER:
+            return "The game is over."
+        if state.phase is bam.Phase.JUDGING or self.keeping is not None:
+            return f"{state.master} is choosing the best and the worst."
+        waiting = list(state.waiting_for)
+        mine = " You still have to play." if player in waiting else ""
+        return f"{state.master} is the BAM! Master. Still to play: {join(waiting)}.{mine}"
+
+    def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
+        """"read card N": your card N, privately, while cards are played; sentence N while judging."""
+        state = self._state()
+        if state.phase is bam.Phase.JUDGING and 1 <= n <= len(self.sentences):
+            return f"{number_phrase(n).capitalize()}: {self.sentences[n - 1]}", False
+        if state.phase is bam.Phase.JUDGING:
+            return f"{player}, the sentences are numbered one to {number_phrase(len(self.sentences))}.", False
+        if self.mode == "table":
+            card = self.printed.get(n)
+            return (f"Card {number_words(n)}: {self._grey_text(card)}." if card else
+                    f"{player}, there is no card {number_words(n)} in this deck."), False
+        card = self.slots.card(player, n)
+        return (f"{player}, your card {number_phrase(n)}: {self._grey_text(card)}." if card else
+                self._no_such_card(player, n)), True
+
     def phrases(self) -> list[str]:
         state = self._state()
         commands = list(COMMAND_PHRASES)
@@ -584,13 +630,15 @@ class BamFlow(Flow):
         if state.phase is bam.Phase.JUDGING:
             n = [number_phrase(i) for i in range(1, len(state.submissions) + 1)]
             return [*(f"best {a} worst {b}" for a in n for b in n if a != b), *(f"best {a}" for a in n),
-                    *(f"worst {a}" for a in n), *(f"read {a}" for a in n), *n, "best", "worst", *commands]
+                    *(f"worst {a}" for a in n), *(f"read {a}" for a in n), *(f"read sentence {a}" for a in n),
+                    *n, "best", "worst", *commands]
         if state.phase is bam.Phase.OVER:
             return commands
         top = max(self.printed) if self.mode == "table" and self.printed else state.hand_size
         n = [number_words(i) for i in range(1, top + 1)]
         pairs = [f"{a} then {b}" for a in n for b in n if a != b] if state.blanks == 2 and len(n) <= 20 else []
-        return [*n, *pairs, "then", "best", "worst", *commands]
+        reads = [f"read card {number_phrase(i)}" for i in range(1, state.hand_size + 1)] if self.mode == "dealt" else []
+        return [*n, *pairs, "then", "best", "worst", *reads, *commands]
 
     def _submit_help(self, player: str) -> str:
         state = self._state()

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
-from voicehost.host.words import COMMAND_PHRASES, Command, Heard, command, normalise, number, number_phrase
+from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, number, number_phrase
 from voicehost.rules import bimbambum as bb
 from voicehost.host.flows import bimbambum_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
@@ -45,6 +45,10 @@ INTRO_TIMER = "intro"
 WINDOW_TIMER = "window"
 SLAP_TIMER = "slap"
 REMIND_TIMER = "remind"
+WARN_TIMER = "time running out"
+WARN_BEFORE = 1.0
+"""Seconds before a play window closes when the "time running out" sound plays (at most a third
+of the window, so a short window is not all warning)."""
 
 PILE_WORDS = texts.PILE_WORDS
 YELL_WORDS = frozenset(card.value for card in bb.Card)
@@ -262,9 +266,6 @@ class BimBamBumFlow(Flow):
             return  # a slap with no race open changes nothing
         if state.phase is bb.Phase.SLAP:
             return  # plays wait until the race is judged; the host stays silent
-        if command(heard.phrase) in (Command.MY_CARD, Command.MY_HAND):
-            self.say(f"{heard.player}, your top card is {self._card(heard.player)}.")
-            return
         words = read_play(heard.phrase)
         if heard.player != state.turn:
             if words.problem is None:  # a whole play out of turn is the rulebook's mistake
@@ -323,6 +324,8 @@ class BimBamBumFlow(Flow):
         closes = state.window_closes
         if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
             self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
+        elif name == WARN_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
+            self.host.mouth.earcon(Earcon.TIME_RUNNING_OUT)
         elif name == SLAP_TIMER and state.phase is bb.Phase.SLAP:
             self._judge_race()
         elif name == REMIND_TIMER and state.phase is bb.Phase.PLAY and closes is None:
@@ -364,7 +367,7 @@ class BimBamBumFlow(Flow):
     def _arm(self) -> None:
         """Timers for the new state: the window's close, the slap window's close, or a reminder."""
         timers, state = self.host.timers, self._state()
-        for name in (WINDOW_TIMER, SLAP_TIMER, REMIND_TIMER):
+        for name in (WINDOW_TIMER, SLAP_TIMER, REMIND_TIMER, WARN_TIMER):
             timers.cancel(name)
         if state.over:
             return
@@ -373,6 +376,8 @@ class BimBamBumFlow(Flow):
             timers.start(SLAP_TIMER, state.slap_closes)
         elif state.window_closes is not None:
             timers.start(WINDOW_TIMER, state.window_closes)
+            if self.rules.window is not None:
+                timers.start(WARN_TIMER, state.window_closes - min(WARN_BEFORE, self.rules.window / 3))
         else:
             self._arm_reminder()
 
@@ -430,6 +435,40 @@ class BimBamBumFlow(Flow):
         if self.state is None:
             return f"Everybody starts with {count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
         return self._cards_text(self.state)
+
+    def accepts(self, phrase: str) -> bool:
+        """A phrase of the moment, or one made only of pile numbers, yells and pile words ("on pile
+        two, bam"; a half play such as "two" or "bam bam" gets a re-prompt, never a judgement)."""
+        if phrase in self.phrases():
+            return True
+        state = self.state
+        playing = (state is None and self.first is not None) or (state is not None and state.phase is bb.Phase.PLAY)
+        return playing and read_play(phrase).problem != "unknown"
+
+    def silent_now(self) -> bool:
+        return self.state is not None and self.state.phase is bb.Phase.SLAP
+
+    def private_text(self, player: str, what: Command) -> str | None:
+        if self.state is None:
+            return f"{player}, the cards are not dealt yet."
+        return f"{player}, your top card is {self._card(player)}."
+
+    def turn_text(self, player: str) -> str | None:
+        state = self.state
+        if state is None:
+            return "The cards are not dealt yet."
+        if state.over:
+            return "The game is over."
+        if state.phase is bb.Phase.SLAP:
+            return "A slap race is on!"
+        return f"It is your turn, {player}: {self._card(player)}." if player == state.turn else f"It is {state.turn}'s turn."
+
+    def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
+        """"read pile N": that pile's top card, at the table."""
+        if self.state is None or not 1 <= n <= len(PILE_WORDS):
+            return None
+        top = self.state.visible[n - 1]
+        return f"Pile {PILE_WORDS[n - 1]}: {top.value if top else 'empty'}.", False
 
     def table_text(self) -> str:
         if self.state is None:

@@ -188,13 +188,31 @@ class BimBammFlow(Flow):
         pending = self.first_tile.pop(heard.player, None)
         if pending is not None:
             numbers = [pending, *numbers]
-        if len(numbers) >= 2:
+        wrong = [n for n in numbers[:2] if state.tiles[n].showing is not state.scored]
+        if wrong:
+            right = [n for n in numbers[:2] if n not in wrong]
+            if right:
+                self.first_tile[heard.player] = right[0]
+            self.say(self._wrong_tile_text(heard.player, wrong[0], right[0] if right else None))
+        elif len(numbers) >= 2 and numbers[0] == numbers[1]:
+            self.first_tile[heard.player] = numbers[0]
+            self.say(f"{heard.player}, you chose tile {number_phrase(numbers[0] + 1)} already: say another.")
+        elif len(numbers) >= 2:
             self._apply(bb.ScorerFlips(self.now(), heard.player, (numbers[0], numbers[1])))
         elif len(numbers) == 1:
             self.first_tile[heard.player] = numbers[0]
             self.say(f"Tile {number_phrase(numbers[0] + 1)}. And the second?")
         else:
             self.say(self._scorer_prompt())
+
+    def _wrong_tile_text(self, player: str, tile: int, kept: int | None) -> str:
+        """A scorer named a tile that does not show the scored animal (numbers as players say them)."""
+        state = self._state()
+        animal = state.scored.value if state.scored else "animal"
+        text = f"{player}, tile {number_phrase(tile + 1)} shows a {state.tiles[tile].showing.value}, not a {animal}."
+        if kept is not None:
+            return f"{text} Tile {number_phrase(kept + 1)} counts: say the second."
+        return f"{text} {self._scorer_prompt()}"
 
     # ---- timers ---------------------------------------------------------------------------
 
@@ -232,7 +250,15 @@ class BimBammFlow(Flow):
                 return
         self.race_calls = []
         refuted, self.refuted = tuple(self.refuted), []
-        self._apply(bb.ResolveRace(self.now(), calls, refuted))
+        action = bb.ResolveRace(self.now(), calls, refuted)
+        try:
+            _, trial = bb.apply(state, action)  # pure: learn whether someone scores, to say it first
+        except IllegalAction:
+            trial = []
+        if not any(isinstance(e, bb.PointEvent) for e in trial):
+            raced = join([a.value for a in state.race], "and")
+            self.say(f"The race for the {raced} is over: nobody scored.")
+        self._apply(action)
 
     def _verify(self, claim: bb.Call | bb.Claim) -> None:
         """Ask a would-be winner to show the card; the table may say challenge."""
@@ -438,6 +464,32 @@ class BimBammFlow(Flow):
             return "Shout the animal if you hold its card."
         return f"Wait for your turn; shout an animal when five show and you hold its card. You can also say repeat, score, tiles, my card, slower, faster, pause or quit."
 
+    def glance_text(self) -> str | None:
+        """How many of each animal show (the quick answer to "what's on the table")."""
+        if self.state is None:
+            return "No tile is turned yet."
+        return self._counts_text()
+
+    def turn_text(self, player: str) -> str | None:
+        if self.state is None:
+            return "The game starts when the cat holder says me."
+        state = self._state()
+        if state.over:
+            return "The game is over."
+        if state.phase is bb.Phase.RACE:
+            return "A race is open: shout the animal if you hold its card."
+        if state.phase is bb.Phase.SCORER:
+            return "It is your turn to turn over two tiles." if player == state.scorer else f"{state.scorer} is turning over two tiles."
+        return f"It is your turn, {player}." if player == state.turn else f"It is {state.turn}'s turn."
+
+    def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
+        """"read tile N": what tile N shows, at the table."""
+        if self.state is None:
+            return None
+        if not 1 <= n <= len(self._state().tiles):
+            return f"{player}, the tiles are numbered one to fifteen.", False
+        return f"Tile {number_phrase(n)} shows a {self._state().tiles[n - 1].showing.value}.", False
+
     def table_text(self) -> str | None:
         if self.state is None:
             return None
@@ -455,17 +507,19 @@ class BimBammFlow(Flow):
     def phrases(self) -> list[str]:
         animals = [a.value for a in bb.Animal]
         if self.state is None:
-            return ["me", *animals]
+            return list(dict.fromkeys([*ME_WORDS, *animals]))
         state = self._state()
-        extra = ["challenge"] if self.table_cards else []
+        extra = sorted(CHALLENGE_WORDS) if self.table_cards else []
         if state.phase is bb.Phase.RACE:
             return [*animals, *extra]
         if state.phase is bb.Phase.SCORER:
             tiles = [number_phrase(i + 1) for i, t in enumerate(state.tiles) if t.showing is state.scored]
             pairs = [f"{a} and {b}" for a in tiles for b in tiles if a != b]
-            return [*animals, *extra, *tiles, *pairs]
+            return [*animals, *extra, *tiles, *pairs, *(f"flip {t}" for t in tiles),
+                    *(f"flip {pair}" for pair in pairs)]
         numbers = [number_phrase(n) for n in range(1, 16)]
-        return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), "swap", "exchange",
+        return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers),
+                "swap", "exchange", "special", "use the special tile",
                 *(f"exchange with {p.lower()}" for p in state.players)]
 
     def _explain(self, error: IllegalAction, action: object) -> str:
