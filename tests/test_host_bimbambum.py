@@ -688,3 +688,36 @@ def test_a_stopped_game_resumes_from_its_log(tmp_path: Path) -> None:
     assert [e["type"] for e in final[len(events):]][:3] == ["resumed", "turn", "play"]
     assert [e for e in final if e["type"] == "play"][-1]["ok"]
     assert not result.finished and not bb.replay(final).over  # the whole log, old and new, replays
+
+
+def test_an_absent_player_is_asked_about_and_the_game_ends_instead_of_looping(tmp_path: Path) -> None:
+    """Nobody answers (the player whose turn it is has left): after two missed windows the host
+    asks whether they left, after four the game ends with a game-over event, long before the
+    input gives up (before, "Time's up … New round" looped for ever)."""
+    outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path,
+                                            bot=lambda flow, now: [])
+    events = read_events(tmp_path / "game.jsonl")
+    assert events[-1]["type"] == "game_over", [e["type"] for e in events][-5:]
+    first = flow.first  # type: ignore[attr-defined]
+    assert f"{first} has missed two turns. If {first} has left the table, say: {first} has left." in transcript
+    assert f"{first} has not played four times in a row: Bim Bam Bum! cannot go on without {first}'s cards" in transcript
+    assert sum(1 for e in events if e["type"] == "mistake" and e.get("reason") == "timeout") == 3, events
+
+
+def test_a_player_who_left_ends_the_game_when_the_table_says_so(tmp_path: Path) -> None:
+    """"Cem has left" (said by anyone, whole phrase) ends the game with the standings; "I think Cem
+    has left" is a stray sentence and changes nothing."""
+    said: list[str] = []
+
+    def bot(flow: object, now: float) -> list[tuple[float, str, str]]:
+        state = getattr(flow, "state", None)
+        if state is None or said:
+            return []
+        said.append("x")
+        return [(0.5, "Anna", "i think cem has left"), (2.0, "Ben", "cem has left")]
+
+    outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path, bot=bot)
+    events = read_events(tmp_path / "game.jsonl")
+    assert events[-1]["type"] == "game_over"
+    assert "Cem has left: Bim Bam Bum! cannot go on without Cem's cards, so the game ends here." in transcript
+    assert transcript.count("cannot go on without") == 1

@@ -43,6 +43,10 @@ HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for ea
 SHOUT_TIMER = "loudest"
 INTRO_TIMER = "intro"
 WINDOW_TIMER = "window"
+ABSENT_WARN = 2
+"""Windows a player lets pass in a row before the host asks whether they have left."""
+ABSENT_LIMIT = 4
+"""Windows in a row after which the game ends: an absent player's deck would loop for ever."""
 SLAP_TIMER = "slap"
 REMIND_TIMER = "remind"
 WARN_TIMER = "time running out"
@@ -143,6 +147,8 @@ class BimBamBumFlow(Flow):
         self.slaps: list[tuple[str, float]] = []
         """(player, onset seconds) of the open slap race, in arrival order."""
         self.reminders = 0
+        self.missed: dict[str, int] = {}
+        """Windows each player let pass in a row (a play resets it)."""
         self.first: str | None = settings.first_player
         """Who starts, once known (before the deal: the host is explaining the rules)."""
         self._quit_early = False
@@ -260,6 +266,10 @@ class BimBamBumFlow(Flow):
         state = self.state
         if state.over:
             return
+        gone = self._left_player(heard.phrase)
+        if gone is not None:
+            self._leaves(gone, f"{gone} has left")
+            return
         if heard.phrase in SLAP_PHRASES:
             if state.phase is bb.Phase.SLAP:
                 self._slap(heard)
@@ -278,8 +288,27 @@ class BimBamBumFlow(Flow):
             return
         self._play(heard, words)
 
+    def _left_player(self, phrase: str) -> str | None:
+        """The player a "NAME has left" / "drop NAME" is about, if it is one."""
+        for name in self.host.players:
+            if phrase in self._leaving_phrases(name):
+                return name
+        return None
+
+    @staticmethod
+    def _leaving_phrases(name: str) -> tuple[str, ...]:
+        low = name.lower()
+        return (f"{low} has left", f"{low} left", f"drop {low}", f"{low} is gone", f"{low} has gone")
+
+    def _leaves(self, name: str, why: str) -> None:
+        """A player left (said so, or silent for ABSENT_LIMIT windows): the game ends with the
+        standings. Bim Bam Bum! cannot go on without a player's deck (docs/rules.md)."""
+        self.say(f"{why}: Bim Bam Bum! cannot go on without {name}'s cards, so the game ends here.")
+        self._act(lambda t: bb.Quit(t), player_acted=False)
+
     def _play(self, heard: Heard, words: PlayWords) -> None:
         assert words.pile is not None
+        self.missed[heard.player] = 0
         pile, said, onset = words.pile, words.said, heard.onset
         self._act(lambda t: bb.Play(heard.player, pile, said, min(onset, t), t))
 
@@ -323,7 +352,14 @@ class BimBamBumFlow(Flow):
             return
         closes = state.window_closes
         if name == WINDOW_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
+            late = state.turn
+            self.missed[late] = self.missed.get(late, 0) + 1
+            if self.missed[late] >= ABSENT_LIMIT:
+                self._leaves(late, f"{late} has not played {number_phrase(ABSENT_LIMIT)} times in a row")
+                return
             self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
+            if self.missed[late] == ABSENT_WARN and not self.over:
+                self.say(f"{late} has missed two turns. If {late} has left the table, say: {late} has left.")
         elif name == WARN_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
             self.host.mouth.earcon(Earcon.TIME_RUNNING_OUT)
         elif name == SLAP_TIMER and state.phase is bb.Phase.SLAP:
@@ -505,7 +541,8 @@ class BimBamBumFlow(Flow):
         if state.phase is bb.Phase.SLAP:
             return [*sorted(SLAP_PHRASES), *commands]
         plays = [f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS]
-        return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *commands]
+        leaving = [p for name in self.host.players for p in self._leaving_phrases(name)]
+        return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *leaving, *commands]
 
     def _silent_at(self) -> float:
         """Session time when the table speaker has said everything queued (never before now)."""
