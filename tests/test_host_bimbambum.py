@@ -721,3 +721,20 @@ def test_a_player_who_left_ends_the_game_when_the_table_says_so(tmp_path: Path) 
     assert events[-1]["type"] == "game_over"
     assert "Cem has left: Bim Bam Bum! cannot go on without Cem's cards, so the game ends here." in transcript
     assert transcript.count("cannot go on without") == 1
+
+
+def test_after_the_game_the_summary_can_be_asked_for_again_until_goodbye(tmp_path: Path) -> None:
+    """The game is over, the host keeps listening: "summary" reads the closing summary again,
+    "score" the cards left, "goodbye" ends the session at once."""
+    asked: list[str] = []
+
+    def bot(flow: object, now: float) -> list[tuple[float, str, str]]:
+        if not getattr(flow, "over", False) or asked:
+            return []
+        asked.append("x")
+        return [(1.0, "Ben", "summary"), (4.0, "Cem", "goodbye"), (6.0, "Anna", "summary")]
+
+    outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path, bot=bot)
+    closing = "The game is over. Cards left: Anna 18, Ben 18 and Cem 18."
+    assert transcript.count(closing) == 2, transcript[-600:]
+    assert transcript.rstrip().endswith("Goodbye, Cem. Thank you for playing!")

@@ -162,6 +162,8 @@ class Flow(ABC):
         return round(self.host.clock.now(), 6)
 
 
+AFTER_GAME = 8.0
+"""Seconds the host keeps listening after the game ends, for "repeat"/"summary", "score" or "goodbye"."""
 CONFIRM_WINDOW = 4.0
 """Seconds after the host's question a player has to answer it."""
 QUIT_WINDOW = 10.0
@@ -248,7 +250,31 @@ class Session:
                         break
         if self.stopped:
             return Outcome(False, self.host.events, "quit")
+        self._after_game()
         return Outcome(True, self.host.events, "over")
+
+    def _after_game(self) -> None:
+        """The game is over, but the table may want the summary again: keep listening for
+        ``AFTER_GAME`` seconds of quiet (each answer starts them again) or until "goodbye".
+        "repeat", "summary" and "score" are answered; anything else ends it."""
+        deadline = self.host.clock.now() + AFTER_GAME
+        while True:
+            heard = self.input.next(deadline)
+            if not heard:
+                return  # quiet for AFTER_GAME seconds, or the input ended
+            for item in heard:
+                what = command(item.phrase)
+                if what is Command.GOODBYE:
+                    self.flow.say(f"Goodbye, {item.player}. Thank you for playing!", reply=True)
+                    return
+                if what is Command.REPEAT:
+                    last, _ = self.host.mouth.last_for(item.player)
+                    self.flow.say(last or "The game is over.", reply=True)
+                elif what is Command.SCORE:
+                    self.flow.say(self.flow.score_text(), reply=True)
+                else:
+                    return
+            deadline = self.host.clock.now() + AFTER_GAME
 
     def _holding(self) -> bool:
         """True while the game's clocks wait for an answer to the host's question."""

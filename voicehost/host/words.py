@@ -81,7 +81,8 @@ def _variants(*groups: tuple[Command, str]) -> dict[str, Command]:
 
 
 COMMAND_PHRASES: dict[str, Command] = _variants(
-    (Command.REPEAT, "repeat | say again | say that again | again | repeat that | what did you say | come again | pardon"),
+    (Command.REPEAT, "repeat | say again | say that again | again | repeat that | what did you say | come again | pardon "
+                     "| summary | the summary | summary again | repeat the summary | read the summary"),
     (Command.SCORE, "score | scores | the score | what's the score | what is the score | standings | points "
                     "| how many points | who is winning | who's winning"),
     (Command.HELP, "help | what can i say | what can i do | what do i say | what do i do | help me"),
