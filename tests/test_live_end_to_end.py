@@ -39,6 +39,10 @@ from voicehost.host.live import compare_events
 from voicehost.audio.resample import resample
 
 SPEC = ROOT / "audio_fixtures" / "live" / "bimbamm_live.toml"
+ENGINE = "sphinx"
+"""The live path is proven with PocketSphinx, as the recording's voices were chosen for it: Whisper
+(the default) takes Ben's late 'cat' as uncertain and asks him back, which the recording does not
+answer (see the spec's comment; issue 12 stays open)."""
 RATE = 48000
 """Hz: the virtual sinks' rate (feeding at it avoids PulseAudio's resampler)."""
 ONSET_TOLERANCE = 0.1
@@ -127,7 +131,7 @@ def play_live(recording: Path, table: Path, out: Path, *, stop_at: float | None 
     start_file = out / "start.json"
     run = LiveRun()
     args = [sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--seed", "1", "--first", "Anna",
-            "--cards", "dealt", "--input", "mic", "--config", str(table), "--log", str(out / "live.jsonl"),
+            "--cards", "dealt", "--input", "mic", "--engine", ENGINE, "--config", str(table), "--log", str(out / "live.jsonl"),
             "--record", str(out / "recorded"), "--start-file", str(start_file)]
     with SpeakerMonitor() as monitor, Feeder(samples, rate) as feeder:
         process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
