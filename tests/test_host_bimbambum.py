@@ -699,14 +699,14 @@ def test_an_absent_player_is_asked_about_and_the_game_ends_instead_of_looping(tm
     events = read_events(tmp_path / "game.jsonl")
     assert events[-1]["type"] == "game_over", [e["type"] for e in events][-5:]
     first = flow.first  # type: ignore[attr-defined]
-    assert f"{first} has missed two turns. If {first} has left the table, say: {first} has left." in transcript
+    assert f"{first} has missed two turns. If {first} has left the table, say: a player has left." in transcript
     assert f"{first} has not played four times in a row: Bim Bam Bum! cannot go on without {first}'s cards" in transcript
     assert sum(1 for e in events if e["type"] == "mistake" and e.get("reason") == "timeout") == 3, events
 
 
 def test_a_player_who_left_ends_the_game_when_the_table_says_so(tmp_path: Path) -> None:
-    """"Cem has left" (said by anyone, whole phrase) ends the game with the standings; "I think Cem
-    has left" is a stray sentence and changes nothing."""
+    """"A player has left" (said by anyone, whole phrase) ends the game with the cards left; "I
+    think Cem has left" is a stray sentence and changes nothing."""
     said: list[str] = []
 
     def bot(flow: object, now: float) -> list[tuple[float, str, str]]:
@@ -714,12 +714,12 @@ def test_a_player_who_left_ends_the_game_when_the_table_says_so(tmp_path: Path) 
         if state is None or said:
             return []
         said.append("x")
-        return [(0.5, "Anna", "i think cem has left"), (2.0, "Ben", "cem has left")]
+        return [(0.5, "Anna", "i think cem has left"), (2.0, "Ben", "a player has left")]
 
     outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path, bot=bot)
     events = read_events(tmp_path / "game.jsonl")
     assert events[-1]["type"] == "game_over"
-    assert "Cem has left: Bim Bam Bum! cannot go on without Cem's cards, so the game ends here." in transcript
+    assert "A player has left: Bim Bam Bum! cannot go on without their cards, so the game ends here." in transcript
     assert transcript.count("cannot go on without") == 1
 
 

@@ -43,6 +43,9 @@ HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for ea
 SHOUT_TIMER = "loudest"
 INTRO_TIMER = "intro"
 WINDOW_TIMER = "window"
+LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left",
+                   "a player is gone")
+"""Said by anyone during play: a player has left the table, so the game ends (docs/rules.md)."""
 ABSENT_WARN = 2
 """Windows a player lets pass in a row before the host asks whether they have left."""
 ABSENT_LIMIT = 4
@@ -266,9 +269,8 @@ class BimBamBumFlow(Flow):
         state = self.state
         if state.over:
             return
-        gone = self._left_player(heard.phrase)
-        if gone is not None:
-            self._leaves(gone, f"{gone} has left")
+        if heard.phrase in LEAVING_PHRASES:
+            self._leaves(None, "A player has left")
             return
         if heard.phrase in SLAP_PHRASES:
             if state.phase is bb.Phase.SLAP:
@@ -288,22 +290,13 @@ class BimBamBumFlow(Flow):
             return
         self._play(heard, words)
 
-    def _left_player(self, phrase: str) -> str | None:
-        """The player a "NAME has left" / "drop NAME" is about, if it is one."""
-        for name in self.host.players:
-            if phrase in self._leaving_phrases(name):
-                return name
-        return None
-
-    @staticmethod
-    def _leaving_phrases(name: str) -> tuple[str, ...]:
-        low = name.lower()
-        return (f"{low} has left", f"{low} left", f"drop {low}", f"{low} is gone", f"{low} has gone")
-
-    def _leaves(self, name: str, why: str) -> None:
-        """A player left (said so, or silent for ABSENT_LIMIT windows): the game ends with the
-        standings. Bim Bam Bum! cannot go on without a player's deck (docs/rules.md)."""
-        self.say(f"{why}: Bim Bam Bum! cannot go on without {name}'s cards, so the game ends here.")
+    def _leaves(self, name: str | None, why: str) -> None:
+        """A player left (the table said so, or they were silent for ABSENT_LIMIT windows): the
+        game ends with the cards left. Bim Bam Bum! cannot go on without a player's deck
+        (docs/rules.md), so it does not matter who: the phrases name nobody, which also keeps
+        player names (not all in the recognisers' dictionaries) out of the grammar."""
+        whose = f"{name}'s" if name else "their"
+        self.say(f"{why}: Bim Bam Bum! cannot go on without {whose} cards, so the game ends here.")
         self._act(lambda t: bb.Quit(t), player_acted=False)
 
     def _play(self, heard: Heard, words: PlayWords) -> None:
@@ -359,7 +352,7 @@ class BimBamBumFlow(Flow):
                 return
             self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
             if self.missed[late] == ABSENT_WARN and not self.over:
-                self.say(f"{late} has missed two turns. If {late} has left the table, say: {late} has left.")
+                self.say(f"{late} has missed two turns. If {late} has left the table, say: a player has left.")
         elif name == WARN_TIMER and state.phase is bb.Phase.PLAY and closes is not None:
             self.host.mouth.earcon(Earcon.TIME_RUNNING_OUT)
         elif name == SLAP_TIMER and state.phase is bb.Phase.SLAP:
@@ -541,8 +534,7 @@ class BimBamBumFlow(Flow):
         if state.phase is bb.Phase.SLAP:
             return [*sorted(SLAP_PHRASES), *commands]
         plays = [f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS]
-        leaving = [p for name in self.host.players for p in self._leaving_phrases(name)]
-        return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *leaving, *commands]
+        return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *LEAVING_PHRASES, *commands]
 
     def _silent_at(self) -> float:
         """Session time when the table speaker has said everything queued (never before now)."""
