@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,6 @@ from voicehost.phones.clocksync import ClockSync, Exchange
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from phones_helpers import Phone, check_loops, race_fixture, run_race  # noqa: E402
 
-needs_chromium = pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (scripts/setup installs it)")
 
 
 def _no_pulse() -> dict[str, str]:
@@ -53,7 +51,6 @@ def test_clock_not_ready_before_three_exchanges() -> None:
         sync.fit()
 
 
-@needs_chromium
 @pytest.mark.timeout(240)
 def test_race_through_two_browsers_is_ranked(tmp_path: Path) -> None:
     """Two chromium phones whose fake microphones play race2_close (Anna 4 ms before Ben) from
@@ -72,7 +69,6 @@ def test_race_through_two_browsers_is_ranked(tmp_path: Path) -> None:
         assert spread < 0.001, check
 
 
-@needs_chromium
 @pytest.mark.timeout(300)
 def test_game_on_phones_private_line_pause_and_resume(tmp_path: Path) -> None:
     """play --input phones: two browsers join; each one's private card line shows on its own page
