@@ -235,19 +235,24 @@ def gated(clip: np.ndarray) -> np.ndarray:
     return (clip * gain).astype(np.float32)
 
 
-def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.Fixture]:
-    """Races built from real people saying 'cat'/'dog' (Speech Commands) over its real noise,
-    with other words as chatter. Truth onsets come from the clips themselves (see ``onset_of``);
-    the clips carry their own room noise, so the truth is approximate (a few ms)."""
+def speech_commands(folder: Path) -> tuple[dict[str, list[np.ndarray]], list[np.ndarray], list[np.ndarray]]:
+    """The Speech Commands subset: cat/dog clips by word, every other word's clips, the noises."""
     import soundfile
 
     def clips(word: str) -> list[np.ndarray]:
         return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
 
-
     words = {w: clips(w) for w in ("cat", "dog")}
     others = [c for p in sorted((folder / "words").iterdir()) if p.name not in words for c in clips(p.name)]
     noises = [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "noise").glob("*.wav"))]
+    return words, others, noises
+
+
+def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.Fixture]:
+    """Races built from real people saying 'cat'/'dog' (Speech Commands) over its real noise,
+    with other words as chatter. Truth onsets come from the clips themselves (see ``onset_of``);
+    the clips carry their own room noise, so the truth is approximate (a few ms)."""
+    words, others, noises = speech_commands(folder)
     rng = np.random.default_rng(seed)
     out = []
     for k in range(races):
@@ -476,12 +481,7 @@ def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> li
 
     import soundfile
 
-    def clips(word: str) -> list[np.ndarray]:
-        return [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "words" / word).glob("*.wav"))]
-
-    words = {w: clips(w) for w in ("cat", "dog")}
-    others = [c for p in sorted((folder / "words").iterdir()) if p.name not in words for c in clips(p.name)]
-    noises = [soundfile.read(str(p), dtype="float32")[0] for p in sorted((folder / "noise").glob("*.wav"))]
+    words, others, noises = speech_commands(folder)
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
