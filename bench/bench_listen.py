@@ -337,7 +337,7 @@ class ClassTally:
 
 
 def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequence[str], block: int = 320,
-                 report_uncertain: bool = True) -> tuple[list[tuple[Shout, float]], float]:
+                 report_uncertain: bool = True, decisions: list[Decision] | None = None) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
     the total CPU seconds."""
@@ -359,7 +359,36 @@ def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequen
     spent = time.process_time() - t0
     cpu += spent
     out.extend((sh, recording.duration + spent - sh.end) for sh in final)
+    if decisions is not None:
+        decisions.extend(listener.decisions)
     return sorted(out, key=lambda p: p[0].onset), cpu
+
+
+def miss_reasons(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], decisions: Sequence[Decision]) -> list[str]:
+    """Why each expected shout was not reported with the right phrase: 'no event' (the onset stage
+    found nothing on that seat near it), a decision reason ('rejected', 'too_long', ...), 'uncertain'
+    (asked back), 'wrong phrase: X'."""
+    found = [s.to_json() for s, _ in shouts if not s.uncertain]
+    match = fx.match(found, list(fixture.expected))
+    good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
+    out = []
+    for e in fixture.expected:
+        if id(e) in good:
+            continue
+        onset, seat = float(e["onset"]), str(e["player"])  # type: ignore[arg-type]
+        near = [d for d in decisions if d.event.seat == seat and abs(d.event.onset - onset) <= 0.25]
+        if not near:
+            out.append("no event")
+            continue
+        d = min(near, key=lambda d: abs(d.event.onset - onset))
+        if d.shout is not None and d.reason != "uncertain":
+            out.append(f"wrong phrase: {e['phrase']} -> {d.shout.phrase}")
+        elif d.reason in ("rejected", "uncertain") and d.recognition is not None:
+            cand = d.recognition.candidate or "-"
+            out.append(f"{d.reason} ({d.recognition.rejected_as or '?'}; candidate {'right' if cand == e['phrase'] else 'wrong'})")
+        else:
+            out.append(d.reason or "?")
+    return out
 
 
 def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], tallies: dict[tuple[str, str], ClassTally]) -> None:
@@ -443,16 +472,22 @@ def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str]
     """Replay the held-out fixtures (20 ms blocks) and print their table."""
     tallies: dict[tuple[str, str], ClassTally] = {}
     cpu = audio = 0.0
+    why: dict[str, int] = {}
     for k, fixture in enumerate(fixtures, 1):
         rec = fixture.load()
         game = str(fixture.manifest["game"])
-        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game))
+        decisions: list[Decision] = []
+        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game), decisions=decisions)
         cpu += spent
         audio += rec.duration
         score_heldout(fixture, shouts, tallies)
+        for reason in miss_reasons(fixture, shouts, decisions):
+            why[reason] = why.get(reason, 0) + 1
         print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     report_heldout(title, tallies, cpu, audio)
+    if why:
+        print("  missed shouts, by reason: " + "; ".join(f"{n} {r}" for r, n in sorted(why.items(), key=lambda p: -p[1])))
 
 
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
@@ -569,6 +604,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help="folder for generated audio (default: a temporary folder)")
     parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"), help="recogniser (default auto)")
     parser.add_argument("--heldout", action="store_true", help="the held-out split, per class and condition (see the module doc)")
+    parser.add_argument("--tune", action="store_true",
+                        help="--heldout's classes on the tuning split instead (tuning voices, seed 1; for choosing settings)")
     parser.add_argument("--real-only", action="store_true", help="--heldout: only the real voices (needs --speech-commands)")
     parser.add_argument("--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)")
     parser.add_argument("--oracle", action="store_true", help="replace the recogniser by the truth (measures onsets and crosstalk only)")
@@ -603,19 +640,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         def make(fixture: fx.Fixture, game: str) -> Recognizer:
             return shared
 
-    if args.heldout:
-        from tools.synth import HELDOUT_ENGLISH_VOICES
+    if args.heldout or args.tune:
+        from tools.synth import ENGLISH_VOICES, HELDOUT_ENGLISH_VOICES
 
-        seed = args.seed if args.seed != 7 else 21
+        seed = args.seed if args.seed != 7 else (1 if args.tune else 21)
         renderer = fx.Renderer()
-        scenarios = fx.heldout_set(seed, HELDOUT_ENGLISH_VOICES, args.rounds)
+        scenarios = fx.heldout_set(seed, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, args.rounds)
         held = []
         for k, scenario in enumerate([] if args.real_only else scenarios, 1):
             held.append(fx.read_fixture(fx.write(renderer.render(scenario), work)))
             print(f"\rrendering [{k}/{len(scenarios)}]", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
         if held:
-            run_heldout(held, make, phrases, f"held-out synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings")
+            split = "tuning" if args.tune else "held-out"
+            run_heldout(held, make, phrases, f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings")
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
             run_heldout(real, make, phrases, f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings")

@@ -640,11 +640,14 @@ def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> boo
     fine, smooth = _envelope_db(head, rate, smooth=3), _envelope_db(head, rate, smooth=10)
     if fine.size < 20:
         return False
-    top = int(np.argmax(smooth[:30]))
+    top = int(np.argmax(smooth[:60]))
     peak = float(smooth[top])
-    reach = int(np.flatnonzero(fine >= peak - 6)[0]) / 1000
+    # The rise is timed from where the sound emerges (15 dB under its peak), not from the event's
+    # onset: a refined onset a few ms early, or a neighbour's faint leak just before, is not a slow rise.
+    emerge = int(np.flatnonzero(fine >= peak - 15)[0])
+    reach = (int(np.flatnonzero(fine >= peak - 6)[0]) - emerge) / 1000
     fallen = np.flatnonzero(smooth[top:] < peak - 12)
-    return reach <= rise and fallen.size > 0 and (top + fallen[0]) / 1000 <= length
+    return reach <= rise and fallen.size > 0 and (top + fallen[0] - emerge) / 1000 <= length
 
 
 def classify(samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None, burst: int | None = None) -> EventKind:
