@@ -333,11 +333,18 @@ class ClassTally:
     uncertain: int = 0
     asked_right: int = 0
     """Missed shouts that an uncertain report would have asked back with the right phrase ("Ben: cat?")."""
+    likely_expected: int = 0
+    likely_right: int = 0
+    """--context: shouts of the phrase the game expected (the race's animal), and those heard right."""
     latencies: list[float] = field(default_factory=list)
+    verdicts: list[float] = field(default_factory=list)
+    """Latency of the shout a verdict waits for: the first shout (solo, race, call) or the last slap
+    of a slap race, when heard right."""
 
 
 def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequence[str], block: int = 320,
-                 report_uncertain: bool = True, decisions: list[Decision] | None = None) -> tuple[list[tuple[Shout, float]], float]:
+                 report_uncertain: bool = True, decisions: list[Decision] | None = None,
+                 likely: Sequence[str] = ()) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
     the total CPU seconds."""
@@ -345,6 +352,7 @@ def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequen
     from voicehost.listen.sources import FileSource
 
     listener = Listener(recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain))
+    listener.set_phrases(phrases, likely)
     out: list[tuple[Shout, float]] = []
     cpu = 0.0
     for chunk in FileSource(recording, block).blocks():
@@ -391,7 +399,8 @@ def miss_reasons(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], dec
     return out
 
 
-def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], tallies: dict[tuple[str, str], ClassTally]) -> None:
+def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], tallies: dict[tuple[str, str], ClassTally],
+                  likely: Sequence[str] = ()) -> None:
     """Add one held-out fixture to its (class, condition) tally."""
     name = fixture.name
     cls = next((c for c in CLASSES if f"_{c}_" in name), "race")
@@ -412,13 +421,21 @@ def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], ta
     if asked and missed:
         tally.asked_right += fx.match(asked, missed).phrases_right()
     tally.expected += len(expected)
+    if likely:
+        good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
+        tally.likely_expected += sum(1 for e in expected if e["phrase"] in likely)
+        tally.likely_right += sum(1 for e in expected if e["phrase"] in likely and id(e) in good)
     tally.reported += len(match.pairs)
     tally.right += match.phrases_right()
     tally.false_alarms += len(match.extra)
     ends = {(str(f["player"]), round(float(f["onset"]), 4)): lat for (s, lat), f in zip(certain, found)}  # type: ignore[arg-type]
+    decisive = expected[-1] if cls == "slaps" else expected[0]
     for e, f in match.pairs:
         if f["phrase"] == e["phrase"]:
-            tally.latencies.append(ends.get((str(f["player"]), round(float(f["onset"]), 4)), float("nan")))  # type: ignore[arg-type]
+            latency = ends.get((str(f["player"]), round(float(f["onset"]), 4)), float("nan"))  # type: ignore[arg-type]
+            tally.latencies.append(latency)
+            if e is decisive:
+                tally.verdicts.append(latency)
     if cls == "race" and len(expected) > 1:
         tally.races += 1
         right_first = bool(found) and found[0]["player"] == expected[0]["player"] and found[0]["phrase"] == expected[0]["phrase"]
@@ -450,11 +467,14 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
                   f"{pct(t.first_right, t.races):>16} {pct(t.clean_first_right, t.clean):>14} {t.uncertain:9d} "
                   f"{pct(t.right + t.asked_right, t.expected):>16} "
                   + (f"{np.median(lat):8.0f} / {np.percentile(lat, 95):5.0f}" if lat.size else "       -"))
-            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain", "asked_right"):
+            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain",
+                         "asked_right", "likely_expected", "likely_right"):
                 setattr(total, name, getattr(total, name) + getattr(t, name))
             total.chatter_seconds += t.chatter_seconds
             total.latencies += t.latencies
+            total.verdicts += t.verdicts
     lat = np.array([x for x in total.latencies if np.isfinite(x)]) * 1000
+    verdict = np.array([x for x in total.verdicts if np.isfinite(x)]) * 1000
     minutes = total.chatter_seconds / 60
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
     print(f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
@@ -464,11 +484,38 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
           f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
           f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
           + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
+          + (f" (verdict: the first shout, or a slap race's last slap: {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
+             if verdict.size else "")
           + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio")
+    if total.likely_expected:
+        other_expected = sum(t.expected for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_expected
+        other_right = sum(t.right for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_right
+        print(f"  with the game's context (--context): shouts of the racing animal {pct(total.likely_right, total.likely_expected)},"
+              f" shouts of other animals (mistakes) {pct(other_right, other_expected)}")
+
+
+def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
+    """--context: what the game would expect during this recording. A Bim Bamm! race or solo shout:
+    the first shouter's animal (five of it show; other shouters' animals are mistakes). Table talk:
+    a race window open all along, for an animal taken in turn. A Bim Bam Bum! turn: every yell of
+    the caller's word (the host named the card); the slap race: the call "bim bam bum"."""
+    game = fixture.manifest["game"]
+    if game == "bimbambum":  # the slap race after the call: the host saw the three words on the piles
+        return ("bim bam bum",)
+    if game == "bimbambum_turn" and fixture.expected:  # a turn: the host named the card (not the count or pile)
+        word = str(fixture.expected[0]["phrase"]).split()[-1]
+        yells = [" ".join([word] * n) for n in (1, 2, 3)]
+        return (*yells, *(f"{pile} {y}" for pile in ("one", "two", "three") for y in yells))
+    if game != "bimbamm":
+        return ()
+    if fixture.expected:
+        return (str(fixture.expected[0]["phrase"]),)
+    animals = ("cat", "dog", "pig", "donkey", "hen")
+    return (animals[k % len(animals)],)
 
 
 def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str], Recognizer],
-                phrases_for: Callable[[str], tuple[str, ...]], title: str) -> None:
+                phrases_for: Callable[[str], tuple[str, ...]], title: str, context: bool = False) -> None:
     """Replay the held-out fixtures (20 ms blocks) and print their table."""
     tallies: dict[tuple[str, str], ClassTally] = {}
     cpu = audio = 0.0
@@ -477,10 +524,11 @@ def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str]
         rec = fixture.load()
         game = str(fixture.manifest["game"])
         decisions: list[Decision] = []
-        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game), decisions=decisions)
+        likely = context_of(fixture, k) if context else ()
+        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game), decisions=decisions, likely=likely)
         cpu += spent
         audio += rec.duration
-        score_heldout(fixture, shouts, tallies)
+        score_heldout(fixture, shouts, tallies, likely)
         for reason in miss_reasons(fixture, shouts, decisions):
             why[reason] = why.get(reason, 0) + 1
         print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
@@ -606,6 +654,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--heldout", action="store_true", help="the held-out split, per class and condition (see the module doc)")
     parser.add_argument("--tune", action="store_true",
                         help="--heldout's classes on the tuning split instead (tuning voices, seed 1; for choosing settings)")
+    parser.add_argument("--context", action="store_true",
+                        help="--heldout/--tune: give the recogniser the game's expectation (a race's animal; see context_of)")
     parser.add_argument("--real-only", action="store_true", help="--heldout: only the real voices (needs --speech-commands)")
     parser.add_argument("--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)")
     parser.add_argument("--oracle", action="store_true", help="replace the recogniser by the truth (measures onsets and crosstalk only)")
@@ -653,10 +703,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(file=sys.stderr)
         if held:
             split = "tuning" if args.tune else "held-out"
-            run_heldout(held, make, phrases, f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings")
+            run_heldout(held, make, phrases, f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
+                        + (", with the game's context" if args.context else ""), args.context)
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
-            run_heldout(real, make, phrases, f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings")
+            run_heldout(real, make, phrases, f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings"
+                        + (", with the game's context" if args.context else ""), args.context)
         print(f"\naudio written to {work}")
         return 0
     if args.fixtures:

@@ -622,6 +622,26 @@ def test_phrases_follow_the_phase() -> None:
                           phase=bb.Phase.SLAP, caller="Anna", slap_opens=0.0, slap_closes=2.0)
     in_race = flow.phrases()
     assert {"ship", "slap", "score"} <= set(in_race) and "one bim" not in in_race
+    assert flow.likely() == []
+
+
+def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:
+    """likely(): the yells of the player's top card (any count, any pile), and the call on a pile where it completes the three words."""
+    from voicehost.host.session import Host
+    from voicehost.rules.bimbambum.cards import Card
+
+    flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
+    assert flow.likely() == []
+    state = deal(1)
+    card = state.top(state.turn)
+    assert card is not None
+    others = [c for c in Card if c is not card]
+    flow.state = bb.State(players=PLAYERS, decks=state.decks, piles=((others[0],), (others[1],), ()), box=(), turn=state.turn)
+    likely = flow.likely()
+    word = card.value
+    assert {word, f"{word} {word}", f"one {word} {word} {word}", f"three {word}", "bim bam bum", "three bim bam bum"} <= set(likely)
+    assert "one bim bam bum" not in likely and not any(c.value in likely for c in others)
+    assert set(likely) <= set(flow.phrases())
 
 
 def test_options_become_settings_and_bad_ones_are_refused() -> None:

@@ -259,8 +259,10 @@ def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> No
     state = flow.state  # type: ignore[attr-defined]
     turn = flow.phrases()  # type: ignore[attr-defined]
     assert "flip seven" in turn and "seven" in turn and "exchange with ben" in turn and "cat" in turn
+    assert flow.likely() == []  # type: ignore[attr-defined]  # no race: no shout is expected
     flow.state = evolve(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
     assert "flip seven" not in flow.phrases() and "pig" in flow.phrases()  # type: ignore[attr-defined]
+    assert flow.likely() == ["pig"]  # type: ignore[attr-defined]  # the race's animal is what the recogniser expects
     pigs = [i for i, t in enumerate(state.tiles) if t.showing is bb.Animal.PIG]
     flow.state = evolve(state, phase=bb.Phase.SCORER, scorer="Ben", scored=bb.Animal.PIG)  # type: ignore[attr-defined]
     scorer = flow.phrases()  # type: ignore[attr-defined]

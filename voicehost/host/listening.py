@@ -131,8 +131,10 @@ class AudioInput:
     def __init__(self, listener: Any, read: Callable[[float], list[AudioBlock] | None], clock: Clock,
                  phrases: Callable[[], Sequence[str]], *, recorder: "SessionRecorder | None" = None,
                  spans: Sequence[Span] = (), idle_note: Callable[[float], None] | None = None,
-                 tap: ReferenceTap | None = None, live: bool = False) -> None:
+                 tap: ReferenceTap | None = None, live: bool = False,
+                 likely: Callable[[], Sequence[str]] | None = None) -> None:
         self.listener = listener
+        self.likely = likely
         self._read = read
         self.clock = clock
         self.phrases = phrases
@@ -177,7 +179,10 @@ class AudioInput:
             return None
         while True:
             self._apply_spans()
-            self.listener.set_phrases(list(self.phrases()))
+            if self.likely is not None:
+                self.listener.set_phrases(list(self.phrases()), list(self.likely()))
+            else:
+                self.listener.set_phrases(list(self.phrases()))
             wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - self.clock.now()))
             blocks = self._read(wait)
             self._apply_reference()

@@ -82,6 +82,12 @@ def listening_phrases(flow: Any) -> list[str]:
     return grammar(flow)
 
 
+def likely_phrases(flow: Any) -> list[str]:
+    """The phrases the game expects now (``Flow.likely``; none before the flow exists)."""
+    likely = getattr(flow, "likely", None)
+    return list(likely()) if callable(likely) else []
+
+
 class TableClock:
     """The wall clock of a live session, started again once the table is ready (recogniser loaded,
     speaker open, sound flowing from every microphone), so that t = 0 is when the game begins —
@@ -147,6 +153,7 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     listener = make_listener(table.names, listen, table.latencies, stdout)
     holder: dict[str, Any] = {}
     audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: listening_phrases(holder["flow"]),
+                       likely=lambda: likely_phrases(holder["flow"]),
                        recorder=recorder, tap=tap, live=True)
     service = SpeechService(host_voice(settings), outputs, clock,
                             transcript=transcript_printer(settings.players, stdout, settings.show_private),
@@ -354,6 +361,7 @@ def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Pat
     holder: dict[str, Any] = {}
     blocks = recorded_blocks(folder, players, clock, int(data.get("start_frame", 0)))
     audio = AudioInput(listener, file_reader(blocks), clock, lambda: listening_phrases(holder["flow"]),
+                       likely=lambda: likely_phrases(holder["flow"]),
                        spans=read_spans(Path(folder) / SPANS_FILE))
     service = SpeechService(host_voice(settings), timeline_outputs(players, speech_wav), clock,
                             transcript=transcript_printer(players, stdout, True))

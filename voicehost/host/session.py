@@ -114,6 +114,11 @@ class Flow(ABC):
         """The phrases the microphones should listen for right now (for the recogniser)."""
         return []
 
+    def likely(self) -> list[str]:
+        """Those of :meth:`phrases` the game expects now (a race's animal): the recogniser may
+        accept them on less evidence. Default: none."""
+        return []
+
     def private_text(self, player: str, what: Command) -> str | None:
         """Answer "my card" / "my hand" privately, or None if the game has nothing private."""
         return None

@@ -20,10 +20,13 @@ class FakeRecognizer:
     answer: Callable[[Segment], str | None]
     name: str = "fake"
     calls: list[tuple[Segment, tuple[str, ...]]] = field(default_factory=list)
+    likely: list[tuple[str, ...]] = field(default_factory=list)
+    """The ``likely`` phrases of each call, in order."""
 
-    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
+    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
         """The scripted phrase (with one word spanning the event), or a rejection."""
         self.calls.append((segment, tuple(phrases)))
+        self.likely.append(tuple(likely))
         phrase = self.answer(segment)
         if phrase is None or phrase not in phrases:
             return Recognition(None, 0.0, engine=self.name, rejected_as="out_of_grammar")

@@ -114,8 +114,11 @@ class Recognizer(Protocol):
 
     name: str
 
-    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
-        """Return the target phrase said in ``segment`` or a rejection. Deterministic for the same input."""
+    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
+        """Return the target phrase said in ``segment`` or a rejection. Deterministic for the same input.
+
+        ``likely``: the phrases of ``phrases`` the game expects now (a Bim Bamm! race's animal); a
+        recogniser may accept them on less evidence, or ignore the hint."""
 
 
 @dataclass(frozen=True)

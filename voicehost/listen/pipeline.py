@@ -63,6 +63,11 @@ class ListenConfig:
     echo_window: float = 0.06
     """Seconds a leak may seem to start before its source (onsets are re-estimated on cleaned
     audio); it may start any time until the source ends."""
+    word_gap: float | None = 0.2
+    """Seconds: the onset stage's merge gap while no allowed phrase repeats a word (Bim Bamm!'s
+    animals and the commands, not Bim Bam Bum!'s "bam bam bam"): a shout is complete this long
+    after its last syllable instead of ``OnsetConfig.merge_gap``, which waits out the pauses
+    between repeated words. None: always the onset stage's own gap."""
 
 
 @dataclass
@@ -118,6 +123,8 @@ class Listener:
     """What the table speaker played (the host's voice), for echo cancellation; None: only the
     speaking spans are known."""
     echo: EchoConfig = field(default_factory=EchoConfig)
+    likely: Sequence[str] = ()
+    """Phrases the game expects now (:meth:`set_phrases`)."""
 
     def __post_init__(self) -> None:
         if len(set(self.seats)) != len(self.seats):
@@ -126,6 +133,7 @@ class Listener:
         self.phrases = tuple(self.phrases)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
+        self._set_gap()
         self._pending: list[AcousticEvent] = []
         self._ignored: list[_Span] = []
         self._cancellers: dict[SeatName, EchoCanceller] = {}
@@ -143,9 +151,21 @@ class Listener:
         """Each seat's echo canceller (empty without a reference)."""
         return self._cancellers
 
-    def set_phrases(self, phrases: Sequence[str]) -> None:
-        """The phrases allowed from now on (what the game accepts at this moment)."""
+    def set_phrases(self, phrases: Sequence[str], likely: Sequence[str] = ()) -> None:
+        """The phrases allowed from now on (what the game accepts at this moment); ``likely``: those
+        of them the game expects (a race's animal; see :meth:`Recognizer.recognize`)."""
         self.phrases = tuple(phrases)
+        self.likely = tuple(p for p in likely if p in self.phrases)
+        self._set_gap()
+
+    def _set_gap(self) -> None:
+        """The detectors' merge gap for the phrases allowed now (``ListenConfig.word_gap``)."""
+        repeats = any(len(set(p.split())) < len(p.split()) for p in self.phrases)
+        single = self.config.word_gap is not None and not repeats
+        gap = self.config.word_gap if single and self.config.word_gap is not None else self.onset.merge_gap
+        for detector in self._detectors.values():
+            if detector.config.merge_gap != gap:
+                detector.config = replace(detector.config, merge_gap=gap)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -311,7 +331,8 @@ class Listener:
             decision.reason = "not_allowed"
             return
         segment = Segment(event, owned.samples, self.onset.rate, owned.start)
-        recognition = self.recognizer.recognize(segment, spoken)
+        likely = [p for p in self.likely if p in spoken]
+        recognition = self.recognizer.recognize(segment, spoken, likely) if likely else self.recognizer.recognize(segment, spoken)
         decision.recognition = recognition
         uncertain = recognition.phrase is None and recognition.rejected_as == "uncertain" \
             and recognition.candidate is not None and cfg.report_uncertain

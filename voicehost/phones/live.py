@@ -18,7 +18,7 @@ from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow,
 from voicehost.host.calibrate import SetupFailed, SinkClicks
 from voicehost.host.listening import AudioInput, ReferenceTap, SessionRecorder
 from voicehost.host.live import (
-    ListenSettings, LiveMicrophones, TableClock, _span_forwarder, listening_phrases, make_listener, session_settings,
+    ListenSettings, LiveMicrophones, TableClock, _span_forwarder, likely_phrases, listening_phrases, make_listener, session_settings,
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
@@ -170,7 +170,8 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
         recorder = SessionRecorder(record, players, 16000, session_settings(settings, listen)) if record else None
         listener = make_listener(players, listen, {}, stdout)
         audio = AudioInput(listener, lambda timeout: source.read(timeout), clock,
-                           lambda: listening_phrases(holder["flow"]), recorder=recorder, tap=tap, live=True)
+                           lambda: listening_phrases(holder["flow"]), recorder=recorder, tap=tap, live=True,
+                           likely=lambda: likely_phrases(holder["flow"]))
         holder["forward"] = _span_forwarder(audio)
         host = Host(clock=clock, mouth=Mouth(service, players), players=players,
                     rng=random.Random(settings.seed), log=log)

@@ -536,6 +536,24 @@ class BimBamBumFlow(Flow):
         plays = [f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS]
         return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *LEAVING_PHRASES, *commands]
 
+    def likely(self) -> list[str]:
+        """On a turn, the yells of the card the host named (its word once, twice or thrice, with or
+        without a pile), and "BIM BAM BUM!" on a pile where that card completes the three words;
+        nothing in a slap race or before the deal."""
+        state = self.state
+        if state is None or state.phase is not bb.Phase.PLAY:
+            return []
+        card = state.top(state.turn)
+        if card is None:
+            return []
+        yells = [" ".join([card.value] * n) for n in (1, 2, 3)]
+        out = [*yells, *(f"{pile} {yell}" for pile in PILE_WORDS for yell in yells)]
+        for i, pile in enumerate(PILE_WORDS):
+            after = [card if j == i else top for j, top in enumerate(state.visible)]
+            if set(after) == set(bb.Card):
+                out += [CALL, f"{pile} {CALL}"]
+        return list(dict.fromkeys(out))
+
     def _silent_at(self) -> float:
         """Session time when the table speaker has said everything queued (never before now)."""
         return max(self.now(), round(self.host.mouth.silent_at(), 6))

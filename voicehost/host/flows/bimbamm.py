@@ -522,6 +522,12 @@ class BimBammFlow(Flow):
                 "swap", "exchange", "special", "use the special tile",
                 *(f"exchange with {p.lower()}" for p in state.players)]
 
+    def likely(self) -> list[str]:
+        """While a race is open, the animal(s) showing five times: the shout the rules expect."""
+        if self.state is None or self.state.phase is not bb.Phase.RACE:
+            return []
+        return [a.value for a in self.state.race]
+
     def _explain(self, error: IllegalAction, action: object) -> str:
         state = self._state()
         reason = getattr(error, "reason", "")

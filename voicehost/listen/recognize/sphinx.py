@@ -162,8 +162,8 @@ class SphinxRecognizer:
         }
         return [w for w in decoys_for(self.pack, phrases, self.tuning, neighbours) if w in self._known]
 
-    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
-        """Decode ``segment`` against ``phrases`` (canonical ids); accept or reject."""
+    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
+        """Decode ``segment`` against ``phrases`` (canonical ids); accept or reject (``likely`` is not used)."""
         return self.verify(segment, phrases).recognition
 
     def verify(self, segment: Segment, phrases: Sequence[str]) -> Verdict:

@@ -106,8 +106,9 @@ class VoskRecognizer:
             self._grammars[key] = targets + decoys + ([UNK] if self.engine.has_unk else [])
         return self._grammars[key]
 
-    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
-        """Decode ``segment`` against ``phrases`` (canonical ids) plus decoys; accept or reject."""
+    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
+        """Decode ``segment`` against ``phrases`` (canonical ids) plus decoys; accept or reject
+        (``likely`` is not used)."""
         unspoken = {e for events in self.pack.events.values() for e in events}
         spoken = [p for p in phrases if p not in unspoken]
         if not spoken:

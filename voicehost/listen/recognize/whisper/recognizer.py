@@ -35,7 +35,7 @@ from voicehost.listen.recognize.whisper.features import RATE
 from voicehost.listen.vocab import VocabPack, normalize
 
 FUSION = {"sphinx_weight": 1.0, "bias": 5.0, "bias_alone": 2.5, "uncertain_band": 3.0,
-          "ratio_floor": -14.0, "sphinx_floor": -8.0, "fast_margin": 3.0, "fast_sphinx": -2.0}
+          "ratio_floor": -14.0, "sphinx_floor": -8.0, "fast_margin": 3.0, "fast_sphinx": -2.0, "context_bonus": 0.0}
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
@@ -65,6 +65,8 @@ class Candidate:
     """PocketSphinx's likelihood ratio, nats per frame (None: not asked or no path)."""
     bonus: float = 0.0
     """Nats from the player's enrolment takes."""
+    context: float = 0.0
+    """Nats because the game expects this phrase now (``likely``)."""
     score: float = 0.0
     """The fused score (≥ 0: accepted)."""
 
@@ -108,9 +110,10 @@ class WhisperRecognizer:
         self.templates = load_templates(folders, self.engine.encode, read_take)
         self.description += f", enrolled: {', '.join(self.templates.players())}"
 
-    def recognize(self, segment: Segment, phrases: Sequence[str]) -> Recognition:
-        """Score ``segment`` against ``phrases`` (canonical ids); accept, ask back, or reject."""
-        return self.evidence(segment, phrases).recognition
+    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
+        """Score ``segment`` against ``phrases`` (canonical ids); accept, ask back, or reject.
+        ``likely`` phrases are always candidates and get the ``context_bonus``."""
+        return self.evidence(segment, phrases, likely).recognition
 
     def setting(self, table: str, key: str) -> float:
         """A fusion or enrolment setting: tuning.toml's, else the shipped default."""
@@ -118,7 +121,7 @@ class WhisperRecognizer:
         defaults = FUSION if table == "fusion" else TEMPLATE
         return float(values.get(key, defaults[key]))
 
-    def evidence(self, segment: Segment, phrases: Sequence[str]) -> Evidence:
+    def evidence(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Evidence:
         """:meth:`recognize` with the evidence it was decided on."""
         spoken = {normalize(p): self.pack.spoken_forms(p) for p in phrases}
         spoken = {p: forms for p, forms in spoken.items() if forms and p != "slap"}
@@ -131,7 +134,13 @@ class WhisperRecognizer:
         if phrase is not None:
             phrase, ratio, margin = self._counted(phrase, ratio, margin, analysis, segment)
             candidates[phrase] = Candidate(phrase, ratio)
-        clear = phrase is not None and ratio >= -0.01 and margin >= self.setting("fusion", "fast_margin")
+        expected = [p for p in (normalize(x) for x in likely) if p in spoken]
+        for p in expected:
+            if p not in candidates:
+                candidates[p] = Candidate(p, self._ratio_of(p, analysis))
+            candidates[p].context = self.setting("fusion", "context_bonus")
+        clear = phrase is not None and ratio >= -0.01 and margin >= self.setting("fusion", "fast_margin") \
+            and all(p == phrase for p in expected)
         if self.second is not None and not clear:
             hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
             if hypothesis is not None and hypothesis not in candidates:
@@ -181,11 +190,12 @@ class WhisperRecognizer:
         ratio = max(candidate.ratio, self.setting("fusion", "ratio_floor")) if math.isfinite(candidate.ratio) \
             else self.setting("fusion", "ratio_floor")
         if self.second is None:
-            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus
+            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus + candidate.context
         sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
         if assumed is not None and candidate.sphinx is None:
             sphinx = assumed
-        return ratio + self.setting("fusion", "sphinx_weight") * sphinx + self.setting("fusion", "bias") + candidate.bonus
+        return ratio + self.setting("fusion", "sphinx_weight") * sphinx + self.setting("fusion", "bias") + candidate.bonus \
+            + candidate.context
 
     def _decide(self, best: Candidate) -> Recognition:
         confidence = self.tuning.llr_confidence(best.score)
