@@ -32,7 +32,8 @@ def types(events: list[Event]) -> list[str]:
 
 def conserved(state: BamState, grey: int, red: int) -> None:
     """Every card still in exactly one place, the set-aside pile included."""
-    greys = [*grey_places(state), *state.set_aside]
+    greys = grey_places(state)
+    assert set(state.set_aside) <= set(greys)
     assert sorted(greys) == sorted(c.id for c in make_grey(grey)) and len(set(greys)) == len(greys)
     assert sorted(red_places(state)) == sorted(c.id for c in make_red(red))
 

@@ -140,6 +140,20 @@ def contained(phrase: str, allowed: Sequence[str]) -> str | None:
     return max(found, key=lambda a: len(a.split()), default=None)
 
 
+LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left",
+                   "a player is gone")
+"""Said by anyone during play: a player has left the table (each game rules what follows: Bim Bam
+Bum! ends, BAM! asks whom to skip). They name nobody: player names in the recognisers' grammar
+stop PocketSphinx when a name is not in its dictionary ("Cem")."""
+
+
+def leaving_phrases(name: str) -> tuple[str, ...]:
+    """Typed ways to say that ``name`` has left ("skip ben", "ben has left", "drop ben"): for
+    typed and scripted lines only, never in a recogniser's grammar (see :data:`LEAVING_PHRASES`)."""
+    low = normalise(name)
+    return (f"skip {low}", f"drop {low}", f"{low} has left", f"{low} left", f"{low} is gone", f"{low} has gone")
+
+
 YES_PHRASES = ("yes", "yeah", "yep", "right", "correct", "that's right")
 """Answers that confirm what the host asked back about."""
 NO_PHRASES = ("no", "nope", "wrong", "no no")
