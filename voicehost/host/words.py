@@ -118,13 +118,17 @@ _FILLER_WORDS = [f.split() for f in sorted(FILLERS, key=lambda f: -len(f.split()
 
 def strip_fillers(phrase: str) -> str:
     """``phrase`` normalised without the :data:`FILLERS` at its start and end ("" if nothing else),
-    typed digits up to twenty written as words ("flip 7" → "flip seven", the recognisers' form)."""
+    typed digits up to twenty written as words ("flip 7" → "flip seven", the recognisers' form).
+
+    A whole command phrase is kept as it is: "what can i say" ends with the filler "i say"."""
     words = [number_phrase(int(w)) if w.isdigit() and int(w) < len(NUMBER_WORDS) else w
              for w in normalise(phrase).split()]
     changed = True
     while changed and words:
         changed = False
         for filler in _FILLER_WORDS:
+            if " ".join(words) in COMMAND_PHRASES:
+                return " ".join(words)
             n = len(filler)
             if words[:n] == filler:
                 words, changed = words[n:], True
