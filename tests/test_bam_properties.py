@@ -1,4 +1,6 @@
-"""BAM! invariants under random play (hypothesis): every card in exactly one place, legal order, replay = live."""
+"""BAM! invariants under random play (hypothesis): every card in exactly one place, legal order, replay = live.
+
+Random play includes players leaving (their cards are set aside; a round whose master left is void)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from tests.test_bam_rules import make_grey, make_red
-from voicehost.rules.bam import BamGame, BamState, Judge, Phase, Quit, Submit, replay
+from voicehost.rules.bam import BamGame, BamState, Judge, Leave, Phase, Quit, Submit, replay
 from voicehost.rules.bam.actions import Action
 from voicehost.rules.base import Event, IllegalAction
 
@@ -17,8 +19,8 @@ NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 
 
 def grey_places(state: BamState) -> list[str]:
-    """Every grey card id wherever it is: draw pile, hands, discard, victory stacks, table."""
-    return [*state.grey_deck, *state.discard, *state.table,
+    """Every grey card id wherever it is: draw pile, hands, discard, victory stacks, table, set aside."""
+    return [*state.grey_deck, *state.discard, *state.table, *state.set_aside,
             *(c for hand in state.hands.values() for c in hand),
             *(c for won in state.won_grey.values() for c in won)]
 
@@ -40,9 +42,11 @@ def assert_conserved(state: BamState, grey_ids: list[str], red_ids: list[str]) -
 
 def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> Action:
     """Mostly a legal move, sometimes anything at all (which the rules must refuse or accept consistently)."""
-    kind = data.draw(st.sampled_from(["legal"] * 6 + ["submit", "judge", "quit"]))
+    kind = data.draw(st.sampled_from(["legal"] * 6 + ["submit", "judge", "quit", "leave"]))
     if kind == "quit" and data.draw(st.integers(0, 199)) == 0:
         return Quit()
+    if kind == "leave" and data.draw(st.integers(0, 9)) == 0:
+        return Leave(data.draw(st.sampled_from([*state.players, "Zed"])))
     if kind == "legal" and state.phase is Phase.SUBMITTING:
         player = data.draw(st.sampled_from(state.waiting_for))
         cards = data.draw(st.permutations(state.hands[player]))[:state.blanks]
@@ -75,7 +79,7 @@ def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> 
 def test_every_card_is_in_exactly_one_place(data: st.DataObject, players: int, rounds_per_player: int, red: int,
                                             doubles: int, hand_size: int, extra_grey: int, seed: int) -> None:
     """After every action (legal, illegal or refused) each grey and each red card is in exactly one place;
-    masters follow the seating to the left; the logged game replays to the same state."""
+    masters follow the seating to the left, skipping players who left; the logged game replays to the same state."""
     names = NAMES[:players]
     reds, greys = make_red(red, min(doubles, red)), make_grey(players * hand_size + extra_grey)
     red_ids, grey_ids = [c.id for c in reds], [c.id for c in greys]
@@ -84,6 +88,7 @@ def test_every_card_is_in_exactly_one_place(data: st.DataObject, players: int, r
                                hand_size=hand_size)
     log: list[Event] = list(events)
     masters = [state.master] if state.phase is not Phase.OVER else []
+    gone: set[str] = set()
     assert_conserved(state, grey_ids, red_ids)
     for _ in range(300):
         if game.over(state):
@@ -95,11 +100,21 @@ def test_every_card_is_in_exactly_one_place(data: st.DataObject, players: int, r
             assert state is before
             continue
         log += events
-        masters += [e.to_json()["master"] for e in events if e.TYPE == "round"]
+        for e in events:
+            if e.TYPE == "left":
+                gone.add(e.to_json()["player"])
+            elif e.TYPE == "round":
+                master = e.to_json()["master"]
+                i = names.index(masters[-1])
+                expected = next(p for p in (names[(i + k) % players] for k in range(1, players + 1)) if p not in gone)
+                assert master == expected and master not in gone
+                masters.append(master)
         assert_conserved(state, grey_ids, red_ids)
     event(f"ended: {state.result.reason if state.result else 'still running'}")
     event("reshuffled" if any(e.TYPE == "reshuffle" for e in log) else "no reshuffle")
-    assert masters == [names[i % players] for i in range(len(masters))]
+    event("a player left" if gone else "nobody left")
+    if not gone:
+        assert masters == [names[i % players] for i in range(len(masters))]
     assert len(masters) <= players * rounds_per_player
     assert replay([e.to_json() for e in log]) == state
 

@@ -310,6 +310,34 @@ def test_no_play_in_the_window_is_a_timeout_after_the_host_has_spoken(tmp_path: 
     assert "Time's up, Anna! The piles are empty, so Anna takes nothing. New round. Anna: " in transcript
 
 
+def test_the_time_running_out_sound_plays_before_the_window_ends(tmp_path: Path) -> None:
+    """A silent player hears "time running out" one second before their three-second window ends
+    (sound and transcript line, both before the timeout); a play before then cancels it."""
+    from voicehost.host.flows.bimbambum import WARN_BEFORE
+
+    def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
+        return [Say(0.1, "Ben", "quit"), Say(0.6, "Cem", "yes")] if of_type(flow, "mistake") else []
+
+    outcome, transcript, flow = host_bots(tmp_path, decide, options={"first_player": "Anna"})
+    opens = of_type(flow, "turn")[0]["t"]
+    closes = opens + of_type(flow, "setup")[0]["state"]["window"]
+    spans = flow.host.mouth.service.spans(TABLE)
+    warnings = [s for s in spans if s.text == "(sound: time running out)"]
+    assert len(warnings) == 1
+    assert warnings[0].start == pytest.approx(closes - WARN_BEFORE, abs=1e-3) and warnings[0].end < closes
+    lines = transcript.splitlines()
+    assert lines.index("host: (sound: time is running out)") < next(
+        i for i, line in enumerate(lines) if line.startswith("host: Time's up, Anna!"))
+
+    card = deal(1).top("Anna")
+    assert card is not None
+    outcome, transcript, flow = host_bots(tmp_path / "quick", scripted([(0.5, "Anna", f"one {card.value}"),
+                                                                        (1.5, "Ben", "quit"), (2.0, "Cem", "yes")]),
+                                          options={"first_player": "Anna"})
+    assert of_type(flow, "play")[0]["ok"]
+    assert not [s for s in flow.host.mouth.service.spans(TABLE) if s.text == "(sound: time running out)"]
+
+
 def test_no_window_variant_reminds_instead_of_a_timeout(tmp_path: Path) -> None:
     """With --no-window nothing times out: the host reminds the player, and a play a minute later is judged normally."""
     parser = argparse.ArgumentParser()

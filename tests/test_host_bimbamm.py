@@ -78,6 +78,35 @@ def test_races_are_ranked_by_onset_not_by_arrival(tmp_path: Path) -> None:
     assert [s["player"] for s in shouts] == [early, late]
 
 
+def test_a_race_opening_and_a_race_nobody_wins_are_in_the_transcript(tmp_path: Path) -> None:
+    """Nobody shouts: the transcript shows the race opening (its sound) after the fifth tile, then that
+    the race is over with nobody scoring, then the next turn; the log has the race."""
+    rng = random.Random(3)
+    raced: list[bool] = []
+
+    def decide(flow, now):  # type: ignore[no-untyped-def]
+        state: bb.State = flow.state
+        if state is None:
+            return []
+        if state.phase is bb.Phase.RACE:
+            raced.append(True)
+            return []
+        if raced:
+            return [(0.5, "Ben", "quit"), (1.0, "Cem", "yes")]
+        flips = [a for a in bb.legal_actions(state, now) if isinstance(a, bb.Flip)]
+        return [(0.8, state.turn, f"flip {rng.choice(flips).tile + 1}")]
+
+    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=5, tmp=tmp_path, bot=decide)
+    events = read_events(tmp_path / "game.jsonl")
+    race = next(e for e in events if e["type"] == "race")
+    animal = flow.state.tiles[[e for e in events if e["type"] == "flip"][-1]["tile"]].showing.value  # type: ignore[attr-defined]
+    lines = transcript.splitlines()
+    opened = lines.index("host: (race sound: the race is open!)")
+    assert lines[opened - 1].endswith(f": {animal}.")  # right after the flip that made five
+    assert lines[opened + 1] == f"host: The race for the {animal} is over: nobody scored."
+    assert lines.count("host: (race sound: the race is open!)") == 1 and race["animal"] == animal
+
+
 def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
     """'seven', 'flip seven', 'swap' and 'exchange with NAME' become the right actions; a bad tile number is explained."""
     lines = "\n".join([

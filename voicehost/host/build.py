@@ -171,8 +171,11 @@ class Built:
                                 f"continue with 'voicehost resume {log.path}'", error.reason) from None
 
 
-def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> Built:
-    """A text or script session (no sound devices)."""
+def build_offline(settings: PlaySettings, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> Built:
+    """A text or script session (no sound devices); ``stdin``/``stdout`` default to the streams of
+    the moment of the call (not of the import: a test or a caller may have replaced them)."""
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
     from voicehost.speak.voice import EspeakVoice
 
     clock: Clock
@@ -199,7 +202,7 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO = sys.stdin, stdout: 
 
 
 def run_session(settings: PlaySettings, *, resume: list[JsonObject] | None = None,
-                stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> Outcome:
+                stdin: TextIO | None = None, stdout: TextIO | None = None) -> Outcome:
     """Build, run (or resume) and close a session; the log is appended as the game goes."""
     from voicehost.host.session import Session
 

@@ -368,9 +368,9 @@ class Session:
         if self.paused:
             self.flow.say("The game is paused. Say resume to go on.", reply=True)
             return
+        if self._read(heard):
+            return  # a question, never a move: BAM!'s "read card three" must not play card three
         if not self.flow.accepts(heard.phrase):
-            if self._read(heard):
-                return
             self._stray(heard)
             return
         mouth, before = self.host.mouth, len(self.host.events)

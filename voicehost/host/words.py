@@ -118,13 +118,17 @@ _FILLER_WORDS = [f.split() for f in sorted(FILLERS, key=lambda f: -len(f.split()
 
 def strip_fillers(phrase: str) -> str:
     """``phrase`` normalised without the :data:`FILLERS` at its start and end ("" if nothing else),
-    typed digits up to twenty written as words ("flip 7" → "flip seven", the recognisers' form)."""
+    typed digits up to twenty written as words ("flip 7" → "flip seven", the recognisers' form).
+
+    A whole command phrase is kept as it is: "what can i say" ends with the filler "i say"."""
     words = [number_phrase(int(w)) if w.isdigit() and int(w) < len(NUMBER_WORDS) else w
              for w in normalise(phrase).split()]
     changed = True
     while changed and words:
         changed = False
         for filler in _FILLER_WORDS:
+            if " ".join(words) in COMMAND_PHRASES:
+                return " ".join(words)
             n = len(filler)
             if words[:n] == filler:
                 words, changed = words[n:], True
@@ -138,6 +142,20 @@ def contained(phrase: str, allowed: Sequence[str]) -> str | None:
     words = normalise(phrase).split()
     found = [a for a in allowed if a and _contains(words, a.split())]
     return max(found, key=lambda a: len(a.split()), default=None)
+
+
+LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left",
+                   "a player is gone")
+"""Said by anyone during play: a player has left the table (each game rules what follows: Bim Bam
+Bum! ends, BAM! asks whom to skip). They name nobody: player names in the recognisers' grammar
+stop PocketSphinx when a name is not in its dictionary ("Cem")."""
+
+
+def leaving_phrases(name: str) -> tuple[str, ...]:
+    """Typed ways to say that ``name`` has left ("skip ben", "ben has left", "drop ben"): for
+    typed and scripted lines only, never in a recogniser's grammar (see :data:`LEAVING_PHRASES`)."""
+    low = normalise(name)
+    return (f"skip {low}", f"drop {low}", f"{low} has left", f"{low} left", f"{low} is gone", f"{low} has gone")
 
 
 YES_PHRASES = ("yes", "yeah", "yep", "right", "correct", "that's right")

@@ -8,6 +8,13 @@ master says "best two, worst four"; the host announces who won the point and who
 card, passes the master role to the left and, after every player was master K times, crowns
 "The True BAM! Master" (shared when the tie-breaks leave a tie).
 
+A player who leaves: after ``reminders`` unanswered reminders the host asks the table about each
+player it is waiting for ("Ben has not answered. Skip Ben? Say yes or no."); "a player has left"
+asks the same at once, and typed lines may name the player ("skip Ben", "Ben has left", "drop
+Ben"). A yes is the rules' ``Leave``: the leaver's cards leave the game and the round goes on
+without them; a round whose master left does not count (docs/rules.md). Anything the asked-about
+player says shows they are still here and drops the question.
+
 Hand numbers stay put: the card drawn after a round takes the number of the card played, so a
 player's "seven" is the same card until they play it. Without private outputs (or with
 ``--cards table``) the game runs in table-cards mode: players hold printed cards and play by
@@ -23,7 +30,10 @@ from typing import Any, Sequence, TypeVar
 from voicehost.decks import Deck, DeckError, GreyCard, RedCard, load_decks
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import join
-from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, number, number_phrase
+from voicehost.host.words import (
+    COMMAND_PHRASES, LEAVING_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, leaving_phrases, normalise, number,
+    number_phrase,
+)
 from voicehost.rules import bam
 from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
@@ -65,7 +75,8 @@ class BamSettings:
     remind_after: float = 45.0
     """Seconds without progress before the host reminds who is still expected to speak."""
     reminders: int = 2
-    """Reminders per wait before the host waits silently."""
+    """Reminders per wait before the host asks the table whether to skip the players it waits for
+    (then the question again every ``remind_after`` seconds until it is answered)."""
     realizer: Realizer | None = None
     """A ready sentence realizer to share (tests); None builds one at game start."""
 
@@ -169,6 +180,8 @@ class HandSlots:
             played = set(ev.cards)
             slots = self.slots[ev.player]
             self.slots[ev.player] = [None if c in played else c for c in slots]
+        elif isinstance(ev, bam.PlayerLeft):
+            self.slots[ev.player] = []
         elif isinstance(ev, bam.Drew) and ev.cards is not None:
             slots = self.slots[ev.player]
             for card in ev.cards:
@@ -227,6 +240,8 @@ class BamFlow(Flow):
         self._printed: dict[int, str] | None = None
         self.keeping: KeepQuestion | None = None
         """A double-BAM! judgement whose winner is choosing the card to keep."""
+        self.asking: list[str] = []
+        """Players the host asks the table whether to skip, the one asked about now first."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -285,7 +300,36 @@ class BamFlow(Flow):
         state = self._state()
         if state.phase is bam.Phase.OVER:
             return
-        if self.keeping is not None:
+        if heard.player not in self.asking:
+            self._heard(heard)
+            return
+        # The player the table is asked about spoke: they are still here.
+        current = self.asking[0] == heard.player
+        self.asking.remove(heard.player)
+        if heard.phrase in YES_PHRASES + NO_PHRASES:
+            self.say(f"{heard.player} is here: we wait for {heard.player}.")
+        else:
+            self._heard(heard)
+        if current and not self.over:
+            self._ask_next()
+
+    def _heard(self, heard: Heard) -> None:
+        state = self._state()
+        named = self._named_leaver(heard.phrase)
+        if named is not None:
+            self.asking = [p for p in self.asking if p != named]
+            self._leave(named)
+        elif heard.phrase in LEAVING_PHRASES:
+            self._ask_skip(self._awaited(), "")
+        elif self.asking and heard.phrase in YES_PHRASES:
+            self._leave(self.asking.pop(0))
+            self._ask_next()
+        elif self.asking and heard.phrase in NO_PHRASES:
+            self.say(f"We wait for {self.asking.pop(0)}.")
+            self._ask_next()
+        elif heard.player in state.gone:
+            self.say(f"{heard.player}, you have left this game.")
+        elif self.keeping is not None:
             self._keep_says(heard, self.keeping)
         elif has_judgement_words(heard.phrase):
             self._judge_says(heard)
@@ -380,6 +424,50 @@ class BamFlow(Flow):
         else:
             self.say(f"{player}, all cards are in: {state.master} is choosing.")
 
+    # ---- players who leave ----------------------------------------------------------------
+
+    def _named_leaver(self, phrase: str) -> str | None:
+        """The player a typed "skip Ben" / "Ben has left" / "drop Ben" is about, if it is one."""
+        return next((p for p in self._state().players if phrase in leaving_phrases(p)), None)
+
+    def _awaited(self) -> list[str]:
+        """The players the game is waiting for now: the double-BAM! winner choosing, the master
+        judging, or those still to play."""
+        state = self._state()
+        if self.keeping is not None:
+            return [self.keeping.player]
+        if state.phase is bam.Phase.JUDGING:
+            return [state.master]
+        return list(state.waiting_for)
+
+    def _ask_skip(self, players: list[str], why: str) -> None:
+        """Ask the table, one player at a time, whether to skip ``players`` (they leave the game)."""
+        self.asking = list(players)
+        if not players:
+            self.say("Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn.")
+            return
+        self.say(f"{why}Skip {players[0]}? Say yes or no.")
+
+    def _ask_next(self) -> None:
+        """After an answer: the question about the next player still awaited, or wait again."""
+        awaited = self._awaited() if not self.over else []
+        self.asking = [p for p in self.asking if p in awaited]
+        if self.asking:
+            self.say(f"Skip {self.asking[0]}? Say yes or no.")
+        elif not self.over:
+            self.reminders = 0
+            self.host.timers.cancel(REMIND_TIMER)
+            self._arm_reminder()
+
+    def _leave(self, player: str) -> None:
+        """``player`` leaves the game (the rules' Leave): a judgement or keep question in progress
+        is dropped, since the submissions it named may be renumbered or gone."""
+        if self.keeping is not None:
+            self.keeping = None
+            self.host.timers.cancel(KEEP_TIMER)
+        self.pending.clear()
+        self._apply(bam.Leave(player, t=self.now()), player)
+
     # ---- timers ---------------------------------------------------------------------------
 
     def on_timer(self, name: str) -> None:
@@ -388,7 +476,16 @@ class BamFlow(Flow):
             self.say(f"{self.keeping.player} keeps the first card.")
             self._keep(self.keeping, 1)
             return
-        if name != REMIND_TIMER or state.phase is bam.Phase.OVER or self.reminders >= self.settings.reminders:
+        if name != REMIND_TIMER or state.phase is bam.Phase.OVER:
+            return
+        if self.asking:
+            self.say(f"Skip {self.asking[0]}? Say yes or no.")
+            self._arm_reminder()
+            return
+        if self.reminders >= self.settings.reminders:
+            awaited = self._awaited()
+            self._ask_skip(awaited, f"{join(awaited)} {'has' if len(awaited) == 1 else 'have'} not answered. ")
+            self._arm_reminder()
             return
         self.reminders += 1
         if state.phase is bam.Phase.JUDGING:
@@ -405,15 +502,16 @@ class BamFlow(Flow):
     # ---- applying actions and announcing --------------------------------------------------
 
     def _apply(self, action: bam.Action, player: str) -> None:
+        before = self._state()
         try:
-            new, events = self.engine.apply(self._state(), action)
+            new, events = self.engine.apply(before, action)
         except IllegalAction as error:
             self.pending.clear()
             self.say(self._explain(error, player))
             return
         self.state = new
         self.host.mouth.barge_in_next()
-        self._after(self._record(events))
+        self._after(self._record(events), before)
 
     def _record(self, events: Sequence[Event]) -> list[Event]:
         recorded = self.host.record(events)
@@ -421,9 +519,12 @@ class BamFlow(Flow):
             self.slots.on_event(ev)
         return recorded
 
-    def _after(self, events: list[Event]) -> None:
+    def _after(self, events: list[Event], before: bam.BamState | None = None) -> None:
         """Announce what the rules did (in this order, whatever the events' order), then wait for
-        the next speaker."""
+        the next speaker. ``before``: the state the action was applied to."""
+        for left in _of(events, bam.PlayerLeft):
+            assert before is not None
+            self._announce_left(left, before, events)
         for submitted in _of(events, bam.Submitted):
             self._confirm(submitted)
         best, worst = _of(events, bam.BestChosen), _of(events, bam.WorstChosen)
@@ -437,12 +538,49 @@ class BamFlow(Flow):
             self._announce_round()
         if _of(events, bam.ReadingOrder):
             self._read_sentences()
+        if any(isinstance(e, (bam.RoundStarted, bam.ReadingOrder, bam.BamGameOver)) for e in events):
+            self.asking = []  # the game waits for someone else now
         if events:
             self.reminders = 0
             self.pending.clear()
         self.host.timers.cancel(REMIND_TIMER)
         if not self.over:
             self._arm_reminder()
+
+    def _announce_left(self, left: bam.PlayerLeft, before: bam.BamState, events: list[Event]) -> None:
+        """A player left: where their cards go, and what becomes of the round."""
+        state, player = self._state(), left.player
+        played = player in before.submitted
+        if self.mode == "table":
+            also = f", with the card{'s' if before.blanks > 1 else ''} {player} played this round" if played else ""
+            text = f"{player} has left the game: put {player}'s cards back in the box{also}."
+        else:
+            also = ", the one played this round too" if played and before.blanks == 1 else (
+                ", the ones played this round too" if played else "")
+            text = f"{player} has left the game: {player}'s cards are out of the game{also}."
+        if _of(events, bam.RoundVoided):
+            text += " " + self._void_text(player, before, events)
+        elif state.phase is bam.Phase.SUBMITTING:
+            text += f" Still to play: {join(list(state.waiting_for))}."
+        self.say(text)
+        if state.phase is bam.Phase.JUDGING and before.phase is bam.Phase.JUDGING:
+            self._read_sentences(again=True)
+
+    def _void_text(self, player: str, before: bam.BamState, events: list[Event]) -> str:
+        """Why the round does not count, and (printed cards) what the players do with their cards."""
+        if player == before.master:
+            why = f"{player} was the BAM! Master, so this round does not count"
+        else:
+            left = [p for p in before.round_players if p != player]
+            why = f"Only {join(left)} {'is' if len(left) == 1 else 'are'} left to play this round, so it does not count"
+        text = f"{why}: nobody scores, and the red card goes back under the red pile."
+        if self.mode == "table" and _of(events, bam.Discarded):
+            text += " Put the cards played this round on the discard pile."
+        if self.mode == "table" and _of(events, bam.Drew):
+            text += f" Everyone who played: draw back to {number_phrase(self._state().hand_size)} cards."
+        if self.mode == "table" and _of(events, bam.Reshuffled):
+            text += " The draw pile runs out: shuffle the discard pile into a new one and go on drawing."
+        return text
 
     def _welcome(self) -> None:
         state = self._state()
@@ -481,14 +619,16 @@ class BamFlow(Flow):
             texts = [self._grey_text(c) for c in ev.cards]
             self.say(f"{player}, you played: {' then '.join(texts)}.", to=player)
 
-    def _read_sentences(self) -> None:
-        """Every combination as a sentence, numbered, in reading order, without names."""
+    def _read_sentences(self, again: bool = False) -> None:
+        """Every combination as a sentence, numbered, in reading order, without names (``again``:
+        renumbered after a player left)."""
         state = self._state()
         assert state.red is not None
         self.sentences = [self._sentence(state.red, s.cards) for s in state.submissions]
         readings = " ".join(f"{number_phrase(i).capitalize()}: {text}" for i, text in enumerate(self.sentences, 1))
-        self.say(f"All cards are in. {state.master}, here are the sentences. {readings} "
-                 f"{state.master}, which is best and which is worst?")
+        opening = (f"{state.master}, here are the sentences again, numbered anew." if again else
+                   f"All cards are in. {state.master}, here are the sentences.")
+        self.say(f"{opening} {readings} {state.master}, which is best and which is worst?")
 
     def _award(self, best: bam.BestChosen, worst: bam.WorstChosen) -> None:
         self.host.mouth.earcon(Earcon.POINT)
@@ -508,8 +648,11 @@ class BamFlow(Flow):
         self.say(text)
 
     def _announce_end(self, ev: bam.BamGameOver) -> None:
+        active = list(self._state().active)
         why = {"rounds_done": "That was the last round.", "red_cards_out": "There are no red cards left.",
-               "grey_cards_out": "There are not enough grey cards left.", "quit": "The game is over."}
+               "grey_cards_out": "There are not enough grey cards left.", "quit": "The game is over.",
+               "too_few_players": f"Only {join(active)} are left, and BAM! needs at least "
+                                  f"{number_phrase(bam.MIN_PLAYERS)} players: the game ends here."}
         self.say(f"{why.get(ev.reason, 'The game is over.')} {self._title_text(ev)} {self.score_text()}")
 
     def _title_text(self, ev: bam.BamGameOver) -> str:
@@ -522,7 +665,7 @@ class BamFlow(Flow):
             return (f"{join(winners)} share the title {TITLE}: {_points(top)} and "
                     f"{_count_cards(grey[winners[0]])} won each!")
         winner = winners[0]
-        tied = [p for p in scores if scores[p] == top]
+        tied = [p for p in self._state().active if scores[p] == top]
         if len(tied) > 1:
             others = [p for p in tied if p != winner]
             return (f"{join(tied)} have {_points(top)} each; {winner} won more grey cards "
@@ -544,13 +687,18 @@ class BamFlow(Flow):
 
     def score_text(self) -> str:
         state = self._state()
-        return "Scores: " + join([f"{p} {_signed(n)}" for p, n in state.scores.items()]) + "."
+        return "Scores: " + join([f"{p} {_signed(n)}{' (left the game)' if p in state.gone else ''}"
+                                  for p, n in state.scores.items()]) + "."
 
     def help_text(self, player: str) -> str:
         state = self._state()
         also = "You can also say repeat, score, my hand, slower, faster, pause or quit."
         if state.phase is bam.Phase.OVER:
             return "The game is over. You can say score or repeat."
+        if player in state.gone:
+            return "You have left this game. You can say score or repeat."
+        if self.asking:
+            return f"I am asking the table whether to skip {self.asking[0]}: say yes or no. {also}"
         if self.keeping is not None:
             return f"{self.keeping.player} is choosing which card to keep: say one or two. {also}"
         if state.phase is bam.Phase.JUDGING:
@@ -577,13 +725,18 @@ class BamFlow(Flow):
         return f"{player}, your cards: {listed}.{master}"
 
     def accepts(self, phrase: str) -> bool:
-        """A phrase of the moment; with printed cards (too many numbers to list) any phrase made of
-        number words and "then" while cards are played, and of best/worst and numbers while judging."""
+        """A phrase of the moment; a typed "skip Ben" / "Ben has left" / "drop Ben"; with printed
+        cards (too many numbers to list) any phrase made of number words and "then" while cards are
+        played, and of best/worst and numbers while judging."""
         if phrase in self.phrases():
             return True
         state, words = self._state(), phrase.split()
         numbers = set(_TENS) | {"hundred", "and"}
-        if self.keeping is not None or state.phase is bam.Phase.OVER:
+        if state.phase is bam.Phase.OVER:
+            return False
+        if self._named_leaver(phrase) is not None:
+            return True
+        if self.keeping is not None:
             return False
         if has_judgement_words(phrase):  # the master's choice; said too early, the host explains
             return all(w in BEST_WORDS | WORST_WORDS | {"is", "and", "the"} or number(w) is not None for w in words)
@@ -623,22 +776,29 @@ class BamFlow(Flow):
                 self._no_such_card(player, n)), True
 
     def phrases(self) -> list[str]:
+        """The game's phrases of the moment, "a player has left" (and "yes"/"no" while the table
+        is asked whether to skip someone), and the commands. Never a player's name: names outside
+        the recognisers' dictionaries would stop them (typed lines may name players: :meth:`accepts`)."""
         state = self._state()
         commands = list(COMMAND_PHRASES)
+        if state.phase is bam.Phase.OVER:
+            return commands
+        answers = [*YES_PHRASES, *NO_PHRASES] if self.asking else []
+        return [*self._play_phrases(state), *LEAVING_PHRASES, *answers, *commands]
+
+    def _play_phrases(self, state: bam.BamState) -> list[str]:
         if self.keeping is not None:
-            return [*KEEP_WORDS, *commands]
+            return list(KEEP_WORDS)
         if state.phase is bam.Phase.JUDGING:
             n = [number_phrase(i) for i in range(1, len(state.submissions) + 1)]
             return [*(f"best {a} worst {b}" for a in n for b in n if a != b), *(f"best {a}" for a in n),
                     *(f"worst {a}" for a in n), *(f"read {a}" for a in n), *(f"read sentence {a}" for a in n),
-                    *n, "best", "worst", *commands]
-        if state.phase is bam.Phase.OVER:
-            return commands
+                    *n, "best", "worst"]
         top = max(self.printed) if self.mode == "table" and self.printed else state.hand_size
         n = [number_words(i) for i in range(1, top + 1)]
         pairs = [f"{a} then {b}" for a in n for b in n if a != b] if state.blanks == 2 and len(n) <= 20 else []
         reads = [f"read card {number_phrase(i)}" for i in range(1, state.hand_size + 1)] if self.mode == "dealt" else []
-        return [*n, *pairs, "then", "best", "worst", *reads, *commands]
+        return [*n, *pairs, "then", "best", "worst", *reads]
 
     def _submit_help(self, player: str) -> str:
         state = self._state()
@@ -662,11 +822,13 @@ class BamFlow(Flow):
         """Printed cards: why the card a player named cannot be played."""
         state = self._state()
         won = {c for stack in state.won_grey.values() for c in stack}
-        where = {"already_played": set(state.table), "won_card": won, "discarded": set(state.discard)}.get(reason, set())
+        where = {"already_played": set(state.table), "won_card": won, "discarded": set(state.discard),
+                 "set_aside": set(state.set_aside)}.get(reason, set())
         number = next((n for n in self.last_numbers if self.printed.get(n) in where), None)
         card = f"card {number_words(number)}" if number is not None else "that card"
         why = {"already_played": "is already on the table this round", "won_card": "was won as a point",
-               "discarded": "is on the discard pile"}.get(reason, "is not in this deck")
+               "discarded": "is on the discard pile", "set_aside": "left the game with a player who left"
+               }.get(reason, "is not in this deck")
         return f"{player}, {card} {why}: play another."
 
     def _judge_example(self) -> str:
@@ -689,7 +851,9 @@ class BamFlow(Flow):
             return f"{player}, you sit out this round: you have too few cards."
         if reason == "not_in_hand":
             return f"{player}, that card is not in your hand."
-        if reason in ("no_such_card", "already_played", "won_card", "discarded"):
+        if reason == "left_the_game":
+            return f"{player} has already left the game."
+        if reason in ("no_such_card", "already_played", "won_card", "discarded", "set_aside"):
             return self._out_of_play(player, reason)
         if reason == "not_master":
             return f"{player}, {state.master} is the BAM! Master and chooses."

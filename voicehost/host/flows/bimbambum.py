@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
-from voicehost.host.words import COMMAND_PHRASES, Command, Heard, normalise, number, number_phrase
+from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES, Command, Heard, normalise, number, number_phrase
 from voicehost.rules import bimbambum as bb
 from voicehost.host.flows import bimbambum_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
@@ -43,9 +43,6 @@ HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for ea
 SHOUT_TIMER = "loudest"
 INTRO_TIMER = "intro"
 WINDOW_TIMER = "window"
-LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left",
-                   "a player is gone")
-"""Said by anyone during play: a player has left the table, so the game ends (docs/rules.md)."""
 ABSENT_WARN = 2
 """Windows a player lets pass in a row before the host asks whether they have left."""
 ABSENT_LIMIT = 4

@@ -2,7 +2,7 @@
 
 Start a game with :meth:`BamGame.start` (given a seeded RNG and already-loaded cards, e.g. from
 :func:`voicehost.decks.load_decks`), then feed actions (:class:`Submit`, :class:`Judge`,
-:class:`Quit`) to :meth:`BamGame.apply`; each call returns the new :class:`BamState` and the events
+:class:`Leave`, :class:`Quit`) to :meth:`BamGame.apply`; each call returns the new :class:`BamState` and the events
 to announce and append to the JSON Lines log. :func:`replay` rebuilds the state from such a log;
 :meth:`BamGame.resume` marks the restart. :data:`GAME` is BAM! behind the shared ``Game``
 interface; its bots live in :mod:`voicehost.sim.bam`.
@@ -12,8 +12,8 @@ submit by printed number (:func:`card_for_number`).
 """
 
 from voicehost.rules.base import Game
-from voicehost.rules.bam.actions import Action, Judge, Quit, Submit
-from voicehost.rules.bam.checks import Illegal, card_for_number, judge_problem, submit_problem
+from voicehost.rules.bam.actions import Action, Judge, Leave, Quit, Submit
+from voicehost.rules.bam.checks import Illegal, card_for_number, judge_problem, leave_problem, submit_problem
 from voicehost.rules.bam.engine import BadSetup, BamGame
 from voicehost.rules.bam.events import (
     BamGameOver,
@@ -22,9 +22,11 @@ from voicehost.rules.bam.events import (
     Drew,
     GameSetup,
     Inconsistent,
+    PlayerLeft,
     ReadingOrder,
     Reshuffled,
     RoundStarted,
+    RoundVoided,
     Submitted,
     WorstChosen,
     event_from_json,
@@ -52,8 +54,8 @@ GAME: Game[BamState, Action] = BamGame()
 __all__ = [
     "Action", "BadSetup", "BamGame", "BamGameOver", "BamState", "BestChosen", "CardFace", "CardId", "CardMode",
     "Discarded",
-    "Drew", "EndReason", "GAME", "GAME_NAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "MAX_PLAYERS",
-    "MIN_PLAYERS", "Phase", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted", "Submission", "Submit",
-    "Submitted", "WorstChosen", "card_for_number", "evolve", "event_from_json", "judge_problem", "replay",
-    "submit_problem",
+    "Drew", "EndReason", "GAME", "GAME_NAME", "GameSetup", "HAND_SIZE", "Illegal", "Inconsistent", "Judge", "Leave",
+    "MAX_PLAYERS", "MIN_PLAYERS", "Phase", "PlayerLeft", "Quit", "ReadingOrder", "Reshuffled", "Result", "RoundStarted",
+    "RoundVoided", "Submission", "Submit", "Submitted", "WorstChosen", "card_for_number", "evolve", "event_from_json",
+    "judge_problem", "leave_problem", "replay", "submit_problem",
 ]

@@ -1,4 +1,4 @@
-"""What players and the host can do in BAM!: submit cards, judge, quit."""
+"""What players and the host can do in BAM!: submit cards, judge, let a player leave, quit."""
 
 from __future__ import annotations
 
@@ -34,6 +34,16 @@ class Judge:
 
 
 @dataclass(frozen=True)
+class Leave:
+    """The table says a player has left (or skips a player who does not answer): they are out of
+    the game for good. Their cards leave the game; a round they were master of does not count."""
+
+    player: PlayerName
+    t: float = 0.0
+    """Game-clock seconds."""
+
+
+@dataclass(frozen=True)
 class Quit:
     """The table stops the game; scores are counted as they stand."""
 
@@ -41,4 +51,4 @@ class Quit:
     """Game-clock seconds."""
 
 
-Action: TypeAlias = Submit | Judge | Quit
+Action: TypeAlias = Submit | Judge | Leave | Quit

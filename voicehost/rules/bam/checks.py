@@ -13,6 +13,8 @@ class Illegal(StrEnum):
 
     GAME_OVER = "game_over"
     UNKNOWN_PLAYER = "unknown_player"
+    LEFT = "left_the_game"
+    """The player has left the game."""
     MASTER_SUBMITS = "master_submits"
     SITTING_OUT = "sitting_out"
     ALREADY_SUBMITTED = "already_submitted"
@@ -32,6 +34,8 @@ class Illegal(StrEnum):
     """Table cards: the card was won as a victory point."""
     DISCARDED = "discarded"
     """Table cards: the card went to the discard pile and has not been reshuffled since."""
+    SET_ASIDE = "set_aside"
+    """Table cards: the card was played by a player who then left, and is out of the game."""
 
 
 
@@ -41,6 +45,8 @@ def submit_problem(state: BamState, player: PlayerName, cards: Sequence[CardId])
         return IllegalAction(Illegal.GAME_OVER, f"{player} cannot submit: the game is over")
     if player not in state.hands:
         return IllegalAction(Illegal.UNKNOWN_PLAYER, f"{player!r} is not playing")
+    if player in state.gone:
+        return IllegalAction(Illegal.LEFT, f"{player} cannot submit: {player} has left the game")
     if player == state.master:
         return IllegalAction(Illegal.MASTER_SUBMITS,
                              f"{player} cannot submit: {player} is the BAM! Master this round")
@@ -80,6 +86,20 @@ def _printed_card_problem(state: BamState, player: PlayerName, cards: Sequence[C
             return IllegalAction(Illegal.WON_CARD, f"{player} cannot submit {card}: it was won as a victory point")
         if card in state.discard:
             return IllegalAction(Illegal.DISCARDED, f"{player} cannot submit {card}: it is on the discard pile")
+        if card in state.set_aside:
+            return IllegalAction(Illegal.SET_ASIDE, f"{player} cannot submit {card}: it left the game with a "
+                                                    "player who left")
+    return None
+
+
+def leave_problem(state: BamState, player: PlayerName) -> IllegalAction | None:
+    """Why ``player`` cannot leave the game now, or None if they can."""
+    if state.phase is Phase.OVER:
+        return IllegalAction(Illegal.GAME_OVER, f"{player} cannot leave: the game is over")
+    if player not in state.players:
+        return IllegalAction(Illegal.UNKNOWN_PLAYER, f"{player!r} is not playing")
+    if player in state.gone:
+        return IllegalAction(Illegal.LEFT, f"{player} has already left the game")
     return None
 
 

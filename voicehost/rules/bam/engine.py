@@ -6,6 +6,13 @@ one grey card per blank; the master hears the combinations in a shuffled order a
 card as a minus point). The master passes to the left. See docs/rules.md, "BAM!", for every choice
 made where the rulebook is silent.
 
+A player who leaves (:class:`~.actions.Leave`, e.g. the table skips a player who does not answer)
+is out for good: their hand and any cards they played this round are set aside, they keep their
+points but cannot win, and the round goes on without them. If they were the master, or fewer than
+two players are left to submit, the round is void: nobody scores, the red card goes back under
+the red pile, the played grey cards are discarded, everyone draws up and the next master (to the
+left) opens a round. Fewer than :data:`~.state.MIN_PLAYERS` players left ends the game.
+
 The engine is event-sourced: :meth:`BamGame.apply` validates an action and returns the events it
 causes; :func:`evolve` is the only place that changes state, one event at a time; :func:`replay`
 rebuilds a state from a log by folding :func:`evolve` over its events. Randomness (the deal, the
@@ -23,17 +30,19 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from voicehost.errors import InputError
-from voicehost.rules.bam.actions import Action, Judge, Submit
-from voicehost.rules.bam.checks import Illegal, judge_problem, submit_problem
+from voicehost.rules.bam.actions import Action, Judge, Leave, Submit
+from voicehost.rules.bam.checks import Illegal, judge_problem, leave_problem, submit_problem
 from voicehost.rules.bam.events import (
     BamGameOver,
     BestChosen,
     Discarded,
     Drew,
     GameSetup,
+    PlayerLeft,
     ReadingOrder,
     Reshuffled,
     RoundStarted,
+    RoundVoided,
     SetupState,
     Submitted,
     WorstChosen,
@@ -57,7 +66,7 @@ from voicehost.rules.bam.state import (
     RedLike,
     final_result,
 )
-from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Resumed, Rng, Seating
+from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Resumed, Rng
 
 
 class BadSetup(InputError):
@@ -136,6 +145,8 @@ class BamGame:
             self._submit(emit, action)
         elif isinstance(action, Judge):
             self._judge(emit, action)
+        elif isinstance(action, Leave):
+            self._leave(emit, action)
         else:
             if state.phase is Phase.OVER:
                 raise IllegalAction(Illegal.GAME_OVER, "the game is already over")
@@ -175,11 +186,31 @@ class BamGame:
         if problem is not None:
             raise problem
         emit(Submitted, action.t, player=action.player, cards=tuple(action.cards))
+        if not emit.state.waiting_for:
+            self._reading_order(emit, action.t)
+
+    def _reading_order(self, emit: _Emitter, t: float) -> None:
+        """All submissions are in: shuffle them into the order the master hears them."""
+        order = list(emit.state.submitted)
+        self.rng.shuffle(order)
+        emit(ReadingOrder, t, order=tuple(order))
+
+    def _leave(self, emit: _Emitter, action: Leave) -> None:
+        problem = leave_problem(emit.state, action.player)
+        if problem is not None:
+            raise problem
+        emit(PlayerLeft, action.t, player=action.player)
         state = emit.state
-        if not state.waiting_for:
-            order = list(state.submitted)
-            self.rng.shuffle(order)
-            emit(ReadingOrder, action.t, order=tuple(order))
+        if len(state.active) < MIN_PLAYERS:
+            _end(emit, action.t, EndReason.TOO_FEW_PLAYERS)
+        elif state.void:
+            assert state.red is not None
+            emit(RoundVoided, action.t, red=state.red)
+            if emit.state.table:
+                emit(Discarded, action.t, cards=emit.state.table)
+            self._next_round(emit, action.t)
+        elif state.phase is Phase.SUBMITTING and not state.waiting_for:
+            self._reading_order(emit, action.t)
 
     def _judge(self, emit: _Emitter, action: Judge) -> None:
         state = emit.state
@@ -192,14 +223,18 @@ class BamGame:
         emit(BestChosen, action.t, player=best.player, card=kept, submission=best.number)
         emit(WorstChosen, action.t, player=worst.player, card=state.red, submission=worst.number)
         emit(Discarded, action.t, cards=emit.state.table)
+        self._next_round(emit, action.t)
+
+    def _next_round(self, emit: _Emitter, t: float) -> None:
+        """After a judged or voided round: end the game, or draw up and pass the master role left."""
         state = emit.state
         if state.round >= state.rounds_total:
-            _end(emit, action.t, EndReason.ROUNDS_DONE)
+            _end(emit, t, EndReason.ROUNDS_DONE)
         elif not state.red_deck:
-            _end(emit, action.t, EndReason.RED_CARDS_OUT)
+            _end(emit, t, EndReason.RED_CARDS_OUT)
         else:
-            self._draw_up(emit, action.t)
-            _open_round(emit, action.t, state.seating.left_of(state.master))
+            self._draw_up(emit, t)
+            _open_round(emit, t, state.next_master)
 
     def _draw_up(self, emit: _Emitter, t: float) -> None:
         """Everyone (clockwise from the master's left) draws back to a full hand, reshuffling the
@@ -208,7 +243,7 @@ class BamGame:
         if state.table_cards:
             _draw_up_printed(emit, t)
             return
-        for player in (state.seating.left_of(state.master, k) for k in range(1, len(state.players) + 1)):
+        for player in state.clockwise_after(state.master):
             while len(emit.state.hands[player]) < state.hand_size:
                 if not emit.state.grey_deck:
                     if not emit.state.discard:
@@ -238,7 +273,7 @@ class _Emitter:
 def _draw_up_printed(emit: _Emitter, t: float) -> None:
     """Table cards: the same draws as counts (the players draw and reshuffle printed cards)."""
     state = emit.state
-    for player in (state.seating.left_of(state.master, k) for k in range(1, len(state.players) + 1)):
+    for player in state.clockwise_after(state.master):
         while emit.state.held[player] < state.hand_size:
             if not emit.state.grey_pile:
                 if not emit.state.discard:
@@ -264,8 +299,7 @@ def _open_round(emit: _Emitter, t: float, master: PlayerName) -> None:
         return
     red = state.red_deck[0]
     blanks = state.cards[red].blanks
-    players = tuple(p for p in (Seating(state.players).left_of(master, k) for k in range(1, len(state.players)))
-                    if state.hand_count(p) >= blanks)
+    players = tuple(p for p in state.clockwise_after(master) if p != master and state.hand_count(p) >= blanks)
     if len(players) < 2:
         _end(emit, t, EndReason.GREY_CARDS_OUT)
         return

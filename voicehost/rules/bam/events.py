@@ -151,6 +151,25 @@ class Reshuffled(Event):
 
 
 @dataclass(frozen=True)
+class PlayerLeft(Event):
+    """A player left the game: their hand and any cards they played this round are set aside,
+    they no longer submit or judge, and they keep the points they won."""
+
+    TYPE: ClassVar[str] = "left"
+    player: PlayerName
+
+
+@dataclass(frozen=True)
+class RoundVoided(Event):
+    """The round cannot be judged (its master left, or fewer than two players are left to submit):
+    nobody scores, and the red card goes back under the red draw pile. A ``discard`` event follows
+    for the grey cards played, then the players draw up and the next master opens a round."""
+
+    TYPE: ClassVar[str] = "void"
+    red: CardId
+
+
+@dataclass(frozen=True)
 class BamGameOver(GameOver):
     """The game ended; scores are victory points minus minus points."""
 
@@ -198,5 +217,5 @@ def event_from_json(obj: JsonObject) -> Event:
 
 _BY_TYPE: dict[str, type[Event]] = {
     cls.TYPE: cls for cls in (RoundStarted, Submitted, ReadingOrder, BestChosen, WorstChosen, Discarded, Drew,
-                              Reshuffled)
+                              Reshuffled, PlayerLeft, RoundVoided)
 }

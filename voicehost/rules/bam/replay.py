@@ -8,13 +8,17 @@ engine builds its states with it too, so a replayed log reproduces the live stat
 With table cards (setup "card_mode": "table") hands and the draw pile are counts: a draw must not
 take more than the pile holds or fill a hand past its size, and a reshuffle must come when the pile
 is empty and hold exactly as many cards as the discard pile.
+
+A player who leaves (``left``) takes no more part: their hand and any cards they played this round
+are set aside, and a round that cannot be judged any more is voided (``void``: the red card goes
+back under the red draw pile, then the usual ``discard``, draws and next ``round``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from voicehost.rules.bam.checks import submit_problem
+from voicehost.rules.bam.checks import leave_problem, submit_problem
 from voicehost.rules.bam.events import (
     BamGameOver,
     BestChosen,
@@ -22,9 +26,11 @@ from voicehost.rules.bam.events import (
     Drew,
     GameSetup,
     Inconsistent,
+    PlayerLeft,
     ReadingOrder,
     Reshuffled,
     RoundStarted,
+    RoundVoided,
     Submitted,
     WorstChosen,
     event_from_json,
@@ -102,17 +108,19 @@ def _setup_state(event: GameSetup) -> BamState:
 
 
 def _on_round(state: BamState, event: RoundStarted) -> Changes:
-    expected = state.master if state.round == 0 else state.seating.left_of(state.master)
+    expected = state.master if state.round == 0 else state.next_master
     if event.master != expected:
         raise Inconsistent(f"round master {event.master} but {expected} is next")
     if not state.red_deck or event.red != state.red_deck[0]:
         raise Inconsistent(f"round reveals {event.red}, which is not the top red card")
     if event.number != state.round + 1 or event.blanks != state.cards[event.red].blanks:
         raise Inconsistent("round number or blanks do not match")
-    if not set(event.players) <= set(state.players) - {event.master}:
-        raise Inconsistent("round players must be seated and not the master")
+    if not set(event.players) <= set(state.active) - {event.master}:
+        raise Inconsistent("round players must be seated, still in the game and not the master")
+    mastered = {**state.mastered, event.master: state.mastered.get(event.master, 0) + 1}
     return dict(master=event.master, red=event.red, red_deck=state.red_deck[1:], round=event.number,
-                round_players=event.players, submitted={}, table=(), reading=(), phase=Phase.SUBMITTING)
+                round_players=event.players, submitted={}, table=(), reading=(), phase=Phase.SUBMITTING,
+                mastered=mastered)
 
 
 def _on_submit(state: BamState, event: Submitted) -> Changes:
@@ -156,6 +164,8 @@ def _on_discard(state: BamState, event: Discarded) -> Changes:
 
 
 def _on_draw(state: BamState, event: Drew) -> Changes:
+    if event.player in state.gone:
+        raise Inconsistent(f"{event.player} draws after leaving the game")
     if state.table_cards:
         return _on_table_draw(state, event)
     if not event.cards or state.grey_deck[:len(event.cards)] != event.cards:
@@ -188,6 +198,33 @@ def _on_reshuffle(state: BamState, event: Reshuffled) -> Changes:
     return dict(grey_deck=event.deck, discard=())
 
 
+def _on_left(state: BamState, event: PlayerLeft) -> Changes:
+    """The leaver's hand and any cards they played this round are set aside."""
+    player = event.player
+    problem = leave_problem(state, player)
+    if problem is not None:
+        raise Inconsistent(str(problem))
+    withdrawn = state.submitted.get(player, ())
+    changes: Changes = dict(
+        gone=state.gone + (player,),
+        round_players=tuple(p for p in state.round_players if p != player),
+        submitted={p: cards for p, cards in state.submitted.items() if p != player},
+        table=tuple(c for c in state.table if c not in withdrawn),
+        reading=tuple(p for p in state.reading if p != player),
+    )
+    if state.table_cards:
+        return dict(changes, held={**state.held, player: 0}, set_aside=state.set_aside + withdrawn)
+    return dict(changes, hands={**state.hands, player: ()},
+                set_aside=state.set_aside + state.hands[player] + withdrawn)
+
+
+def _on_void(state: BamState, event: RoundVoided) -> Changes:
+    if not state.void or event.red != state.red:
+        raise Inconsistent(f"round {state.round} cannot be voided: its master is still in the game "
+                           "and enough players are left to judge it")
+    return dict(red=None, red_deck=state.red_deck + (event.red,))
+
+
 def _on_game_over(state: BamState, event: BamGameOver) -> Changes:
     result = final_result(state, event.reason)
     if dict(event.scores) != result.scores or tuple(event.winners) != result.winners:
@@ -202,5 +239,5 @@ def _on_resumed(state: BamState, event: Resumed) -> Changes:
 _HANDLERS: dict[type[Event], Callable[[BamState, Any], Changes]] = {
     RoundStarted: _on_round, Submitted: _on_submit, ReadingOrder: _on_reading, BestChosen: _on_best,
     WorstChosen: _on_worst, Discarded: _on_discard, Drew: _on_draw, Reshuffled: _on_reshuffle,
-    BamGameOver: _on_game_over, Resumed: _on_resumed,
+    PlayerLeft: _on_left, RoundVoided: _on_void, BamGameOver: _on_game_over, Resumed: _on_resumed,
 }

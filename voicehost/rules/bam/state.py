@@ -1,7 +1,7 @@
 """The state of a BAM! game: a frozen snapshot the host reads to prompt players and the master.
 
 Every card is in exactly one place: the red or grey draw pile, a hand, the discard pile, a
-player's won stack, or on the table this round.
+player's won stack, on the table this round, or set aside with the cards of a player who left.
 
 With table cards (:class:`CardMode`) the players hold printed grey cards: the state then knows how
 many cards each hand and the draw pile hold, but not which; every card the host saw played (on
@@ -60,6 +60,8 @@ class EndReason(StrEnum):
     GREY_CARDS_OUT = "grey_cards_out"
     """Fewer than two players hold enough grey cards to fill the next red card."""
     QUIT = "quit"
+    TOO_FEW_PLAYERS = "too_few_players"
+    """Players left the game and fewer than :data:`MIN_PLAYERS` are still at the table."""
 
 # ---------------------------------------------------------------------------------------- cards
 
@@ -127,7 +129,7 @@ class Result:
 @dataclass(frozen=True)
 class BamState:
     """Everything about a BAM! game at one moment. Every card is in exactly one place: a draw pile,
-    a hand, the discard pile, a player's won stack, or on the table this round."""
+    a hand, the discard pile, a player's won stack, on the table this round, or set aside."""
 
     players: tuple[PlayerName, ...]
     """Seating, clockwise; 'left' is the next name."""
@@ -168,6 +170,14 @@ class BamState:
     """Table cards: grey cards in the physical draw pile (``grey_deck`` stays empty)."""
     held: Mapping[PlayerName, int] = field(default_factory=dict)
     """Table cards: grey cards each player holds (``hands`` stay empty)."""
+    gone: tuple[PlayerName, ...] = ()
+    """Players who left the game, in the order they left. They keep their seats in ``players``
+    and their points, but hold no cards, submit, judge or win no more."""
+    set_aside: tuple[CardId, ...] = ()
+    """Grey cards out of the game: the hands and withdrawn submissions of players who left (with
+    table cards only the withdrawn submissions are known; the hands go back in the box)."""
+    mastered: Mapping[PlayerName, int] = field(default_factory=dict)
+    """Rounds each player has been the BAM! Master so far (a voided round counts)."""
 
     @property
     def over(self) -> bool:
@@ -201,9 +211,35 @@ class BamState:
         return {p: len(self.won_grey[p]) - len(self.won_red[p]) for p in self.players}
 
     @property
+    def active(self) -> tuple[PlayerName, ...]:
+        """The players still in the game, in seating order."""
+        return tuple(p for p in self.players if p not in self.gone)
+
+    @property
+    def next_master(self) -> PlayerName:
+        """Who is master next: the first player still in the game to the current master's left."""
+        seating = self.seating
+        return next(p for p in (seating.left_of(self.master, k) for k in range(1, len(self.players) + 1))
+                    if p not in self.gone)
+
+    def clockwise_after(self, player: PlayerName) -> tuple[PlayerName, ...]:
+        """The players still in the game, clockwise from ``player``'s left (``player`` last, if in)."""
+        seating = self.seating
+        return tuple(p for p in (seating.left_of(player, k) for k in range(1, len(self.players) + 1))
+                     if p not in self.gone)
+
+    @property
     def rounds_total(self) -> int:
-        """Rounds in a full game: every player is master ``rounds_per_player`` times."""
-        return self.rounds_per_player * len(self.players)
+        """Rounds in a full game: every player still in it is master ``rounds_per_player`` times,
+        plus the rounds mastered by those who left (without players who left: K × players)."""
+        mastered_by_gone = sum(self.mastered.get(p, 0) for p in self.gone)
+        return self.rounds_per_player * len(self.active) + mastered_by_gone
+
+    @property
+    def void(self) -> bool:
+        """True when the round on the table cannot be judged: its master left, or fewer than two
+        players are left to submit (best and worst must differ)."""
+        return self.red is not None and (self.master in self.gone or len(self.round_players) < 2)
 
     @property
     def table_cards(self) -> bool:
@@ -221,9 +257,9 @@ class BamState:
 
     def out_of_play(self) -> frozenset[CardId]:
         """Grey cards nobody can hold as far as the host knows: on the table this round, won as
-        victory points, or discarded since the last reshuffle."""
+        victory points, discarded since the last reshuffle, or set aside with a player who left."""
         won = (c for stack in self.won_grey.values() for c in stack)
-        return frozenset((*self.table, *won, *self.discard))
+        return frozenset((*self.table, *won, *self.discard, *self.set_aside))
 
     def printed_grey(self) -> dict[int, CardId]:
         """Printed number → grey card id: the grey cards numbered 1, 2, … in deck order, as
@@ -235,11 +271,13 @@ class BamState:
 
 
 def final_result(state: BamState, reason: str) -> Result:
-    """Scores, grey cards won and winners (ties: more grey cards won; still tied: shared title)."""
+    """Scores, grey cards won and winners (ties: more grey cards won; still tied: shared title).
+
+    Everyone's points are counted, but only players still in the game can win."""
     scores = state.scores
     grey_won = {p: len(state.won_grey[p]) for p in state.players}
-    top = max((scores[p], grey_won[p]) for p in state.players)
-    winners = tuple(p for p in state.players if (scores[p], grey_won[p]) == top)
+    top = max((scores[p], grey_won[p]) for p in state.active)
+    winners = tuple(p for p in state.active if (scores[p], grey_won[p]) == top)
     return Result(str(reason), scores, grey_won, winners)
 
 
