@@ -1,10 +1,17 @@
 """Bim Bamm! by voice.
 
 The host announces each turn; the player says "flip seven" (or just "seven"), "swap", or
-"exchange with Ben". It says what the tile now shows. When five tiles show one animal, the race
+"exchange". It says what the tile now shows. When five tiles show one animal, the race
 opens (earcon) once the host has finished speaking, and stays open for the race window; every
 shout heard in it goes to the rules in one ResolveRace, ranked by onset. The host announces the
 scorer and any mistakes, asks the scorer for two tiles to turn, and goes on until 3 points.
+
+Whom to exchange with: the recognisers never listen for player names (PocketSphinx and Vosk stop
+on a name outside their dictionaries, such as "Cem"). "exchange" makes the host read the other
+players out, numbered clockwise from the player's left ("One: Cem, on your left. Two: Dan. Three:
+Anna, on your right."), and the player answers with the number, "my left" or "my right" (or
+"cancel"); "exchange with the player on my left" (or right) does it in one go, and with two players
+"exchange" needs no answer. Typed lines may name the player: "exchange with Cem".
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from typing import Any, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
-from voicehost.host.words import Command, Heard, find_player, number_phrase, numbers_in
+from voicehost.host.words import Command, Heard, normalise, number, number_phrase, numbers_in
 from voicehost.rules import bimbamm as bb
 from voicehost.host.flows import bimbamm_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
@@ -30,6 +37,14 @@ VERIFY_TIMER = "verify"
 CHALLENGE_WORDS = frozenset({"challenge", "objection", "liar"})
 ME_WORDS = ("me", "i do", "i have", "i have the cat", "cat", "i hold the cat", "here")
 ANIMAL_WORDS = {a.value: a for a in bb.Animal}
+SPECIAL_WORDS = ("swap", "exchange", "special", "use the special tile")
+"""Use the special tile: SWAP at once; EXCHANGE asks whom (see the module doc)."""
+LEFT_WORDS = ("my left", "on my left", "the player on my left", "exchange with the player on my left")
+"""The exchange partner on the player's left (the next seat clockwise)."""
+RIGHT_WORDS = ("my right", "on my right", "the player on my right", "exchange with the player on my right")
+"""The exchange partner on the player's right (the seat before, clockwise)."""
+CANCEL_WORDS = ("cancel", "never mind")
+"""Back out of choosing an exchange partner (nothing was done yet)."""
 PLURAL = texts.PLURAL
 
 
@@ -79,6 +94,8 @@ class BimBammFlow(Flow):
         """Table cards: the would-be winner asked to show their card; the table may say challenge."""
         self.pending_challenge = False
         """Table cards: the verification belongs to a challenge of the scorer (not to a race)."""
+        self.choosing: str | None = None
+        """The turn player who said "exchange" and is choosing whom to exchange with."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -163,22 +180,86 @@ class BimBammFlow(Flow):
 
     def _turn_says(self, heard: Heard) -> None:
         state = self._state()
-        if heard.player != state.turn:
-            self.say(f"{heard.player}, it is {state.turn}'s turn.")
+        player, phrase = heard.player, heard.phrase
+        if player != state.turn:
+            self.say(f"{player}, it is {state.turn}'s turn.")
             return
-        words = heard.phrase.split()
-        numbers = [n for n in numbers_in(heard.phrase) if 1 <= n <= 15]
-        others = [p for p in state.players if p != heard.player]
-        if "exchange" in words or "swap" in words or "special" in words:
-            target = find_player(heard.phrase, others) if state.special is bb.Special.EXCHANGE else None
-            if state.special is bb.Special.EXCHANGE and target is None:
-                self.say(f"{heard.player}, the special tile shows exchange: say exchange with {join(others, 'or')}.")
-                return
-            self._apply(bb.UseSpecial(self.now(), heard.player, target))
+        if self.choosing == player and self._choosing_says(player, phrase):
+            return
+        numbers = [n for n in numbers_in(phrase) if 1 <= n <= 15]
+        if phrase in SPECIAL_WORDS:
+            self._use_special(player)
+        elif phrase in LEFT_WORDS + RIGHT_WORDS or phrase.startswith("exchange with "):
+            partner = self._partner(player, phrase)
+            if state.special is not bb.Special.EXCHANGE:
+                self.say(f"{player}, the special tile shows swap: say swap, or flip a tile.")
+            elif partner is not None:
+                self._exchange(player, partner)
+            else:
+                self._use_special(player)
         elif numbers:
-            self._apply(bb.Flip(self.now(), heard.player, numbers[0] - 1))
+            self.choosing = None
+            self._apply(bb.Flip(self.now(), player, numbers[0] - 1))
         else:
-            self.say(f"Sorry {heard.player}. {self.help_text(heard.player)}")
+            self.say(f"Sorry {player}. {self.help_text(player)}")
+
+    def _choosing_says(self, player: str, phrase: str) -> bool:
+        """The answer to "exchange with whom?"; False if ``phrase`` is no answer (a flip, "swap" …)."""
+        partners = self._partners(player)
+        said = number(phrase)
+        if phrase in CANCEL_WORDS:
+            self.choosing = None
+            self.say(f"{player}, flip a tile or use the special tile.")
+        elif said is not None and 1 <= said <= len(partners):
+            self._exchange(player, partners[said - 1])
+        elif said is not None:
+            self.say(f"{player}, you are choosing whom to exchange with: say a number from one to "
+                     f"{number_phrase(len(partners))}, or cancel. To flip a tile, say flip and its number.")
+        elif (partner := self._partner(player, phrase)) is not None:
+            self._exchange(player, partner)
+        else:
+            return False
+        return True
+
+    def _use_special(self, player: str) -> None:
+        """SWAP at once; EXCHANGE with the only other player, or ask whom."""
+        state = self._state()
+        partners = self._partners(player)
+        if state.special is bb.Special.SWAP:
+            self._apply(bb.UseSpecial(self.now(), player))
+        elif len(partners) == 1:
+            self._exchange(player, partners[0])
+        else:
+            self.choosing = player
+            self.say(self._partner_question(player))
+
+    def _exchange(self, player: str, partner: str) -> None:
+        self.choosing = None
+        self._apply(bb.UseSpecial(self.now(), player, partner))
+
+    def _partners(self, player: str) -> list[str]:
+        """The other players, clockwise from ``player``'s left (the last one sits on their right)."""
+        players = list(self._state().players)
+        seat = players.index(player)
+        return players[seat + 1:] + players[:seat]
+
+    def _partner(self, player: str, phrase: str) -> str | None:
+        """The partner a phrase names: left or right, or (typed lines) a name, with or without
+        "exchange with"; None if it names nobody."""
+        partners = self._partners(player)
+        if phrase in LEFT_WORDS:
+            return partners[0]
+        if phrase in RIGHT_WORDS:
+            return partners[-1]
+        name = phrase.removeprefix("exchange with ")
+        return next((p for p in partners if normalise(p) == name), None)
+
+    def _partner_question(self, player: str) -> str:
+        """"Ben, exchange with whom? One: Cem, on your left. Two: Anna, on your right. Say the number."."""
+        partners = self._partners(player)
+        listed = [f"{number_phrase(i + 1).capitalize()}: {p}{', on your left' if i == 0 else ''}"
+                  f"{', on your right' if i == len(partners) - 1 else ''}." for i, p in enumerate(partners)]
+        return f"{player}, exchange with whom? {' '.join(listed)} Say the number."
 
     def _scorer_says(self, heard: Heard) -> None:
         state = self._state()
@@ -232,7 +313,12 @@ class BimBammFlow(Flow):
         elif name == REMIND_TIMER and state.to_act is not None and self.reminders < self.settings.reminders:
             self.reminders += 1
             player = state.to_act
-            prompt = self._scorer_prompt() if state.phase is bb.Phase.SCORER else f"{player}, it is your turn: flip a tile, or use the special tile."
+            if state.phase is bb.Phase.SCORER:
+                prompt = self._scorer_prompt()
+            elif self.choosing == player:
+                prompt = self._partner_question(player)
+            else:
+                prompt = f"{player}, it is your turn: flip a tile, or use the special tile."
             self.say(prompt)
             self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
             self._arm_reminder()
@@ -334,6 +420,8 @@ class BimBammFlow(Flow):
         self.host.timers.cancel(REMIND_TIMER)
         if events:
             self.reminders = 0
+        if state.phase is not bb.Phase.TURN or state.turn != self.choosing:
+            self.choosing = None
         if state.over:
             self.host.timers.cancel(RACE_TIMER)
             return
@@ -457,8 +545,12 @@ class BimBammFlow(Flow):
         state = self._state()
         if state.phase is bb.Phase.SCORER and player == state.scorer:
             return self._scorer_prompt()
+        if state.phase is bb.Phase.TURN and player == state.turn and self.choosing == player:
+            return (f"{self._partner_question(player)} Or say my left, my right, or cancel. "
+                    "To flip a tile instead, say flip and its number.")
         if state.phase is bb.Phase.TURN and player == state.turn:
-            special = "swap" if state.special is bb.Special.SWAP else "exchange with a player's name"
+            special = ("swap" if state.special is bb.Special.SWAP else
+                       "exchange, and then whom; or exchange with the player on my left, or on my right")
             return f"Say a tile number from one to fifteen to flip it, or {special}."
         if state.phase is bb.Phase.RACE:
             return "Shout the animal if you hold its card."
@@ -518,9 +610,26 @@ class BimBammFlow(Flow):
             return [*animals, *extra, *tiles, *pairs, *(f"flip {t}" for t in tiles),
                     *(f"flip {pair}" for pair in pairs)]
         numbers = [number_phrase(n) for n in range(1, 16)]
-        return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers),
-                "swap", "exchange", "special", "use the special tile",
-                *(f"exchange with {p.lower()}" for p in state.players)]
+        flips = [*(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers)]
+        if state.special is bb.Special.SWAP:
+            return [*animals, *extra, *numbers, *flips, *SPECIAL_WORDS]
+        neighbours = [LEFT_WORDS[-1], RIGHT_WORDS[-1]]
+        if self.choosing == state.turn:
+            neighbours = [*LEFT_WORDS, *RIGHT_WORDS, *CANCEL_WORDS]
+        return [*animals, *extra, *numbers, *flips, *SPECIAL_WORDS, *neighbours]
+
+    def accepts(self, phrase: str) -> bool:
+        """A phrase of the moment, or a typed exchange partner's name ("exchange with Cem"; "Cem"
+        while choosing): names are never in :meth:`phrases`, since a name outside a recogniser's
+        dictionary would stop it."""
+        if phrase in self.phrases():
+            return True
+        state = self.state
+        if state is None or state.phase is not bb.Phase.TURN:
+            return False
+        if phrase.startswith("exchange with "):
+            return self._partner(state.turn, phrase) is not None
+        return self.choosing == state.turn and self._partner(state.turn, phrase) is not None
 
     def likely(self) -> list[str]:
         """While a race is open, the animal(s) showing five times: the shout the rules expect."""
