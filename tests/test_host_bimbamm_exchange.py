@@ -1,6 +1,7 @@
 """Bim Bamm!'s exchange without names in the grammar: "exchange" asks whom, numbered clockwise from
 the player's left, answered by a number, "my left"/"my right" or "cancel"; typed lines may name the
-player; the real PocketSphinx takes every Bim Bamm! grammar of a table with a name it cannot say."""
+player; the real PocketSphinx takes every Bim Bamm! grammar (the skip question's too) of a table
+with a name it cannot say."""
 
 from __future__ import annotations
 
@@ -92,8 +93,9 @@ def test_typed_lines_may_name_the_partner_and_the_grammar_never_does(tmp_path: P
 
 
 def grammars(flow: Any) -> list[list[str]]:
-    """Every grammar of a dealt game's phases: a turn (SWAP, EXCHANGE, choosing whom), a race, the
-    scorer's choice, the end; the flow is left as it was."""
+    """Every grammar of a game's phases: a turn (SWAP, EXCHANGE, choosing whom), a race, the
+    scorer's choice, the table asked whether to skip a player (on a turn and while the scorer
+    chooses), the end; the flow is left as it was."""
     state, out = flow.state, []
     for changes in ({}, {"special": bb.Special.EXCHANGE}, {"phase": bb.Phase.RACE, "race": (bb.Animal.PIG,)},
                     {"phase": bb.Phase.SCORER, "scorer": state.players[1], "scored": bb.Animal.PIG},
@@ -103,14 +105,20 @@ def grammars(flow: Any) -> list[list[str]]:
     flow.state = evolve(state, special=bb.Special.EXCHANGE)
     flow.choosing = state.turn
     out.append(grammar(flow))
-    flow.state, flow.choosing = state, None
+    flow.asking = state.turn
+    out.append(grammar(flow))
+    flow.state = evolve(state, phase=bb.Phase.SCORER, scorer=state.players[1], scored=bb.Animal.PIG)
+    flow.asking = state.players[1]
+    out.append(grammar(flow))
+    flow.state, flow.choosing, flow.asking = state, None, None
     return out
 
 
 def test_pocketsphinx_takes_every_bimbamm_grammar_of_a_table_with_a_name_it_cannot_say(tmp_path: Path) -> None:
     """The real PocketSphinx builds Bim Bamm!'s grammar of every phase (turn with swap or exchange,
-    choosing whom, race, scorer, over; table cards: waiting for the cat, challenge words) at a table
-    with Cem (not in its dictionary); "exchange with cem" would stop it."""
+    choosing whom, race, scorer, the skip question, over; table cards: waiting for the cat,
+    challenge words) at a table with Cem (not in its dictionary); "exchange with cem" or "skip cem"
+    would stop it."""
     from tests.test_recognize import clips
     from voicehost.errors import ModelError
     from voicehost.listen.recognize.sphinx import Design, SphinxRecognizer
@@ -134,3 +142,5 @@ def test_pocketsphinx_takes_every_bimbamm_grammar_of_a_table_with_a_name_it_cann
         sphinx.recognize(segment, phrases)
     with pytest.raises(ModelError, match="cem"):
         sphinx.recognize(segment, [*all_grammars[2], "exchange with cem"])
+    with pytest.raises(ModelError, match="cem"):
+        sphinx.recognize(segment, [*all_grammars[7], "skip cem"])

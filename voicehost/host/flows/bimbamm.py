@@ -12,6 +12,13 @@ players out, numbered clockwise from the player's left ("One: Cem, on your left.
 Anna, on your right."), and the player answers with the number, "my left" or "my right" (or
 "cancel"); "exchange with the player on my left" (or right) does it in one go, and with two players
 "exchange" needs no answer. Typed lines may name the player: "exchange with Cem".
+
+A player who leaves: after ``reminders`` unanswered reminders the host asks the table about the
+player it waits for ("Ben has not answered. Skip Ben? Say yes or no."); "a player has left" asks
+the same at once, and typed lines may name the player ("skip Ben", "Ben has left", "drop Ben"). A yes
+is the rules' ``Leave`` (docs/rules.md): Ben's card and won cards go under the pile and the turn
+skips him. Anything Ben says shows he is still here and drops the question. Not during a race: the
+host asks to say it again when the race is over.
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ from typing import Any, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
-from voicehost.host.words import Command, Heard, normalise, number, number_phrase, numbers_in
+from voicehost.host.words import (
+    LEAVING_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, leaving_phrases, normalise, number, number_phrase,
+    numbers_in,
+)
 from voicehost.rules import bimbamm as bb
 from voicehost.host.flows import bimbamm_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
@@ -56,8 +66,8 @@ class BimBammSettings:
     """Seconds the race stays open after the host has finished speaking."""
     remind_after: float = 20.0
     """Seconds without an answer before the host reminds the player to act."""
-    reminders: int = 3
-    """Reminders for one prompt before the host waits silently."""
+    reminders: int = 2
+    """Reminders for one prompt before the host asks the table whether to skip the player."""
     first_player: str | None = None
     """Who starts when nobody holds the cat (default: a seeded random choice)."""
     variant2p: bool | None = None
@@ -96,6 +106,8 @@ class BimBammFlow(Flow):
         """Table cards: the verification belongs to a challenge of the scorer (not to a race)."""
         self.choosing: str | None = None
         """The turn player who said "exchange" and is choosing whom to exchange with."""
+        self.asking: str | None = None
+        """The player the host asks the table whether to skip (they do not answer)."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -161,6 +173,16 @@ class BimBammFlow(Flow):
                 self.say("Whoever holds a cat, say me.")
             return
         state = self._state()
+        if self.asking == heard.player:  # the player the table is asked about spoke: still here
+            self._still_here(heard.player, silent=heard.phrase not in YES_PHRASES + NO_PHRASES)
+            if heard.phrase in YES_PHRASES + NO_PHRASES:
+                return
+        if self._leaving_said(heard):
+            return
+        if heard.player in state.gone:
+            if state.phase is not bb.Phase.RACE:
+                self.say(f"{heard.player}, you have left this game.")
+            return
         words = heard.phrase.split()
         if self.table_cards and CHALLENGE_WORDS & set(words):
             self._challenge_said(heard)
@@ -177,6 +199,68 @@ class BimBammFlow(Flow):
             self._scorer_says(heard)
         elif state.phase is bb.Phase.TURN:
             self._turn_says(heard)
+
+    # ---- players who leave ----------------------------------------------------------------
+
+    def _leaving_said(self, heard: Heard) -> bool:
+        """"a player has left", a typed "skip Ben", or the table's yes/no to "Skip Ben?"; False if
+        ``heard`` is none of them."""
+        phrase = heard.phrase
+        named = self._named_leaver(phrase)
+        answer = self.asking is not None and phrase in YES_PHRASES + NO_PHRASES
+        if named is None and phrase not in LEAVING_PHRASES and not answer:
+            return False
+        if self._racing():
+            self.say(f"{heard.player}, first the race: say it again when it is over.")
+        elif named is not None:
+            self._leave(named)
+        elif phrase in LEAVING_PHRASES:
+            self._ask_skip(self._awaited(), "")
+        elif self.asking is not None and phrase in YES_PHRASES:
+            self._leave(self.asking)
+        elif self.asking is not None:
+            self.say(f"We wait for {self.asking}.")
+            self._still_here(self.asking, silent=True)
+        return True
+
+    def _named_leaver(self, phrase: str) -> str | None:
+        """The player a typed "skip Ben" / "Ben has left" / "drop Ben" is about, if it is one."""
+        return next((p for p in self._state().players if phrase in leaving_phrases(p)), None)
+
+    def _racing(self) -> bool:
+        """A race window is open, or the host is verifying a would-be winner's card."""
+        return self._state().phase is bb.Phase.RACE or self.verifying is not None
+
+    def _awaited(self) -> list[str]:
+        """The player the game waits for: the turn player or the scorer (nobody during a race)."""
+        state = self._state()
+        return [state.to_act] if state.to_act is not None and not self._racing() else []
+
+    def _ask_skip(self, players: list[str], why: str) -> None:
+        """Ask the table whether to skip the awaited player (they would leave the game)."""
+        if not players:
+            self.asking = None
+            self.say("Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn.")
+            return
+        self.asking = players[0]
+        self.say(f"{why}Skip {players[0]}? Say yes or no.")
+        self._arm_reminder()
+
+    def _still_here(self, player: str, *, silent: bool) -> None:
+        """No skipping ``player``: the reminders start again."""
+        self.asking = None
+        self.reminders = 0
+        if not silent:
+            self.say(f"{player} is here: we wait for {player}.")
+        self._arm_reminder()
+
+    def _leave(self, player: str) -> None:
+        """``player`` leaves the game (the rules' Leave)."""
+        self.asking = None
+        self.first_tile.pop(player, None)
+        self._apply(bb.Leave(self.now(), player))
+
+    # ---- turns ----------------------------------------------------------------------------
 
     def _turn_says(self, heard: Heard) -> None:
         state = self._state()
@@ -238,10 +322,12 @@ class BimBammFlow(Flow):
         self._apply(bb.UseSpecial(self.now(), player, partner))
 
     def _partners(self, player: str) -> list[str]:
-        """The other players, clockwise from ``player``'s left (the last one sits on their right)."""
-        players = list(self._state().players)
+        """The other players still in the game, clockwise from ``player``'s left (the last one sits
+        on their right)."""
+        state = self._state()
+        players = list(state.players)
         seat = players.index(player)
-        return players[seat + 1:] + players[:seat]
+        return [p for p in players[seat + 1:] + players[:seat] if p not in state.gone]
 
     def _partner(self, player: str, phrase: str) -> str | None:
         """The partner a phrase names: left or right, or (typed lines) a name, with or without
@@ -310,6 +396,12 @@ class BimBammFlow(Flow):
             self._finish_pending()
         elif name == RACE_TIMER and state.phase is bb.Phase.RACE:
             self._close_race()
+        elif name == REMIND_TIMER and self.asking is not None and not state.over:
+            self.say(f"Skip {self.asking}? Say yes or no.")
+            self._arm_reminder()
+        elif name == REMIND_TIMER and self._awaited() and self.reminders >= self.settings.reminders:
+            late = self._awaited()
+            self._ask_skip(late, f"{late[0]} has not answered. ")
         elif name == REMIND_TIMER and state.to_act is not None and self.reminders < self.settings.reminders:
             self.reminders += 1
             player = state.to_act
@@ -411,17 +503,24 @@ class BimBammFlow(Flow):
             return
         self.state = new
         self.host.mouth.barge_in_next()
-        self._after_events(self.host.record(events))
+        self._after_events(self.host.record(events), state)
 
-    def _after_events(self, events: list[Event]) -> None:
+    def _after_events(self, events: list[Event], before: bb.State | None = None) -> None:
+        """Announce what the rules did and wait for the next speaker (``before``: the state the
+        action was applied to)."""
         state = self._state()
         for ev in events:
-            self._announce(ev)
+            if isinstance(ev, bb.LeftEvent):
+                self._announce_left(ev, before or state)
+            else:
+                self._announce(ev)
         self.host.timers.cancel(REMIND_TIMER)
         if events:
             self.reminders = 0
         if state.phase is not bb.Phase.TURN or state.turn != self.choosing:
             self.choosing = None
+        if self.asking is not None and self.asking not in self._awaited():
+            self.asking = None  # the game waits for someone else now
         if state.over:
             self.host.timers.cancel(RACE_TIMER)
             return
@@ -476,10 +575,33 @@ class BimBammFlow(Flow):
         self.host.mouth.earcon(Earcon.MISTAKE)
         self.say(texts.mistake(ev, animal))
 
+    def _announce_left(self, ev: bb.LeftEvent, before: bb.State) -> None:
+        """Where the leaver's cards go (the won ones are public; the held one stays secret), and a
+        scorer's point that leaves with them."""
+        player, state = ev.player, self._state()
+        won = f"the {join([a.value for a in ev.won])} {player} won" if ev.won else ""
+        if self.table_cards:
+            text = f"put {player}'s card under the pile{', then ' + won if won else ''}."
+        elif ev.card is None and not won:
+            text = f"{player} held no card and had no points."
+        else:
+            held = f"{player}'s card" if ev.card is not None else ""
+            text = f"{join([x for x in (held, won) if x])} {'go' if held and won else 'goes'} under the pile."
+        text = f"{player} has left the game: {text}"
+        if before.phase is bb.Phase.SCORER and before.scorer == player and before.scored is not None:
+            text += f" The point for the {before.scored.value} leaves with {player}: nobody turns tiles."
+        if not state.over:
+            text += f" Still playing: {join(list(state.active))}."
+        self.say(text)
+
     def _announce_end(self, ev: bb.GameOverEvent) -> None:
         winner = ev.winner
         if winner:
             self.say(f"{winner} wins Bim Bamm with three points! {self.score_text()}")
+        elif ev.reason == bb.EndReason.TOO_FEW_PLAYERS:
+            left = list(self._state().active)
+            self.say(f"Only {join(left)} {'is' if len(left) == 1 else 'are'} left, and Bim Bamm! needs at least "
+                     f"two players: the game ends here. {self.score_text()}")
         else:
             self.say(f"The game is over. {self.score_text()}")
 
@@ -537,12 +659,17 @@ class BimBammFlow(Flow):
         if self.state is None:
             return "The game has not started yet."
         state = self._state()
-        return "Points: " + join([f"{p} {n}" for p, n in state.points_by_name().items()]) + "."
+        return "Points: " + join([f"{p} {n}{' (left the game)' if p in state.gone else ''}"
+                                  for p, n in state.points_by_name().items()]) + "."
 
     def help_text(self, player: str) -> str:
         if self.state is None:
             return "Whoever holds a cat, say me."
         state = self._state()
+        if player in state.gone:
+            return "You have left this game. You can say score or repeat."
+        if self.asking is not None:
+            return f"I am asking the table whether to skip {self.asking}: say yes or no."
         if state.phase is bb.Phase.SCORER and player == state.scorer:
             return self._scorer_prompt()
         if state.phase is bb.Phase.TURN and player == state.turn and self.choosing == player:
@@ -601,7 +728,10 @@ class BimBammFlow(Flow):
         if self.state is None:
             return list(dict.fromkeys([*ME_WORDS, *animals]))
         state = self._state()
-        extra = sorted(CHALLENGE_WORDS) if self.table_cards else []
+        if state.over:
+            return []
+        extra = [*(sorted(CHALLENGE_WORDS) if self.table_cards else []), *LEAVING_PHRASES,
+                 *(YES_PHRASES + NO_PHRASES if self.asking is not None else ())]
         if state.phase is bb.Phase.RACE:
             return [*animals, *extra]
         if state.phase is bb.Phase.SCORER:
@@ -619,13 +749,17 @@ class BimBammFlow(Flow):
         return [*animals, *extra, *numbers, *flips, *SPECIAL_WORDS, *neighbours]
 
     def accepts(self, phrase: str) -> bool:
-        """A phrase of the moment, or a typed exchange partner's name ("exchange with Cem"; "Cem"
-        while choosing): names are never in :meth:`phrases`, since a name outside a recogniser's
-        dictionary would stop it."""
+        """A phrase of the moment, a typed "skip Ben" / "Ben has left" / "drop Ben", or a typed
+        exchange partner's name ("exchange with Cem"; "Cem" while choosing): names are never in
+        :meth:`phrases`, since a name outside a recogniser's dictionary would stop it."""
         if phrase in self.phrases():
             return True
         state = self.state
-        if state is None or state.phase is not bb.Phase.TURN:
+        if state is None or state.over:
+            return False
+        if self._named_leaver(phrase) is not None:
+            return True
+        if state.phase is not bb.Phase.TURN:
             return False
         if phrase.startswith("exchange with "):
             return self._partner(state.turn, phrase) is not None
@@ -649,6 +783,8 @@ class BimBammFlow(Flow):
             return f"{player}, the tiles are numbered one to fifteen."
         if reason == "not_your_turn":
             return f"{player}, it is {state.to_act}'s turn."
+        if reason == "left_the_game":
+            return f"{player} has already left the game."
         return f"{player}: {error}"
 
     def _state(self) -> bb.State:
