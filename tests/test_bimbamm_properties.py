@@ -1,4 +1,5 @@
-"""Bim Bamm! invariants over random games (hypothesis): cards, tiles, points, turn order, replay."""
+"""Bim Bamm! invariants over random games (hypothesis): cards, tiles, points, turn order, replay,
+also with players leaving."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from tests.test_bimbamm import card_count
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbamm import (
-    Action, Animal, Call, Flip, Phase, Quit, ResolveRace, ScorerFlips, Shout, State, UseSpecial, apply,
+    Action, Animal, Call, Flip, Leave, Phase, Quit, ResolveRace, ScorerFlips, Shout, State, UseSpecial, apply,
     default_tiles, legal_actions, new_game, parse_tile_spec, replay,
 )
 
@@ -21,8 +22,9 @@ SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[Heal
 
 
 def random_action(data: st.DataObject, state: State, t: float) -> Action:
-    """Mostly a legal action; sometimes a shout, a quit, or an arbitrary (often illegal) action."""
-    kind = data.draw(st.sampled_from(["legal"] * 12 + ["shout", "wild", "wild", "quit"]), label="kind")
+    """Mostly a legal action; sometimes a shout, a player leaving, a quit, or an arbitrary (often
+    illegal) action."""
+    kind = data.draw(st.sampled_from(["legal"] * 12 + ["shout", "wild", "wild", "quit", "leave"]), label="kind")
     player = st.sampled_from(state.players + ("Zed",))
     animal = st.sampled_from(ANIMALS)
     if kind == "legal":
@@ -35,6 +37,8 @@ def random_action(data: st.DataObject, state: State, t: float) -> Action:
         return action
     if kind == "shout":
         return Shout(t, data.draw(st.sampled_from(state.players)), data.draw(animal), t)
+    if kind == "leave":
+        return Leave(t, data.draw(st.sampled_from(state.players)))
     if kind == "quit":
         return Quit(t, data.draw(st.sampled_from(state.players + (None,))))  # type: ignore[operator]
     tile = st.integers(-1, 16)
@@ -60,6 +64,9 @@ def check_step(before: State, after: State, events: list[Event]) -> None:
         obj = e.to_json()
         if obj["type"] == "point":
             assert 1 <= obj["points"] <= 3
+        if obj["type"] in ("flip", "swap", "exchange", "shout", "point"):
+            assert obj["player"] not in before.gone, "a player who left takes no part"
+    assert after.gone[:len(before.gone)] == before.gone and all(after.score(p) == 0 for p in after.gone)
     if after.over:
         assert events[-1].TYPE == "game_over"
         assert after.winner is None or after.score(after.winner) == 3
@@ -95,6 +102,8 @@ def test_random_games_keep_cards_tiles_points_and_turn_order_and_replay_to_the_s
                 last_actor = obj["player"]
             elif obj["type"] == "point":
                 last_actor = obj["player"]
+            elif obj["type"] == "left" and any(e.TYPE == "turn" for e in produced):
+                last_actor = obj["player"]  # they were to act: the turn passes to their left
             elif obj["type"] == "turn":
                 assert last_actor is None or obj["player"] == state.left_of(last_actor), "turns pass left"
         state = after

@@ -108,12 +108,12 @@ def test_a_race_opening_and_a_race_nobody_wins_are_in_the_transcript(tmp_path: P
 
 
 def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
-    """'seven', 'flip seven', 'swap' and 'exchange with NAME' become the right actions; a bad tile number is explained."""
+    """'seven', 'flip seven', 'swap' and (typed) 'exchange with NAME' become the right actions; a bad tile number is explained."""
     lines = "\n".join([
         "1 Anna: flip twenty",       # no such tile: explained, still Anna's turn
         "3 Anna: swap",              # special tile (SWAP) → it turns to EXCHANGE
-        "6 Ben: exchange",           # no target: host asks for a name
-        "8 Ben: exchange with cem",  # EXCHANGE with Cem
+        "6 Ben: exchange",           # no target: host asks whom, numbered
+        "8 Ben: exchange with cem",  # typed: EXCHANGE with Cem
         "11 Cem: seven",             # a plain number flips
     ])
     outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"})
@@ -123,7 +123,8 @@ def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
     flips = [e for e in events if e["type"] == "flip"]
     assert flips and flips[0]["tile"] == 6 and flips[0]["player"] == "Cem"
     assert "numbered one to fifteen" in transcript
-    assert "say exchange with" in transcript
+    assert "Ben, exchange with whom? One: Cem, on your left. Two: Anna, on your right. Say the number." in transcript
+    assert [(e["player"], e["with"]) for e in events if e["type"] == "exchange"] == [("Ben", "Cem")]
 
 
 def test_out_of_turn_words_are_answered_not_applied(tmp_path: Path) -> None:
@@ -313,13 +314,17 @@ def test_a_race_closes_as_soon_as_a_shout_would_score(tmp_path: Path) -> None:
 
 
 def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> None:
-    """phrases(): tile numbers on a turn, animals in a race, 'N and M' pairs of the scored animal's tiles for the scorer."""
+    """phrases(): tile numbers on a turn (and exchange without a name), animals in a race, 'N and M'
+    pairs of the scored animal's tiles for the scorer."""
     from voicehost.rules.bimbamm.state import evolve
 
     outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="", tmp=tmp_path, options={"first_player": "Anna"})
     state = flow.state  # type: ignore[attr-defined]
     turn = flow.phrases()  # type: ignore[attr-defined]
-    assert "flip seven" in turn and "seven" in turn and "exchange with ben" in turn and "cat" in turn
+    assert "flip seven" in turn and "seven" in turn and "swap" in turn and "cat" in turn
+    flow.state = evolve(state, special=bb.Special.EXCHANGE)  # type: ignore[attr-defined]
+    assert "exchange" in flow.phrases() and "exchange with the player on my left" in flow.phrases()  # type: ignore[attr-defined]
+    assert not any("ben" in p.split() for p in flow.phrases())  # type: ignore[attr-defined]
     assert flow.likely() == []  # type: ignore[attr-defined]  # no race: no shout is expected
     flow.state = evolve(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
     assert "flip seven" not in flow.phrases() and "pig" in flow.phrases()  # type: ignore[attr-defined]

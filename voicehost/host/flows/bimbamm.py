@@ -1,10 +1,24 @@
 """Bim Bamm! by voice.
 
 The host announces each turn; the player says "flip seven" (or just "seven"), "swap", or
-"exchange with Ben". It says what the tile now shows. When five tiles show one animal, the race
+"exchange". It says what the tile now shows. When five tiles show one animal, the race
 opens (earcon) once the host has finished speaking, and stays open for the race window; every
 shout heard in it goes to the rules in one ResolveRace, ranked by onset. The host announces the
 scorer and any mistakes, asks the scorer for two tiles to turn, and goes on until 3 points.
+
+Whom to exchange with: the recognisers never listen for player names (PocketSphinx and Vosk stop
+on a name outside their dictionaries, such as "Cem"). "exchange" makes the host read the other
+players out, numbered clockwise from the player's left ("One: Cem, on your left. Two: Dan. Three:
+Anna, on your right."), and the player answers with the number, "my left" or "my right" (or
+"cancel"); "exchange with the player on my left" (or right) does it in one go, and with two players
+"exchange" needs no answer. Typed lines may name the player: "exchange with Cem".
+
+A player who leaves: after ``reminders`` unanswered reminders the host asks the table about the
+player it waits for ("Ben has not answered. Skip Ben? Say yes or no."); "a player has left" asks
+the same at once, and typed lines may name the player ("skip Ben", "Ben has left", "drop Ben"). A yes
+is the rules' ``Leave`` (docs/rules.md): Ben's card and won cards go under the pile and the turn
+skips him. Anything Ben says shows he is still here and drops the question. Not during a race: the
+host asks to say it again when the race is over.
 """
 
 from __future__ import annotations
@@ -15,7 +29,10 @@ from typing import Any, Sequence
 
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
-from voicehost.host.words import Command, Heard, find_player, number_phrase, numbers_in
+from voicehost.host.words import (
+    LEAVING_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, leaving_phrases, normalise, number, number_phrase,
+    numbers_in,
+)
 from voicehost.rules import bimbamm as bb
 from voicehost.host.flows import bimbamm_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
@@ -30,6 +47,14 @@ VERIFY_TIMER = "verify"
 CHALLENGE_WORDS = frozenset({"challenge", "objection", "liar"})
 ME_WORDS = ("me", "i do", "i have", "i have the cat", "cat", "i hold the cat", "here")
 ANIMAL_WORDS = {a.value: a for a in bb.Animal}
+SPECIAL_WORDS = ("swap", "exchange", "special", "use the special tile")
+"""Use the special tile: SWAP at once; EXCHANGE asks whom (see the module doc)."""
+LEFT_WORDS = ("my left", "on my left", "the player on my left", "exchange with the player on my left")
+"""The exchange partner on the player's left (the next seat clockwise)."""
+RIGHT_WORDS = ("my right", "on my right", "the player on my right", "exchange with the player on my right")
+"""The exchange partner on the player's right (the seat before, clockwise)."""
+CANCEL_WORDS = ("cancel", "never mind")
+"""Back out of choosing an exchange partner (nothing was done yet)."""
 PLURAL = texts.PLURAL
 
 
@@ -41,8 +66,8 @@ class BimBammSettings:
     """Seconds the race stays open after the host has finished speaking."""
     remind_after: float = 20.0
     """Seconds without an answer before the host reminds the player to act."""
-    reminders: int = 3
-    """Reminders for one prompt before the host waits silently."""
+    reminders: int = 2
+    """Reminders for one prompt before the host asks the table whether to skip the player."""
     first_player: str | None = None
     """Who starts when nobody holds the cat (default: a seeded random choice)."""
     variant2p: bool | None = None
@@ -79,6 +104,10 @@ class BimBammFlow(Flow):
         """Table cards: the would-be winner asked to show their card; the table may say challenge."""
         self.pending_challenge = False
         """Table cards: the verification belongs to a challenge of the scorer (not to a race)."""
+        self.choosing: str | None = None
+        """The turn player who said "exchange" and is choosing whom to exchange with."""
+        self.asking: str | None = None
+        """The player the host asks the table whether to skip (they do not answer)."""
 
     # ---- life cycle -----------------------------------------------------------------------
 
@@ -144,6 +173,16 @@ class BimBammFlow(Flow):
                 self.say("Whoever holds a cat, say me.")
             return
         state = self._state()
+        if self.asking == heard.player:  # the player the table is asked about spoke: still here
+            self._still_here(heard.player, silent=heard.phrase not in YES_PHRASES + NO_PHRASES)
+            if heard.phrase in YES_PHRASES + NO_PHRASES:
+                return
+        if self._leaving_said(heard):
+            return
+        if heard.player in state.gone:
+            if state.phase is not bb.Phase.RACE:
+                self.say(f"{heard.player}, you have left this game.")
+            return
         words = heard.phrase.split()
         if self.table_cards and CHALLENGE_WORDS & set(words):
             self._challenge_said(heard)
@@ -162,24 +201,152 @@ class BimBammFlow(Flow):
         elif state.phase is bb.Phase.TURN:
             self._turn_says(heard)
 
+    # ---- players who leave ----------------------------------------------------------------
+
+    def _leaving_said(self, heard: Heard) -> bool:
+        """"a player has left", a typed "skip Ben", or the table's yes/no to "Skip Ben?"; False if
+        ``heard`` is none of them."""
+        phrase = heard.phrase
+        named = self._named_leaver(phrase)
+        answer = self.asking is not None and phrase in YES_PHRASES + NO_PHRASES
+        if named is None and phrase not in LEAVING_PHRASES and not answer:
+            return False
+        if self._racing():
+            self.say(f"{heard.player}, first the race: say it again when it is over.")
+        elif named is not None:
+            self._leave(named)
+        elif phrase in LEAVING_PHRASES:
+            self._ask_skip(self._awaited(), "")
+        elif self.asking is not None and phrase in YES_PHRASES:
+            self._leave(self.asking)
+        elif self.asking is not None:
+            self.say(f"We wait for {self.asking}.")
+            self._still_here(self.asking, silent=True)
+        return True
+
+    def _named_leaver(self, phrase: str) -> str | None:
+        """The player a typed "skip Ben" / "Ben has left" / "drop Ben" is about, if it is one."""
+        return next((p for p in self._state().players if phrase in leaving_phrases(p)), None)
+
+    def _racing(self) -> bool:
+        """A race window is open, or the host is verifying a would-be winner's card."""
+        return self._state().phase is bb.Phase.RACE or self.verifying is not None
+
+    def _awaited(self) -> list[str]:
+        """The player the game waits for: the turn player or the scorer (nobody during a race)."""
+        state = self._state()
+        return [state.to_act] if state.to_act is not None and not self._racing() else []
+
+    def _ask_skip(self, players: list[str], why: str) -> None:
+        """Ask the table whether to skip the awaited player (they would leave the game)."""
+        if not players:
+            self.asking = None
+            self.say("Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn.")
+            return
+        self.asking = players[0]
+        self.say(f"{why}Skip {players[0]}? Say yes or no.")
+        self._arm_reminder()
+
+    def _still_here(self, player: str, *, silent: bool) -> None:
+        """No skipping ``player``: the reminders start again."""
+        self.asking = None
+        self.reminders = 0
+        if not silent:
+            self.say(f"{player} is here: we wait for {player}.")
+        self._arm_reminder()
+
+    def _leave(self, player: str) -> None:
+        """``player`` leaves the game (the rules' Leave)."""
+        self.asking = None
+        self.first_tile.pop(player, None)
+        self._apply(bb.Leave(self.now(), player))
+
+    # ---- turns ----------------------------------------------------------------------------
+
     def _turn_says(self, heard: Heard) -> None:
         state = self._state()
-        if heard.player != state.turn:
-            self.say(f"{heard.player}, it is {state.turn}'s turn.")
+        player, phrase = heard.player, heard.phrase
+        if player != state.turn:
+            self.say(f"{player}, it is {state.turn}'s turn.")
             return
-        words = heard.phrase.split()
-        numbers = [n for n in numbers_in(heard.phrase) if 1 <= n <= 15]
-        others = [p for p in state.players if p != heard.player]
-        if "exchange" in words or "swap" in words or "special" in words:
-            target = find_player(heard.phrase, others) if state.special is bb.Special.EXCHANGE else None
-            if state.special is bb.Special.EXCHANGE and target is None:
-                self.say(f"{heard.player}, the special tile shows exchange: say exchange with {join(others, 'or')}.")
-                return
-            self._apply(bb.UseSpecial(self.now(), heard.player, target))
+        if self.choosing == player and self._choosing_says(player, phrase):
+            return
+        numbers = [n for n in numbers_in(phrase) if 1 <= n <= 15]
+        if phrase in SPECIAL_WORDS:
+            self._use_special(player)
+        elif phrase in LEFT_WORDS + RIGHT_WORDS or phrase.startswith("exchange with "):
+            partner = self._partner(player, phrase)
+            if state.special is not bb.Special.EXCHANGE:
+                self.say(f"{player}, the special tile shows swap: say swap, or flip a tile.")
+            elif partner is not None:
+                self._exchange(player, partner)
+            else:
+                self._use_special(player)
         elif numbers:
-            self._apply(bb.Flip(self.now(), heard.player, numbers[0] - 1))
+            self.choosing = None
+            self._apply(bb.Flip(self.now(), player, numbers[0] - 1))
         else:
-            self.say(f"Sorry {heard.player}. {self.help_text(heard.player)}")
+            self.say(f"Sorry {player}. {self.help_text(player)}")
+
+    def _choosing_says(self, player: str, phrase: str) -> bool:
+        """The answer to "exchange with whom?"; False if ``phrase`` is no answer (a flip, "swap" …)."""
+        partners = self._partners(player)
+        said = number(phrase)
+        if phrase in CANCEL_WORDS:
+            self.choosing = None
+            self.say(f"{player}, flip a tile or use the special tile.")
+        elif said is not None and 1 <= said <= len(partners):
+            self._exchange(player, partners[said - 1])
+        elif said is not None:
+            self.say(f"{player}, you are choosing whom to exchange with: say a number from one to "
+                     f"{number_phrase(len(partners))}, or cancel. To flip a tile, say flip and its number.")
+        elif (partner := self._partner(player, phrase)) is not None:
+            self._exchange(player, partner)
+        else:
+            return False
+        return True
+
+    def _use_special(self, player: str) -> None:
+        """SWAP at once; EXCHANGE with the only other player, or ask whom."""
+        state = self._state()
+        partners = self._partners(player)
+        if state.special is bb.Special.SWAP:
+            self._apply(bb.UseSpecial(self.now(), player))
+        elif len(partners) == 1:
+            self._exchange(player, partners[0])
+        else:
+            self.choosing = player
+            self.say(self._partner_question(player))
+
+    def _exchange(self, player: str, partner: str) -> None:
+        self.choosing = None
+        self._apply(bb.UseSpecial(self.now(), player, partner))
+
+    def _partners(self, player: str) -> list[str]:
+        """The other players still in the game, clockwise from ``player``'s left (the last one sits
+        on their right)."""
+        state = self._state()
+        players = list(state.players)
+        seat = players.index(player)
+        return [p for p in players[seat + 1:] + players[:seat] if p not in state.gone]
+
+    def _partner(self, player: str, phrase: str) -> str | None:
+        """The partner a phrase names: left or right, or (typed lines) a name, with or without
+        "exchange with"; None if it names nobody."""
+        partners = self._partners(player)
+        if phrase in LEFT_WORDS:
+            return partners[0]
+        if phrase in RIGHT_WORDS:
+            return partners[-1]
+        name = phrase.removeprefix("exchange with ")
+        return next((p for p in partners if normalise(p) == name), None)
+
+    def _partner_question(self, player: str) -> str:
+        """"Ben, exchange with whom? One: Cem, on your left. Two: Anna, on your right. Say the number."."""
+        partners = self._partners(player)
+        listed = [f"{number_phrase(i + 1).capitalize()}: {p}{', on your left' if i == 0 else ''}"
+                  f"{', on your right' if i == len(partners) - 1 else ''}." for i, p in enumerate(partners)]
+        return f"{player}, exchange with whom? {' '.join(listed)} Say the number."
 
     def _scorer_says(self, heard: Heard) -> None:
         state = self._state()
@@ -230,10 +397,21 @@ class BimBammFlow(Flow):
             self._finish_pending()
         elif name == RACE_TIMER and state.phase is bb.Phase.RACE:
             self._close_race()
+        elif name == REMIND_TIMER and self.asking is not None and not state.over:
+            self.say(f"Skip {self.asking}? Say yes or no.")
+            self._arm_reminder()
+        elif name == REMIND_TIMER and self._awaited() and self.reminders >= self.settings.reminders:
+            late = self._awaited()
+            self._ask_skip(late, f"{late[0]} has not answered. ")
         elif name == REMIND_TIMER and state.to_act is not None and self.reminders < self.settings.reminders:
             self.reminders += 1
             player = state.to_act
-            prompt = self._scorer_prompt() if state.phase is bb.Phase.SCORER else f"{player}, it is your turn: flip a tile, or use the special tile."
+            if state.phase is bb.Phase.SCORER:
+                prompt = self._scorer_prompt()
+            elif self.choosing == player:
+                prompt = self._partner_question(player)
+            else:
+                prompt = f"{player}, it is your turn: flip a tile, or use the special tile."
             self.say(prompt)
             self.host.mouth.earcon(Earcon.YOUR_TURN, to=self._private_or_none(player))
             self._arm_reminder()
@@ -335,15 +513,24 @@ class BimBammFlow(Flow):
             return
         self.state = new
         self.host.mouth.barge_in_next()
-        self._after_events(self.host.record(events))
+        self._after_events(self.host.record(events), state)
 
-    def _after_events(self, events: list[Event]) -> None:
+    def _after_events(self, events: list[Event], before: bb.State | None = None) -> None:
+        """Announce what the rules did and wait for the next speaker (``before``: the state the
+        action was applied to)."""
         state = self._state()
         for ev in events:
-            self._announce(ev)
+            if isinstance(ev, bb.LeftEvent):
+                self._announce_left(ev, before or state)
+            else:
+                self._announce(ev)
         self.host.timers.cancel(REMIND_TIMER)
         if events:
             self.reminders = 0
+        if state.phase is not bb.Phase.TURN or state.turn != self.choosing:
+            self.choosing = None
+        if self.asking is not None and self.asking not in self._awaited():
+            self.asking = None  # the game waits for someone else now
         if state.over:
             self.host.timers.cancel(RACE_TIMER)
             return
@@ -398,10 +585,33 @@ class BimBammFlow(Flow):
         self.host.mouth.earcon(Earcon.MISTAKE)
         self.say(texts.mistake(ev, animal))
 
+    def _announce_left(self, ev: bb.LeftEvent, before: bb.State) -> None:
+        """Where the leaver's cards go (the won ones are public; the held one stays secret), and a
+        scorer's point that leaves with them."""
+        player, state = ev.player, self._state()
+        won = f"the {join([a.value for a in ev.won])} {player} won" if ev.won else ""
+        if self.table_cards:
+            text = f"put {player}'s card under the pile{', then ' + won if won else ''}."
+        elif ev.card is None and not won:
+            text = f"{player} held no card and had no points."
+        else:
+            held = f"{player}'s card" if ev.card is not None else ""
+            text = f"{join([x for x in (held, won) if x])} {'go' if held and won else 'goes'} under the pile."
+        text = f"{player} has left the game: {text}"
+        if before.phase is bb.Phase.SCORER and before.scorer == player and before.scored is not None:
+            text += f" The point for the {before.scored.value} leaves with {player}: nobody turns tiles."
+        if not state.over:
+            text += f" Still playing: {join(list(state.active))}."
+        self.say(text)
+
     def _announce_end(self, ev: bb.GameOverEvent) -> None:
         winner = ev.winner
         if winner:
             self.say(f"{winner} wins Bim Bamm with three points! {self.score_text()}")
+        elif ev.reason == bb.EndReason.TOO_FEW_PLAYERS:
+            left = list(self._state().active)
+            self.say(f"Only {join(left)} {'is' if len(left) == 1 else 'are'} left, and Bim Bamm! needs at least "
+                     f"two players: the game ends here. {self.score_text()}")
         else:
             self.say(f"The game is over. {self.score_text()}")
 
@@ -459,16 +669,25 @@ class BimBammFlow(Flow):
         if self.state is None:
             return "The game has not started yet."
         state = self._state()
-        return "Points: " + join([f"{p} {n}" for p, n in state.points_by_name().items()]) + "."
+        return "Points: " + join([f"{p} {n}{' (left the game)' if p in state.gone else ''}"
+                                  for p, n in state.points_by_name().items()]) + "."
 
     def help_text(self, player: str) -> str:
         if self.state is None:
             return "Whoever holds a cat, say me."
         state = self._state()
+        if player in state.gone:
+            return "You have left this game. You can say score or repeat."
+        if self.asking is not None:
+            return f"I am asking the table whether to skip {self.asking}: say yes or no."
         if state.phase is bb.Phase.SCORER and player == state.scorer:
             return self._scorer_prompt()
+        if state.phase is bb.Phase.TURN and player == state.turn and self.choosing == player:
+            return (f"{self._partner_question(player)} Or say my left, my right, or cancel. "
+                    "To flip a tile instead, say flip and its number.")
         if state.phase is bb.Phase.TURN and player == state.turn:
-            special = "swap" if state.special is bb.Special.SWAP else "exchange with a player's name"
+            special = ("swap" if state.special is bb.Special.SWAP else
+                       "exchange, and then whom; or exchange with the player on my left, or on my right")
             return f"Say a tile number from one to fifteen to flip it, or {special}."
         if state.phase is bb.Phase.RACE:
             return "Shout the animal if you hold its card."
@@ -519,7 +738,10 @@ class BimBammFlow(Flow):
         if self.state is None:
             return list(dict.fromkeys([*ME_WORDS, *animals]))
         state = self._state()
-        extra = sorted(CHALLENGE_WORDS) if self.table_cards else []
+        if state.over:
+            return []
+        extra = [*(sorted(CHALLENGE_WORDS) if self.table_cards else []), *LEAVING_PHRASES,
+                 *(YES_PHRASES + NO_PHRASES if self.asking is not None else ())]
         if state.phase is bb.Phase.RACE:
             return [*animals, *extra]
         if state.phase is bb.Phase.SCORER:
@@ -528,9 +750,30 @@ class BimBammFlow(Flow):
             return [*animals, *extra, *tiles, *pairs, *(f"flip {t}" for t in tiles),
                     *(f"flip {pair}" for pair in pairs)]
         numbers = [number_phrase(n) for n in range(1, 16)]
-        return [*animals, *extra, *numbers, *(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers),
-                "swap", "exchange", "special", "use the special tile",
-                *(f"exchange with {p.lower()}" for p in state.players)]
+        flips = [*(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers)]
+        if state.special is bb.Special.SWAP:
+            return [*animals, *extra, *numbers, *flips, *SPECIAL_WORDS]
+        neighbours = [LEFT_WORDS[-1], RIGHT_WORDS[-1]]
+        if self.choosing == state.turn:
+            neighbours = [*LEFT_WORDS, *RIGHT_WORDS, *CANCEL_WORDS]
+        return [*animals, *extra, *numbers, *flips, *SPECIAL_WORDS, *neighbours]
+
+    def accepts(self, phrase: str) -> bool:
+        """A phrase of the moment, a typed "skip Ben" / "Ben has left" / "drop Ben", or a typed
+        exchange partner's name ("exchange with Cem"; "Cem" while choosing): names are never in
+        :meth:`phrases`, since a name outside a recogniser's dictionary would stop it."""
+        if phrase in self.phrases():
+            return True
+        state = self.state
+        if state is None or state.over:
+            return False
+        if self._named_leaver(phrase) is not None:
+            return True
+        if state.phase is not bb.Phase.TURN:
+            return False
+        if phrase.startswith("exchange with "):
+            return self._partner(state.turn, phrase) is not None
+        return self.choosing == state.turn and self._partner(state.turn, phrase) is not None
 
     def likely(self) -> list[str]:
         """While a race is open, the animal(s) showing five times: the shout the rules expect."""
@@ -550,6 +793,8 @@ class BimBammFlow(Flow):
             return f"{player}, the tiles are numbered one to fifteen."
         if reason == "not_your_turn":
             return f"{player}, it is {state.to_act}'s turn."
+        if reason == "left_the_game":
+            return f"{player} has already left the game."
         return f"{player}: {error}"
 
     def _state(self) -> bb.State:

@@ -6,18 +6,19 @@ rebuilds the state from such a log; :func:`resume` marks the restart. :data:`GAM
 behind the shared ``Game`` interface; the bots live in :mod:`voicehost.sim.bimbamm`.
 
 ``new_game(..., cards="table")`` starts a table-cards game (players hold physical cards the host
-does not know); the host then reports false claims with :class:`Challenge`.
+does not know); the host then reports false claims with :class:`Challenge`. :class:`Leave` takes
+a player who has left out of the game.
 """
 
 from voicehost.rules.base import Game
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Leave, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import (
     GAME_NAME, SetupError, apply, legal_actions, new_game, next_claim, restricted_tile, resume, would_score,
 )
 from voicehost.rules.bimbamm.events import (
-    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, Illegal, MistakeEvent, MistakeReason,
+    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, FlipReason, GameOverEvent, Illegal, LeftEvent, MistakeEvent, MistakeReason,
     PointEvent, RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent, event_from_json,
 )
 from voicehost.rules.bimbamm.replay import BimBamm, replay, state_from_setup
@@ -32,7 +33,7 @@ GAME: Game[State, Action] = BimBamm()
 __all__ = [
     "Action", "Animal", "BimBamm", "Call", "Cards", "Challenge", "ChallengeEvent", "Claim", "Declaration",
     "EndReason", "ExchangeEvent", "FIVE", "Illegal", "event_from_json", "Flip", "FlipEvent", "FlipReason",
-    "GAME", "GAME_NAME", "GameOverEvent", "MistakeEvent", "MistakeReason", "Phase", "PointEvent", "Quit",
+    "GAME", "GAME_NAME", "GameOverEvent", "Leave", "LeftEvent", "MistakeEvent", "MistakeReason", "Phase", "PointEvent", "Quit",
     "RaceEvent", "Refuted", "ResolveRace", "Resume", "ScorerFlips", "SetupError", "SetupEvent", "Shout", "ShoutEvent",
     "Side", "Special", "State", "SwapEvent", "Tile", "TileSetError", "TurnEvent", "UseSpecial",
     "WINNING_POINTS", "apply", "default_tiles", "legal_actions", "new_game", "next_claim", "parse_tile_spec",

@@ -105,6 +105,17 @@ class Challenge:
 
 
 @dataclass(frozen=True)
+class Leave:
+    """The table says a player has left (or skips a player who does not answer): they are out of
+    the game for good (see :func:`~.engine.apply` and docs/rules.md, "A player who leaves").
+
+    Not while a race is open: the host closes the race window first."""
+
+    t: float
+    player: PlayerName
+
+
+@dataclass(frozen=True)
 class Quit:
     """End the game now without a winner (a player quits, or the host stops: e.g. a turn limit)."""
 
@@ -121,5 +132,5 @@ class Resume:
     t: float
 
 
-Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Challenge | Quit | Resume
+Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Challenge | Leave | Quit | Resume
 """Every action :func:`~.engine.apply` accepts."""

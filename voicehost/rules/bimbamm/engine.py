@@ -11,6 +11,11 @@ hand and no pile. It trusts the earliest shouter of a raced animal to hold it, a
 trusts the card the scorer shows, and leaves the check to the table: :class:`Challenge` (or
 ``ResolveRace.refuted``) turns a false claim into a no_card mistake. Cards drawn, swapped or
 exchanged are logged as null.
+
+A player who leaves (:class:`~.actions.Leave`, e.g. the table skips a player who does not answer)
+is out for good: their card and won cards go under the pile, the turn skips them (it passes to
+their left if it was theirs, or if they were the scorer choosing tiles: that point left with them),
+and fewer than two players left end the game (``too_few_players``).
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ from typing import Sequence, TypeVar
 from voicehost.errors import InputError
 from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Leave, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.events import (
-    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, Illegal, FlipReason, GameOverEvent, MistakeEvent, MistakeReason, PointEvent,
-    RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
+    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, Illegal, FlipReason, GameOverEvent, LeftEvent, MistakeEvent,
+    MistakeReason, PointEvent, RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
 )
 from voicehost.rules.bimbamm.state import (
     MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, WINNING_POINTS, Cards, Claim, Declaration, Phase, State,
@@ -166,6 +171,8 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
         new = _lone_shout(state, action, out)
     elif isinstance(action, Challenge):
         new = _challenge(state, action, out)
+    elif isinstance(action, Leave):
+        new = _leave(state, action, out)
     elif isinstance(action, Quit):
         new = _quit(state, action, out)
     elif isinstance(action, Resume):
@@ -287,8 +294,8 @@ def _special(state: State, action: UseSpecial, out: _Events) -> State:
             raise IllegalAction(Illegal.SWAP_HAS_NO_TARGET, "the special tile shows SWAP, which takes no other player")
         state = _swap(state, seat, out)
     else:
-        if action.target is None or action.target == action.player or action.target not in state.players:
-            others = ", ".join(p for p in state.players if p != action.player)
+        if action.target is None or action.target == action.player or action.target not in state.active:
+            others = ", ".join(p for p in state.active if p != action.player)
             raise IllegalAction(Illegal.BAD_TARGET, f"EXCHANGE needs another player's name ({others}), "
                                               f"not {action.target!r}")
         state = _exchange(state, seat, state.seat(action.target), out)
@@ -409,8 +416,10 @@ def would_score(state: State, shouts: Sequence[Call], refuted: Sequence[Refuted]
 
 
 def _check_shout(state: State, player: PlayerName, animal: object, onset: object) -> None:
-    """A shout names a player at the table, an animal and a finite onset."""
+    """A shout names a player still in the game, an animal and a finite onset."""
     _check_player(state, player)
+    if player in state.gone:
+        raise IllegalAction(Illegal.LEFT, f"{player} has left the game and can no longer shout")
     if not isinstance(animal, Animal):
         raise IllegalAction(Illegal.NOT_AN_ANIMAL, f"{animal!r} is not an animal")
     if isinstance(onset, bool) or not isinstance(onset, (int, float)) or not math.isfinite(onset):
@@ -560,6 +569,35 @@ def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
     return first, second
 
 
+# -- a player who leaves ----------------------------------------------------------------------
+
+
+def _leave(state: State, action: Leave, out: _Events) -> State:
+    """The player is out for good: their card, then their won cards, go under the pile; the turn
+    passes to their left if they were to act; fewer than MIN_PLAYERS left end the game."""
+    player = action.player
+    seat = _check_player(state, player)
+    if player in state.gone:
+        raise IllegalAction(Illegal.LEFT, f"{player} has already left the game")
+    if state.phase is Phase.RACE:
+        raise IllegalAction(Illegal.RACE_OPEN, f"a race for {_names(state.race)} is open: resolve it first")
+    held, won = state.hands[seat], state.points[seat]
+    out.append(LeftEvent(out.seq, out.t, player, None if state.table_cards else held, won))
+    deck = state.deck if state.table_cards else state.deck + ((held,) if held is not None else ()) + won
+    acting = state.to_act == player
+    state = evolve(state, gone=state.gone + (player,), hands=_set(state.hands, seat, None),
+                   points=_set(state.points, seat, ()), deck=deck)
+    if len(state.active) < MIN_PLAYERS:
+        return _end(state, None, EndReason.TOO_FEW_PLAYERS, None, out)
+    if acting:
+        return _pass_turn(state, player, out)
+    claim = state.declaration
+    if claim is not None:
+        later = tuple(c for c in claim.later if c.player != player)
+        state = evolve(state, declaration=Declaration(claim.actor, claim.shout, later, claim.erred))
+    return state
+
+
 # -- the end ----------------------------------------------------------------------------------
 
 
@@ -588,7 +626,7 @@ def legal_actions(state: State, t: float) -> list[Action]:
     Phase TURN: every allowed Flip and the special tile (SWAP, or EXCHANGE with each other player);
     phase SCORER: every pair of tiles showing the scored animal; phase RACE: closing the window
     (``ResolveRace(t)``; the host adds the shouts it heard); over: nothing. Shouts and Quit are
-    always possible while the game runs and are not listed, nor is the host's Challenge.
+    always possible while the game runs and are not listed, nor are the host's Challenge and Leave.
     """
     if state.phase is Phase.TURN:
         return _turn_actions(state, t)
@@ -608,7 +646,7 @@ def _turn_actions(state: State, t: float) -> list[Action]:
     if state.special is Special.SWAP:
         actions.append(UseSpecial(t, player))
     else:
-        actions.extend(UseSpecial(t, player, other) for other in state.players if other != player)
+        actions.extend(UseSpecial(t, player, other) for other in state.active if other != player)
     return actions
 
 

@@ -14,8 +14,8 @@ from voicehost.rules.base import Event, GameOver, JsonObject, LogError, PlayerNa
 from voicehost.rules.bimbamm.tiles import Animal
 
 __all__ = [
-    "BimBammEvent", "ChallengeEvent", "EndReason", "Illegal", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "MistakeEvent", "MistakeReason",
-    "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
+    "BimBammEvent", "ChallengeEvent", "EndReason", "Illegal", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "LeftEvent", "MistakeEvent",
+    "MistakeReason", "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
 ]
 
 
@@ -51,6 +51,8 @@ class Illegal(StrEnum):
     BAD_TIME = "bad_time"
     CARDS_KNOWN = "cards_known"
     GAME_OVER = "game_over"
+    LEFT = "left_the_game"
+    """The player has left the game (they shout, leave again, or are named for an exchange)."""
     NO_CLAIM = "no_claim"
     NO_RACE = "no_race"
     NO_SUCH_TILE = "no_such_tile"
@@ -73,6 +75,8 @@ class EndReason(StrEnum):
     QUIT = "quit"
     TURN_LIMIT = "turn_limit"
     """The simulator's (or a host's) turn limit."""
+    TOO_FEW_PLAYERS = "too_few_players"
+    """A player left and fewer than two are still in the game."""
 
 
 class FlipReason(StrEnum):
@@ -262,6 +266,23 @@ class ExchangeEvent(BimBammEvent):
 
 
 @dataclass(frozen=True)
+class LeftEvent(BimBammEvent):
+    """A player left the game for good: their card and the cards they won went under the pile
+    (held card first, then the won cards in the order won), so they have no points left.
+
+    A "turn" follows when it was their turn or they were choosing tiles as the scorer (play goes on
+    to their left); a "game_over" (too_few_players) when fewer than two players are left."""
+
+    TYPE: ClassVar[str] = "left"
+    player: PlayerName
+    card: Animal | None
+    """The card they held; null when they held none, and always null with table cards (the
+    player's physical card goes under the pile unseen)."""
+    won: tuple[Animal, ...]
+    """The cards they had won (their points), in the order won."""
+
+
+@dataclass(frozen=True)
 class GameOverEvent(BimBammEvent, GameOver):
     """The game ended: someone reached 3 points, or the host stopped it (quit, a turn limit …)."""
 
@@ -285,10 +306,10 @@ class GameOverEvent(BimBammEvent, GameOver):
 
 _BY_TYPE: dict[str, type[Event]] = {
     cls.TYPE: cls for cls in (SetupEvent, TurnEvent, FlipEvent, RaceEvent, ShoutEvent, PointEvent, MistakeEvent,
-                              ChallengeEvent, SwapEvent, ExchangeEvent, GameOverEvent, Resumed)
+                              ChallengeEvent, SwapEvent, ExchangeEvent, LeftEvent, GameOverEvent, Resumed)
 }
 
-_ANIMALS = frozenset({"showing", "animal", "drew", "returned", "gave", "got"})
+_ANIMALS = frozenset({"showing", "animal", "drew", "returned", "gave", "got", "card"})
 """Fields holding an animal (or null)."""
 
 
@@ -332,6 +353,8 @@ def _field(cls: type[Event], name: str, value: Any) -> Any:
         if cls is MistakeEvent:
             return MistakeReason(value)
         return EndReason(value) if value in EndReason._value2member_map_ else str(value)
+    if name == "won" and isinstance(value, list):
+        return tuple(Animal(v) for v in value)
     if name == "counts":
         return {Animal(k): int(v) for k, v in value.items()}
     if name in ("players", "refuted") and isinstance(value, list):

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Rng
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Challenge, Flip, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action, Call, Challenge, Flip, Leave, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import GAME_NAME, SetupError, apply, new_game, resume
 from voicehost.rules.bimbamm.events import event_from_json
@@ -111,6 +111,8 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
         return Quit(t, ev.get("player"), _get(ev, "reason", str, i))
     if kind == "challenge":
         return Challenge(t, _get(ev, "player", str, i), _refuted_later(state, events, i))
+    if kind == "left":
+        return Leave(t, _get(ev, "player", str, i))
     if state.phase is Phase.RACE:
         j = i
         while j < len(events) and _in_race(events[j]):

@@ -134,6 +134,9 @@ class State:
     """Table cards, phase SCORER: the scorer's claim, which the host may still challenge."""
     rules: int = RULES_VERSION
     """Which rulings apply (see :data:`RULES_VERSION`); version 1 only to replay old logs."""
+    gone: tuple[PlayerName, ...] = ()
+    """Players who left the game, in the order they left: they keep their seat in ``players``
+    but hold no card, have no points, are skipped by the turn and may no longer shout."""
 
     # -- views for the host -------------------------------------------------------------------
 
@@ -142,8 +145,14 @@ class State:
         return self.players.index(player)
 
     def left_of(self, player: PlayerName) -> PlayerName:
-        """The next player clockwise."""
-        return self.players[(self.seat(player) + 1) % len(self.players)]
+        """The next player clockwise still in the game (``player`` may have left)."""
+        seat, n = self.seat(player), len(self.players)
+        return next((p for k in range(1, n + 1) if (p := self.players[(seat + k) % n]) not in self.gone), player)
+
+    @property
+    def active(self) -> tuple[PlayerName, ...]:
+        """The players still in the game, in seating order."""
+        return tuple(p for p in self.players if p not in self.gone)
 
     def hand(self, player: PlayerName) -> Animal | None:
         """The card a player holds."""
@@ -217,6 +226,7 @@ class State:
             "restricted_by": self.restricted_by,
             "winner": self.winner,
             "cards": self.cards.value,
+            "gone": list(self.gone),
         }
         return out
 
