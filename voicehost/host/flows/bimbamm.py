@@ -191,7 +191,6 @@ class BimBammFlow(Flow):
         if state.phase is bb.Phase.RACE:
             if animal is not None:
                 self.race_calls.append(bb.Call(heard.player, animal, heard.onset))
-                self._close_when_won()
             return
         if animal is not None:
             self._apply(bb.Shout(self.now(), heard.player, animal, heard.onset))
@@ -417,15 +416,6 @@ class BimBammFlow(Flow):
             self._arm_reminder()
 
     # ---- races and table-card declarations ------------------------------------------------
-
-    def _close_when_won(self) -> None:
-        """Close the race now once a shout would score: the listener hands shouts over in onset
-        order (a cluster of overlapping shouts at once), so no earlier shout can still come, and
-        the verdict need not wait out the window. The session fires the timer only after every
-        shout heard with this one has reached the flow, and holds it while a player is asked back
-        about an uncertain shout (which keeps its onset and may still win)."""
-        if bb.would_score(self._state(), self.race_calls, self.refuted) is not None:
-            self.host.timers.start(RACE_TIMER, self.now())
 
     def _close_race(self) -> None:
         """Resolve the race; with table cards, a would-be winner shows the card first."""
