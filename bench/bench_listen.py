@@ -421,7 +421,7 @@ def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], ta
     if asked and missed:
         tally.asked_right += fx.match(asked, missed).phrases_right()
     tally.expected += len(expected)
-    if likely:
+    if likely and cls in ("solo", "race"):
         good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
         tally.likely_expected += sum(1 for e in expected if e["phrase"] in likely)
         tally.likely_right += sum(1 for e in expected if e["phrase"] in likely and id(e) in good)
@@ -490,8 +490,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
     if total.likely_expected:
         other_expected = sum(t.expected for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_expected
         other_right = sum(t.right for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_right
-        print(f"  with the game's context (--context): shouts of the racing animal {pct(total.likely_right, total.likely_expected)},"
-              f" shouts of other animals (mistakes) {pct(other_right, other_expected)}")
+        print(f"  with the game's context (--context), solo shouts and races: shouts of the racing animal "
+              f"{pct(total.likely_right, total.likely_expected)}, of other animals (mistakes) {pct(other_right, other_expected)}")
 
 
 def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
