@@ -247,10 +247,10 @@ def _no_pulse() -> dict[str, str]:
 
 ONE_BUFFER = 0.012
 """Seconds two click timings of the same placement may differ by here. On this 2-core machine,
-loaded by a benchmark, one phone's placement moved by 9-10 ms between the two timings in 6 of 9
-runs: its chromium lost a whole 10 ms render buffer (its clock answers stepped with it, which the
-placement follows only beyond 40 ms, voicehost.phones.source.REANCHOR), or once the other
-phone's line settled within its first minute; in the other runs they agreed within 1 ms."""
+loaded by a benchmark, the two timings were 9.9-10.4 ms apart in 6 of 12 recorded runs: one
+chromium lost a whole 10 ms render buffer in between (its clock answers stepped with it, which
+the placement follows only beyond 40 ms, voicehost.phones.source.REANCHOR), or once the other
+phone's line settled within its first minute; in the other 6 they agreed within 2.3 ms."""
 
 
 @pytest.mark.timeout(300)
@@ -264,6 +264,7 @@ def test_a_reopened_browser_is_measured_again(tmp_path: Path) -> None:
     seconds). That the clicks' timing gives a race's onsets within 10 ms of the truth is
     tests/test_phones.py's race through two browsers."""
     from voicehost.clock import WallClock
+    from voicehost.host.calibrate import SetupFailed
     from voicehost.phones.calibrate import SeatRecorder, measure_delays
     from voicehost.phones.server import PhoneServer
     from voicehost.phones.source import PhoneSource
@@ -285,10 +286,18 @@ def test_a_reopened_browser_is_measured_again(tmp_path: Path) -> None:
         finally:
             recorder.stop()
 
+    def first_clicks(source: PhoneSource) -> dict[str, float]:
+        """The clicks before the game; once more if a just-started chromium heard none (seen once
+        on the loaded machine: 0 of 6; this is the setup, not what is tested)."""
+        try:
+            return clicks(source)
+        except SetupFailed:
+            return clicks(source)
+
     try:
         assert server.wait_for(seats, 60.0), server.seated()
         source = PhoneSource(server, seats, clock).start(timeout=30.0)
-        source.set_shifts(clicks(source))
+        source.set_shifts(first_clicks(source))
         # settle: a freshly started chromium's fake microphone drops whole 10 ms buffers (once
         # 0.9 s) while the browser is still starting on a loaded 2-core machine; a phone does not.
         rejoin = RejoinCalibration(source, source, SilentSpeaker(clock), search=search, log=log.append, settle=15.0)
