@@ -1,9 +1,12 @@
 """A live session whose microphones and private earphones are the players' phones.
 
-``voicehost play GAME --input phones``: the host serves the page, says and prints the address
-(with a QR code), waits until every player has joined, measures each phone's acoustic delay
-with a click train on the table speaker, and then runs the game exactly as with microphones
-(:func:`voicehost.host.live.build_live`'s parts): a phone that stops is a lost microphone.
+``voicehost play GAME --input phones`` (everyone), or ``--config TABLE`` whose seats say
+``input = "phone"`` (those players, beside the others' microphones): the host serves the page,
+says and prints the address (with a QR code), waits until every phone player has joined,
+measures each phone's acoustic delay with a click train on the table speaker (lined up with the
+microphone seats, if any), and then runs the game exactly as with microphones
+(:func:`voicehost.host.live.build_live`'s parts): a phone that stops is a lost microphone, and
+one that comes back is measured again (:mod:`voicehost.phones.rejoin`).
 """
 
 from __future__ import annotations

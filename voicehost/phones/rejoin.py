@@ -1,12 +1,13 @@
 """A phone that comes back is measured again before its seat is back in the game.
 
 When a phone's page reconnects (the phone slept, the Wi-Fi dropped it, the player reloaded the
-page), its audio comes on a new connection: the clock exchanges start afresh, and a reloaded
-page has a new audio context and a new microphone stream, whose capture path may lag by tens
-of milliseconds more or less than before (measured on one Android phone: 43 ms, then 71 ms
-after a reload). Even a phone that only stalled gets a new line from the exchanges, whose
-error differs from the one the first calibration absorbed. So the delay the clicks measured at
-the start no longer holds, and a race would be ranked on the old one.
+page), its audio comes on a new connection: the clock exchanges start afresh and its placement
+gets a new line, and a reloaded page has a new audio context and a new microphone stream, whose
+capture path may lag by another amount than before (how much on real phones is not measured
+here; a reopened chromium's fake microphone starts its loop at a new moment, hundreds of
+milliseconds to seconds away). Even a phone that only stalled gets a new line, whose error
+differs from the one the first clicks absorbed. So the delay the clicks measured at the start
+no longer holds, and a race would be ranked on the old one.
 
 :class:`RejoinCalibration` wraps the session's live source: when a phone is back it holds the
 "back" news (the game stays paused for that seat), says so, plays the click train on the table
