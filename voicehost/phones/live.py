@@ -25,8 +25,6 @@ from voicehost.host.live import (
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
-from voicehost.phones.mixed import MixedSource
-from voicehost.phones.rejoin import RejoinCalibration, SpeechClicks
 
 if TYPE_CHECKING:
     from voicehost.host.table import Table
@@ -157,7 +155,9 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
     from voicehost.audio.devices import find_device, list_devices
     from voicehost.host.table import Table, check_devices
     from voicehost.listen.sources import LiveSource
+    from voicehost.phones.mixed import MixedSource
     from voicehost.phones.output import PhoneSink, phone_transcript
+    from voicehost.phones.rejoin import RejoinCalibration, SpeechClicks
     from voicehost.phones.source import PhoneSource
     from voicehost.speak.output import TABLE, DeviceSink, device_sink, seat
     from voicehost.speak.service import SpeechService
