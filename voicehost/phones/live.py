@@ -212,9 +212,12 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
         phone_source.start(timeout=15.0)
         source: Any = phone_source if mics is None else MixedSource([mics, phone_source])
         latencies = {s.name: s.latency for s in microphones.seats}
-        if phones.calibrate and _calibrate(source, phone_source, latencies, speaker, phones, say, stdout):
+        reference = _calibrate(source, phone_source, latencies, speaker, phones, say, stdout) if phones.calibrate else None
+        if reference is not None:
+            # A phone that comes back is lined up with what the others were lined up with.
+            fixed = {s: latencies[s] for s in reference if s in latencies}
             source = RejoinCalibration(
-                source, phone_source, SpeechClicks(service, tap.rate), latencies=latencies, search=(-0.05, phones.search),
+                source, phone_source, SpeechClicks(service, tap.rate), latencies=fixed, search=(-0.05, phones.search),
                 announce=lambda seats: say(f"{' and '.join(seats)}, your phone is back. Please stay quiet while "
                                            "I measure it again: a few clicks."),
                 log=lambda line: print(f"(phones: {line})", file=stdout, flush=True))
@@ -243,7 +246,7 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
 def _who(on_phones: tuple[str, ...], players: tuple[str, ...], *, spoken: bool = False) -> str:
     """Who is asked to open the page: 'Players' or 'Each player' when everyone is on a phone,
     else their names."""
-    if on_phones == players:
+    if not on_phones or on_phones == players:
         return "Each player" if spoken else "Players"
     return ", ".join(on_phones[:-1]) + (" and " if len(on_phones) > 1 else "") + on_phones[-1]
 
@@ -255,10 +258,11 @@ def _open_log(settings: PlaySettings) -> Any:
 
 
 def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: Any, settings: PhoneSettings,
-               say: Callable[[str], None], stdout: TextIO) -> bool:
+               say: Callable[[str], None], stdout: TextIO) -> tuple[str, ...] | None:
     """Measure each phone's delay and shift its audio by it, lined up with the microphone seats
-    (``latencies``) when there are any, else with the earliest phone. On failure say so and go
-    on unshifted; True when every phone was measured."""
+    (``latencies``) that heard the clicks, else with the earliest phone. On failure say so and go
+    on unshifted (None); else the microphone seats lined up with (none: the phones among
+    themselves)."""
     from voicehost.phones.calibrate import SeatRecorder, align, time_train
 
     def note(line: str) -> None:
@@ -277,7 +281,7 @@ def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: A
             note(f"phone calibration failed: {seat} {why}; turn the table speaker up, keep the room quiet and "
                  "hold the phones still")
         say("I could not hear the clicks on every phone, so who shouted first may be off by a little.")
-        return False
+        return None
     if latencies and not result.reference:
         note("no microphone heard the clicks: the phones are lined up with each other, not with the microphones")
     phones.set_shifts(result.moves)
@@ -286,7 +290,7 @@ def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: A
         note(f"{seat}'s phone hears {value * 1000:.1f} ms after {against}; clicks agreed within "
              f"{result.spread[seat] * 1000:.1f} ms")
     say("Thank you, all phones are measured.")
-    return True
+    return tuple(str(seat) for seat in result.reference)
 
 
 class PhoneMicrophones(LiveMicrophones):
