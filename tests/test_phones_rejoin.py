@@ -236,6 +236,25 @@ def test_a_phone_is_not_moved_when_the_seats_that_stayed_heard_nothing() -> None
     assert any("none of the other seats heard the clicks" in line for line in log), log
 
 
+def test_clicks_during_the_game_wait_for_the_host_to_finish_speaking() -> None:
+    """SpeechClicks queues the train on the speech service after what the host is saying and
+    returns when its first sample reached the speaker; the train reaches the table's sink whole."""
+    from voicehost.clock import SimClock
+    from voicehost.phones.rejoin import SpeechClicks
+    from voicehost.speak.output import TABLE, RecordingSink
+    from voicehost.speak.service import SpeechService
+    from voicehost.speak.voice import EspeakVoice
+
+    sink = RecordingSink(48000)
+    service = SpeechService(EspeakVoice(), {TABLE: sink}, SimClock())
+    said = service.say("Ben, your phone is back.")
+    train = click_train(48000).samples
+    start = SpeechClicks(service, 48000).play(train)
+    assert said.span is not None and start == pytest.approx(said.span.end + service.gap)
+    played = sink.placed[-1].samples
+    assert played is not None and np.allclose(played, train, atol=1e-6)
+
+
 # ---- in the browser ---------------------------------------------------------------------------
 
 def _no_pulse() -> dict[str, str]:

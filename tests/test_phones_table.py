@@ -132,3 +132,15 @@ def test_a_microphone_seat_plays_beside_a_phone_seat(tmp_path: Path, virtual_tab
     assert "(microphones: 'vh_mics' (Anna): 0 overflows, never stopped)" in out, out
     assert re.search(r"\(microphones: \"Ben's phone\" \(Ben\): \d+ overflows?, never stopped\)", out), out
     assert "Traceback" not in out, out
+
+
+def test_a_bad_phone_seat_is_one_line_before_anything_starts(tmp_path: Path) -> None:
+    """A phone seat given a latency: play exits with status 2 and one line naming file, line and field, before any page is served."""
+    table = tmp_path / "table.toml"
+    table.write_text('[[seat]]\nname = "Anna"\ninput = "phone"\n\n[[seat]]\nname = "Ben"\ninput = "phone"\nlatency = 0.1\n', encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--config", str(table),
+                             "--log", str(tmp_path / "game.jsonl")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and f"{table}:8: seat 2 latency: a phone's delay is measured with clicks" in lines[0], result.stderr
+    assert "open this page" not in result.stdout
