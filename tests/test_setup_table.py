@@ -28,7 +28,7 @@ import soundfile
 
 from tests.conftest import ROOT, run_voicehost
 from voicehost.audio.pulse import RoomMic, VirtualTable
-from voicehost.host.table import Channel, load_table
+from voicehost.host.table import PHONE, Channel, load_table
 from voicehost.speak.voice import EspeakVoice
 
 REACTION = 0.4
@@ -258,6 +258,11 @@ def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, vi
         (["--players", "Anna", "--out", "/nonexistent-folder/t.toml"], 2, "does not exist"),
         (["--players", "Anna", "--speaker", "no-such-speaker", "--inputs", "vh_mics"], 1, "no output device matches 'no-such-speaker'"),
         (["--out", "t.toml"], 2, "--players"),
+        (["--players", "Anna,Ben", "--by-phone", "Dora"], 2, "--by-phone: 'Dora' not in --players (Anna, Ben)"),
+        (["--players", "Anna,Ben", "--by-phone", " , "], 2, "--by-phone ' , ' names nobody"),
+        (["--players", "Anna,Ben", "--by-phone", "anna,BEN", "--phones", "vh_phones"], 2, "every player joins by phone"),
+        (["--players", "Anna", "--by-phone", "Anna", "--enrol", "bimbamm"], 2, "--enrol records this machine's microphones"),
+        (["--players", "Anna", "--by-phone", "Anna", "--inputs", "vh_mics"], 2, "no microphone is listened to"),
     ],
 )
 def test_setup_table_refuses_bad_options_in_one_line(args: list[str], status: int, words: str) -> None:
@@ -267,3 +272,51 @@ def test_setup_table_refuses_bad_options_in_one_line(args: list[str], status: in
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("ALSA lib")]
     assert len(lines) == 1 and words in lines[0], result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_setup_table_with_everyone_on_phones_writes_the_config_at_once(tmp_path: Path) -> None:
+    """--by-phone naming every player (any case): no sound, no microphone; the config seats them on phones, in --players order."""
+    out = tmp_path / "table.toml"
+    result = run_voicehost("setup-table", "--players", "Anna,Ben", "--by-phone", "ben,anna", "--out", str(out), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "Anna, Ben join by phone" in result.stdout
+    table = load_table(out)
+    assert [(s.name, s.by_phone) for s in table.seats] == [("Anna", True), ("Ben", True)]
+    assert table.speaker is None
+
+
+def test_setup_table_seats_a_microphone_player_beside_a_phone_player(virtual_table: VirtualTable, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                     names: dict[str, tuple[np.ndarray, int]]) -> None:
+    """Anna says her name into microphone 2, Ben joins by phone: only Anna is listened for; the config seats Anna on vh_mics channel 2 and Ben on a phone, in --players order, and the host says Ben will join with his phone."""
+    import sounddevice as sd
+
+    out = tmp_path / "table.toml"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Ben,Anna", "--by-phone", "Ben",
+         "--inputs", "vh_mics:2", "--speaker", "vh_table", "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    listened: list[str] = []
+
+    def answer(line: str) -> None:
+        who = listening_for(line)
+        if who is None:
+            return
+        listened.append(who)
+        samples, rate = names[who]
+        frame = np.zeros((samples.shape[0], 8), np.float32)
+        frame[:, 1] = samples
+        frame[:, 0] = CROSSTALK * samples
+        time.sleep(REACTION)
+        sd.play(frame, rate, device="vh_mics_play", blocking=True, latency=0.2)
+
+    lines = Lines(process)
+    lines.until_done(answer, timeout=120)
+    process.wait(timeout=10)
+    stderr = process.stderr.read() if process.stderr else ""
+    assert process.returncode == 0, stderr
+    assert set(listened) == {"Anna"}, listened
+    table = load_table(out)
+    assert [(s.name, s.input) for s in table.seats] == [("Ben", PHONE), ("Anna", Channel("vh_mics", 2))]
+    assert any("Ben will join with their phone" in line for line in lines.seen), lines.seen
+    assert any("Ben" in line and "joins by phone" in line for line in lines.seen), lines.seen

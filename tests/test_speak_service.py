@@ -279,3 +279,21 @@ def test_earcons_are_rendered_once_per_service(voice: EspeakVoice) -> None:
     service.earcon(Earcon.MISTAKE)
     a, b = sinks[TABLE].placed
     assert a.samples is not None and b.samples is not None and np.array_equal(a.samples, b.samples)
+
+
+def test_a_ready_sound_queues_after_speech_and_shows_as_a_sound(voice: EspeakVoice) -> None:
+    """service.sound (the phones' click train) plays after the speech queued before it, exactly the
+    samples given, and is in the transcript as '(sound: label)', an earcon."""
+    from voicehost.audio.buffer import Audio
+
+    service, _, sinks, lines, _ = make(voice)
+    said = service.say("Quiet please.")
+    clicks = np.zeros(4800, np.float32)
+    clicks[100] = 0.5
+    sound = service.sound(Audio(clicks, 48000), "calibration clicks")
+    assert said.span is not None and sound.span is not None
+    assert sound.span.start == pytest.approx(said.span.end + service.gap)
+    assert sound.span.duration == pytest.approx(0.1)
+    assert lines[-1].text == "(sound: calibration clicks)" and lines[-1].kind is Kind.EARCON
+    played = sinks[TABLE].placed[-1].samples
+    assert played is not None and int(np.argmax(played)) == round(100 * sinks[TABLE].rate / 48000)

@@ -8,7 +8,7 @@ import pytest
 
 from voicehost.audio.devices import DeviceInfo
 from voicehost.host.table import (
-    Channel, Seat, Table, TableDeviceError, TableError, check_devices, dumps_table, load_table,
+    PHONE, Channel, Seat, Table, TableDeviceError, TableError, check_devices, dumps_table, load_table,
     match_device, parse_table, save_table,
 )
 
@@ -236,3 +236,70 @@ def test_match_device_prefers_exact_names_and_indexes() -> None:
     assert match_device("3", machine, output=False).name == "USB"
     with pytest.raises(TableDeviceError, match="ambiguous"):
         match_device("table", machine, output=True)
+
+
+PHONES = """\
+[table]
+speaker = "vh_table"
+
+[[seat]]
+name = "Anna"
+input = { device = "vh_mics", channel = 1 }
+
+[[seat]]
+name = "Ben"
+input = "phone"
+
+[[seat]]
+name = "Cem"
+input = "Phone"
+"""
+
+
+def test_phone_seats_load_and_save(tmp_path: Path) -> None:
+    """input = "phone" (any case) seats a player on their phone: no channel, a private ear, saved back as written."""
+    table = load_table(write(tmp_path, PHONES))
+    assert [(s.name, s.by_phone) for s in table.seats] == [("Anna", False), ("Ben", True), ("Cem", True)]
+    assert table.seats[1] == Seat("Ben", PHONE)
+    assert [s.name for s in table.phone_seats] == ["Ben", "Cem"]
+    assert [s.name for s in table.microphone_seats] == ["Anna"]
+    assert list(table.input_devices) == ["vh_mics"]
+    assert [i.seats for i in table.live_inputs()] == [("Anna",)]
+    assert not table.single_microphone and not table.private_outputs
+    with pytest.raises(TableError, match="Ben joins by phone"):
+        table.seat("Ben").channel
+    text = dumps_table(table)
+    assert 'name = "Ben"\ninput = "phone"\n' in text
+    assert parse_table(text) == table
+    everyone = Table(None, (Seat("Anna", Channel("vh_mics", 1), Channel("vh_phones", 1)), Seat("Ben", PHONE)))
+    assert everyone.private_outputs
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (('input = "phone"', 'input = "phone"\noutput = { device = "vh_phones", channel = 2 }'),
+         r"table.toml:11: seat 2 output: a player on a phone hears their private lines on the phone: remove output"),
+        (('input = "phone"', 'input = "phone"\nlatency = 0.02'),
+         r"table.toml:11: seat 2 latency: a phone's delay is measured with clicks at every game: remove latency"),
+        (('input = "phone"', 'input = "mobile"'),
+         r"table.toml:10: seat 2 input: must look like \{ device = \"vh_mics\", channel = 1 \} or be \"phone\" .*not 'mobile'"),
+        (('input = "phone"', 'input = true'), r"table.toml:10: seat 2 input: must look like .* or be \"phone\""),
+        (('input = "phone"', 'input = { phone = true }'), r"table.toml:10: seat 2 input.phone: unknown field"),
+        (('name = "Cem"\ninput = "Phone"', 'name = "ben"\ninput = "phone"'), r"table.toml:13: seat 3 name: 'ben' already sits at seat 2"),
+    ],
+)
+def test_bad_phone_seats_name_file_line_and_field(tmp_path: Path, change: tuple[str, str], message: str) -> None:
+    """A phone seat with an earphone, a latency or a misspelt input is one TableError naming file, line and field."""
+    old, new = change
+    assert old in PHONES
+    with pytest.raises(TableError, match=message):
+        load_table(write(tmp_path, PHONES.replace(old, new, 1)))
+
+
+def test_check_devices_passes_over_phone_seats(tmp_path: Path) -> None:
+    """Phone seats need no device here; a lone microphone seat among phones is not a 'single microphone'."""
+    table = load_table(write(tmp_path, PHONES))
+    assert check_devices(table, MACHINE) == []
+    two = Table(None, (Seat("A", Channel("USB headset A", 1)), Seat("B", Channel("USB headset B", 1), None, 0.003), Seat("C", PHONE)))
+    assert check_devices(two, MACHINE) == []

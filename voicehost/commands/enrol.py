@@ -71,19 +71,27 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= args.takes <= 5:
         raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
     table = load_table(args.config)
-    names = table.names if not args.players else tuple(table.seat(n.strip()).name for n in args.players.split(",") if n.strip())
+    chosen = table.microphone_seats if not args.players else tuple(table.seat(n.strip()) for n in args.players.split(",") if n.strip())
+    on_phones = [seat.name for seat in chosen if seat.by_phone]
+    if on_phones:
+        raise InputError(f"{' and '.join(on_phones)} {'joins' if len(on_phones) == 1 else 'join'} by phone in "
+                         f"{args.config}: enrolment records from this machine's microphones only")
+    names = tuple(seat.name for seat in chosen)
     if not names:
-        raise InputError("--players names nobody")
+        raise InputError("--players names nobody" if args.players else
+                         f"{args.config}: every player joins by phone; enrolment records from this machine's microphones only")
+    if table.phone_seats and not args.players:
+        print(f"(not enrolled, on phones: {', '.join(s.name for s in table.phone_seats)})", flush=True)
     words = enrol_words(args.game, args.lang)
     if not words:
         raise InputError(f"the {args.lang} vocabulary has no shout words for {args.game}")
     devices = table.input_devices
-    inputs = [(device, max(s.input.channel for s in seats)) for device, seats in devices.items()]
+    inputs = [(device, max(s.channel.channel for s in seats)) for device, seats in devices.items()]
     columns: dict[str, int] = {}
     offset = 0
     for (device, count), seats in zip(inputs, devices.values()):
         for seat in seats:
-            columns[seat.name] = offset + seat.input.index
+            columns[seat.name] = offset + seat.channel.index
         offset += count
     folder = enrolment_folder(args.config)
     clock = WallClock()

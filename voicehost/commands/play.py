@@ -23,7 +23,8 @@ DESCRIPTION = """\
 Host a game. The host speaks every announcement, listens to each player and referees.
 
 input modes:
-  --input mic          live microphones, one channel per player (see --config, 'voicehost setup-table')
+  --input mic          live microphones, one channel per player (see --config, 'voicehost setup-table');
+                       seats whose input is "phone" in the --config table join with their phones
   --input phones       each player's phone is their microphone and private earphone: the host
                        serves a page on the local network and says its address (docs/table.md)
   --input text         players type lines like 'Anna: seven' (for deaf or hard-of-hearing players,
@@ -80,7 +81,7 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
     parser.add_argument("--rate", type=_rate, metavar="WPM", help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)")
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (see 'voicehost say --list-voices')")
-    parser.add_argument("--config", type=Path, metavar="TABLE.toml", help="microphones, speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker")
+    parser.add_argument("--config", type=Path, metavar="TABLE.toml", help="microphones (or phones), speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker")
     parser.add_argument("--record", type=Path, metavar="DIR", help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the players' words (default en; see 'voicehost models list')")
     parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "whisper", "sphinx"], help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; sphinx: the older PocketSphinx)")
@@ -197,6 +198,15 @@ def saved_on_stop(log: Path) -> Iterator[None]:
         raise
 
 
+def has_phone_seats(config: Path | None) -> bool:
+    """True when the table config seats some players on their phones (``input = "phone"``)."""
+    if config is None:
+        return False
+    from voicehost.host.table import load_table
+
+    return bool(load_table(config).phone_seats)
+
+
 def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[JsonObject] | None" = None) -> "Outcome":
     """Microphones and speakers: build, run (or resume) until the game ends or Ctrl-C, close everything."""
     from voicehost.host.build import write_session_file
@@ -206,11 +216,11 @@ def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[
     listen = ListenSettings(args.lang, args.engine, args.model)
     if resume is None:
         write_session_file(settings)
-    if args.input == "phones":
+    if args.input == "phones" or has_phone_seats(args.config):
         from voicehost.phones.live import build_phones, phone_settings_from
 
-        built = build_phones(settings, listen, phone_settings_from(args), args.config, record=args.record,
-                             start_file=args.start_file)
+        built = build_phones(settings, listen, phone_settings_from(args), args.config, everyone=args.input == "phones",
+                             record=args.record, start_file=args.start_file)
     else:
         built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
     try:

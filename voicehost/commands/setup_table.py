@@ -13,7 +13,7 @@ from voicehost.text import players_problem
 
 if TYPE_CHECKING:
     from voicehost.host.calibrate import SetupResult, TableSetup
-    from voicehost.host.table import DeviceSpec
+    from voicehost.host.table import DeviceSpec, Table
 
 NAME = "setup-table"
 HELP = "seat the players by voice: find each player's microphone, measure latencies, write table.toml"
@@ -28,6 +28,12 @@ earphone. It ends by reading a summary aloud and writing the table config (--out
 --enrol GAME each player then says every word of that game a few times (as 'voicehost enrol'
 does for a saved table; about a minute per player), so their shouts are heard better.
 
+Players named in --by-phone join with their own phones ('input = "phone"' in the table config):
+they are not asked to speak here, because 'voicehost play --config' finds their phones by name
+when they open the page, and measures each phone's delay with clicks at the start of every game.
+When every player is on a phone there is nothing to listen to or measure: the config is written
+at once, without a sound.
+
 Microphones are numbered across the --inputs devices in order: with two 2-channel devices,
 microphones 1-2 are the first device's channels and 3-4 the second's. See docs/table.md for how
 to wire a table and what works with a single microphone.
@@ -37,6 +43,7 @@ examples:
   voicehost setup-table --players Anna,Ben --inputs "USB headset",3 --out games/table.toml
   voicehost setup-table --players Anna,Ben,Cem --inputs scarlett:4 --speaker 5 --phones 7
   voicehost setup-table --players Anna,Ben --enrol bimbamm
+  voicehost setup-table --players Anna,Ben,Cem --by-phone Ben,Cem --inputs "USB headset"
 """
 
 MAX_CHANNELS = 8
@@ -55,7 +62,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"microphone devices to listen to, separated by commas; ':N' listens to the first N "
                              f"channels (default: the default input device, up to {MAX_CHANNELS} channels each)")
     parser.add_argument("--phones", metavar="DEV",
-                        help="the players' earphones: one output device, channel 1 for the first player, 2 for the second, ...")
+                        help="the players' earphones: one output device, channel 1 for the first player on a "
+                             "microphone, 2 for the second, ... (players --by-phone hear theirs on the phone)")
+    parser.add_argument("--by-phone", metavar="NAMES",
+                        help="players (of --players, separated by commas) who join with their own phones "
+                             "instead of a microphone here; see docs/table.md")
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
     parser.add_argument("--enrol", choices=("bimbamm", "bimbambum", "all"), metavar="GAME",
                         help="then record each player saying GAME's words (bimbamm, bimbambum or all), "
@@ -80,6 +91,21 @@ def parse_players(spec: str) -> tuple[str, ...]:
     if problem is not None:
         raise PlayersError(f"--players: {problem}")
     return names
+
+
+def parse_by_phone(spec: str | None, players: tuple[str, ...]) -> tuple[str, ...]:
+    """The players of ``--by-phone``, spelt as in --players and in their order."""
+    if spec is None:
+        return ()
+    wanted = [part.strip() for part in spec.split(",") if part.strip()]
+    if not wanted:
+        raise PlayersError(f"--by-phone {spec!r} names nobody: write NAME,NAME,...")
+    known = {name.lower(): name for name in players}
+    unknown = [name for name in wanted if name.lower() not in known]
+    if unknown:
+        raise PlayersError(f"--by-phone: {', '.join(repr(n) for n in unknown)} not in --players ({', '.join(players)})")
+    chosen = {known[name.lower()] for name in wanted}
+    return tuple(name for name in players if name in chosen)
 
 
 def device_spec(text: str) -> DeviceSpec:
@@ -139,15 +165,19 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.speak.voice import EspeakVoice
 
     players = parse_players(args.players)
+    by_phone = parse_by_phone(args.by_phone, players)
     if args.enrol and not 2 <= args.takes <= 5:
         raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
     out = check_writable(args.out)
+    if len(by_phone) == len(players):
+        return all_on_phones(args, players, out)
+    on_mics = tuple(name for name in players if name not in by_phone)
     inputs = resolve_inputs(parse_inputs(args.inputs))
     speaker = None if args.speaker is None else device_spec(args.speaker)
     phones = None if args.phones is None else device_spec(args.phones)
     voice = EspeakVoice(voice=args.voice)
     clock = WallClock()
-    outputs = device_outputs(clock, table=speaker, phones=phones, seats=len(players))
+    outputs = device_outputs(clock, table=speaker, phones=phones, seats=len(on_mics))
     sink = outputs.get(TABLE)
     if not isinstance(sink, DeviceSink):
         raise SetupFailed("no table speaker found: setup talks to the players, so name one with --speaker (see 'voicehost devices')")
@@ -158,12 +188,50 @@ def run(args: argparse.Namespace) -> int:
             LiveRecorder(inputs, clock) as recorder:
         host.open()
         setup = TableSetup(host, recorder, clock, clicks=SinkClicks(sink), log=lambda line: print(line, flush=True))
-        result = setup.run(players, speaker=speaker, phones=phones)
-        save_table(result.table, out)
-        report(result, out)
+        result = setup.run(on_mics, speaker=speaker, phones=phones)
+        table = with_phone_seats(result.table, players, by_phone)
+        if by_phone:
+            names = " and ".join(by_phone)
+            host.say(f"{names} will join with their {'phones' if len(by_phone) > 1 else 'phone'} "
+                     "when the game starts.").wait(30.0)
+        save_table(table, out)
+        report(result, table, out)
         if args.enrol:
             enrol_table(setup, result, out, args.enrol, args.takes)
+            if by_phone:
+                print(f"(not enrolled, on phones: {', '.join(by_phone)})")
     return ExitStatus.OK
+
+
+def all_on_phones(args: argparse.Namespace, players: tuple[str, ...], out: Path) -> int:
+    """Every player joins by phone: nothing to listen to or measure here; write the config."""
+    from voicehost.host.table import PHONE, Seat, Table, save_table
+
+    if args.phones is not None:
+        raise InputError("--phones names earphones for players on microphones; every player joins by phone here")
+    if args.enrol:
+        raise InputError("--enrol records this machine's microphones; every player joins by phone here")
+    if args.inputs is not None:
+        raise InputError("--inputs: every player joins by phone, so no microphone is listened to")
+    speaker = None if args.speaker is None else device_spec(args.speaker)
+    table = Table(speaker, tuple(Seat(name, PHONE) for name in players))
+    if speaker is not None:
+        from voicehost.audio.devices import list_devices
+        from voicehost.host.table import check_devices
+
+        check_devices(table, list_devices())
+    save_table(table, out)
+    print(f"wrote {out}: {', '.join(players)} join by phone; each phone's delay is measured with clicks "
+          f"at the start of every game ('voicehost play GAME --players {','.join(players)} --config {out}')")
+    return ExitStatus.OK
+
+
+def with_phone_seats(table: Table, players: tuple[str, ...], by_phone: tuple[str, ...]) -> Table:
+    """``table`` (the players seated on microphones) with the phone seats put in, in --players order."""
+    from voicehost.host.table import PHONE, Seat, Table
+
+    seated = {seat.name: seat for seat in table.seats}
+    return Table(table.speaker, tuple(Seat(name, PHONE) if name in by_phone else seated[name] for name in players))
 
 
 def enrol_table(setup: TableSetup, result: SetupResult, out: Path, game: str, takes: int) -> None:
@@ -180,14 +248,19 @@ def enrol_table(setup: TableSetup, result: SetupResult, out: Path, game: str, ta
     print(f"enrolment took {done.total:.0f} s; 'voicehost play --config {out}' uses it")
 
 
-def report(result: SetupResult, out: Path) -> None:
-    """The summary on the terminal."""
+def report(result: SetupResult, table: Table, out: Path) -> None:
+    """The summary on the terminal (``table``: the result's, with any phone seats put in)."""
     from voicehost.audio.devices import list_devices
     from voicehost.host.table import check_devices
 
     print(f"\nwrote {out}:")
-    width = max(len(s.name) for s in result.table.seats)
-    for seat, placement in zip(result.table.seats, result.placements):
+    width = max(len(s.name) for s in table.seats)
+    placements = dict(zip(result.table.names, result.placements))
+    for seat in table.seats:
+        if seat.by_phone:
+            print(f"  {seat.name:<{width}}  joins by phone (its delay is measured with clicks at every game)")
+            continue
+        placement = placements[seat.name]
         lead = "" if placement.margin_db == float("inf") else f", {placement.margin_db:.0f} dB over the next"
         ear = f"; earphone {seat.output}" if seat.output is not None else ""
         print(f"  {seat.name:<{width}}  microphone {placement.channel + 1} = {seat.input}"
@@ -196,5 +269,5 @@ def report(result: SetupResult, out: Path) -> None:
         for device, delay in result.offsets.delays.items():
             print(f"  {device!r}: click heard {delay * 1000:.1f} ms after it left the speaker "
                   f"({result.offsets.heard[device]} clicks, spread {result.offsets.spread[device] * 1000:.1f} ms)")
-    for warning in (*result.warnings, *check_devices(result.table, list_devices())):
+    for warning in (*result.warnings, *check_devices(table, list_devices())):
         print(f"note: {warning}")

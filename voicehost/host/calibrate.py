@@ -783,7 +783,7 @@ class TableSetup:
     def summarise(self, table: Table, offsets: Offsets | None) -> None:
         """Say where everybody sits (and what the latencies are) in a few words."""
         channels = list(self.recorder.channels)
-        parts = [f"{s.name} on {self.mic(channels.index(s.input))}" for s in table.seats]
+        parts = [f"{s.name} on {self.mic(channels.index(s.channel))}" for s in table.seats]
         text = "All set. " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + "."
         if offsets is not None and offsets.offsets:
             slowest = max(offsets.offsets.values())

@@ -9,6 +9,9 @@ A table config is a small TOML file, written by ``voicehost setup-table`` or by 
     input = { device = "vh_mics", channel = 1 }     # channels count from 1
     output = { device = "vh_phones", channel = 1 }  # optional: Anna's private earphone
     latency = 0.0                                   # seconds, see Seat.latency
+    [[seat]]
+    name = "Ben"
+    input = "phone"                                 # Ben joins with his phone (docs/table.md)
 
 It is validated on load, and every mistake is reported with the file, line and field, because the
 file is edited by people who are about to play, not by programmers. Whether the devices it names
@@ -80,17 +83,46 @@ class Channel:
 
 
 @dataclass(frozen=True)
+class Phone:
+    """The player joins with their own phone (``input = "phone"``): its microphone is their
+    channel and its earphone their private ear. Nothing about it is stored: the phone is found
+    by the player's name when they join, and its delay is measured with clicks at every game
+    (:mod:`voicehost.phones`), because it changes with the browser and each connection."""
+
+    def __str__(self) -> str:
+        return "phone"
+
+
+PHONE = Phone()
+"""The one value of :class:`Phone`."""
+
+
+@dataclass(frozen=True)
 class Seat:
     """A player and the channels that hear them and whisper to them."""
 
     name: str
-    input: Channel
-    """The microphone channel where this player is heard loudest."""
+    input: Channel | Phone
+    """The microphone channel where this player is heard loudest, or :data:`PHONE`."""
     output: Channel | None = None
-    """This player's private earphone; None when the player has none (table-cards mode)."""
+    """This player's private earphone; None when the player has none (table-cards mode) or
+    hears private lines on their phone."""
     latency: float = 0.0
     """Seconds this seat's input lags behind the earliest seat's (measured by setup-table); the
-    listening pipeline subtracts it from onsets. Seats on one device share a clock and a value."""
+    listening pipeline subtracts it from onsets. Seats on one device share a clock and a value.
+    Always 0 for a phone seat (its delay is measured at each game)."""
+
+    @property
+    def by_phone(self) -> bool:
+        """True when the player joins with their phone."""
+        return isinstance(self.input, Phone)
+
+    @property
+    def channel(self) -> Channel:
+        """The microphone channel of a seat that has one (TableError for a phone seat)."""
+        if isinstance(self.input, Channel):
+            return self.input
+        raise TableError(f"{self.name} joins by phone: that seat has no microphone channel")
 
 
 @dataclass(frozen=True)
@@ -109,30 +141,42 @@ class Table:
         return tuple(seat.name for seat in self.seats)
 
     @property
+    def phone_seats(self) -> tuple[Seat, ...]:
+        """The seats whose players join with their phones, in order."""
+        return tuple(seat for seat in self.seats if seat.by_phone)
+
+    @property
+    def microphone_seats(self) -> tuple[Seat, ...]:
+        """The seats heard on a microphone channel of this machine, in order."""
+        return tuple(seat for seat in self.seats if not seat.by_phone)
+
+    @property
     def private_outputs(self) -> bool:
-        """True when every seat has an earphone: private cards can be whispered to each player."""
-        return bool(self.seats) and all(seat.output is not None for seat in self.seats)
+        """True when every seat has an earphone (a phone is one): private cards can be whispered
+        to each player."""
+        return bool(self.seats) and all(seat.output is not None or seat.by_phone for seat in self.seats)
 
     @property
     def single_microphone(self) -> bool:
         """True when every seat is heard on one and the same channel: turns and judging work,
         but who shouted first cannot be told (that needs one channel per player)."""
-        return len({seat.input for seat in self.seats}) == 1
+        return not self.phone_seats and len({seat.input for seat in self.seats}) == 1
 
     @property
     def input_devices(self) -> dict[DeviceSpec, tuple[Seat, ...]]:
-        """Each input device (in order of first use) with the seats it hears: one stream each."""
+        """Each input device (in order of first use) with the microphone seats it hears: one
+        stream each (phone seats have none)."""
         devices: dict[DeviceSpec, list[Seat]] = {}
-        for seat in self.seats:
-            devices.setdefault(seat.input.device, []).append(seat)
+        for seat in self.microphone_seats:
+            devices.setdefault(seat.channel.device, []).append(seat)
         return {device: tuple(seats) for device, seats in devices.items()}
 
     @property
     def shared_inputs(self) -> tuple[tuple[Seat, ...], ...]:
         """Groups of two or more seats heard on the same channel (their races cannot be ranked)."""
         groups: dict[Channel, list[Seat]] = {}
-        for seat in self.seats:
-            groups.setdefault(seat.input, []).append(seat)
+        for seat in self.microphone_seats:
+            groups.setdefault(seat.channel, []).append(seat)
         return tuple(tuple(group) for group in groups.values() if len(group) > 1)
 
     @property
@@ -152,7 +196,7 @@ class Table:
         from voicehost.listen.sources import LiveInput
 
         return [
-            LiveInput(device, tuple(s.name for s in seats), tuple(s.input.index for s in seats))
+            LiveInput(device, tuple(s.name for s in seats), tuple(s.channel.index for s in seats))
             for device, seats in self.input_devices.items()
         ]
 
@@ -246,11 +290,25 @@ class _Reader:
         if "name" not in raw:
             raise self.fail("seat", index, "", "has no name: add name = \"...\"")
         if "input" not in raw:
-            raise self.fail("seat", index, "", "has no input: add input = { device = \"...\", channel = 1 }")
+            raise self.fail("seat", index, "", "has no input: add input = { device = \"...\", channel = 1 } "
+                                               "(or input = \"phone\")")
         name = self.name(index, raw["name"])
+        if _is_phone(raw["input"]):
+            return self.phone_seat(index, name, raw)
         output = self.channel(index, "output", raw["output"]) if "output" in raw else None
         latency = self.latency(index, raw.get("latency", 0.0))
         return Seat(name, self.channel(index, "input", raw["input"]), output, latency)
+
+    def phone_seat(self, index: int, name: str, raw: Mapping[str, Any]) -> Seat:
+        """``input = "phone"``: the phone is the microphone and the earphone, and its delay is
+        measured at each game, so the seat can say nothing else."""
+        if "output" in raw:
+            raise self.fail("seat", index, "output", "a player on a phone hears their private lines on the "
+                                                     "phone: remove output (or give the seat a microphone input)")
+        if "latency" in raw:
+            raise self.fail("seat", index, "latency", "a phone's delay is measured with clicks at every game: "
+                                                      "remove latency")
+        return Seat(name, PHONE)
 
     def name(self, index: int, value: Any) -> str:
         if not isinstance(value, str) or not value.strip():
@@ -263,7 +321,8 @@ class _Reader:
 
     def channel(self, index: int, key: str, value: Any) -> Channel:
         if not isinstance(value, dict):
-            raise self.fail("seat", index, key, f"must look like {{ device = \"vh_mics\", channel = 1 }}, not {value!r}")
+            also = ' or be "phone" (the player joins with their phone)' if key == "input" else ""
+            raise self.fail("seat", index, key, f"must look like {{ device = \"vh_mics\", channel = 1 }}{also}, not {value!r}")
         for sub in value:
             if sub not in ("device", "channel"):
                 raise self.fail("seat", index, f"{key}.{sub}", "unknown field (expected device and channel)")
@@ -308,6 +367,10 @@ class _Reader:
                 first = ears.setdefault(seat.output, index)
                 if first != index:
                     raise self.fail("seat", index, "output", f"{seat.output} is already seat {first}'s earphone: private cards would be heard by both")
+
+
+def _is_phone(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() == "phone"
 
 
 def parse_table(text: str, source: str | Path = "<table>") -> Table:
@@ -367,7 +430,11 @@ def dumps_table(table: Table) -> str:
     else:
         lines.append("# speaker = \"...\"   # the table speaker; omitted: the default output device")
     for seat in table.seats:
-        lines += ["", "[[seat]]", f"name = {_toml_string(seat.name)}", f"input = {_toml_channel(seat.input)}"]
+        lines += ["", "[[seat]]", f"name = {_toml_string(seat.name)}"]
+        if isinstance(seat.input, Phone):
+            lines.append('input = "phone"')
+            continue
+        lines.append(f"input = {_toml_channel(seat.input)}")
         if seat.output is not None:
             lines.append(f"output = {_toml_channel(seat.output)}")
         lines.append(f"latency = {round(seat.latency, LATENCY_DIGITS)!r}")
@@ -422,7 +489,7 @@ def check_devices(table: Table, devices: Sequence[DeviceInfo]) -> list[str]:
     resolved: dict[int, tuple[DeviceSpec, str]] = {}
     for seat in table.seats:
         for key, channel in (("input", seat.input), ("output", seat.output)):
-            if channel is None:
+            if not isinstance(channel, Channel):
                 continue
             _check_channel(where, seat, key, channel, devices, resolved)
     return _warnings(table)
@@ -463,7 +530,7 @@ def _warnings(table: Table) -> list[str]:
                 "of them shouted first."
             )
     devices = table.input_devices
-    if len(devices) > 1 and all(seat.latency == 0.0 for seat in table.seats):
+    if len(devices) > 1 and all(seat.latency == 0.0 for seat in table.microphone_seats):
         warnings.append(
             f"the seats are on {len(devices)} input devices but no latencies are set: run "
             "'voicehost setup-table' to measure them, or who-was-first may be biased."

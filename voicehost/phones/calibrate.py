@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from voicehost.errors import AudioDeviceError
 from voicehost.host.calibrate import (
     CLICK_GAP, CLICK_SEED, ClickPlayer, Offsets, SetupFailed, click_arrival, make_click, relative_offsets,
 )
-from voicehost.listen.messages import SeatName
+from voicehost.listen.messages import AudioBlock, SeatName
 
 TRAIN_CLICKS = 6
 """Clicks in the train (the median of the per-click offsets is kept)."""
@@ -81,8 +81,11 @@ def train_arrival(samples: np.ndarray, template: np.ndarray) -> int | None:
 
 
 class SeatRecorder:
-    """The seats' audio from a source with ``read(timeout)`` (a :class:`~voicehost.phones.source.
-    PhoneSource`), drained by a thread into a history on the session frame axis."""
+    """The seats' audio on the session frame axis, for a while (:attr:`history` seconds).
+
+    Either it drains a source with ``read(timeout)`` itself (:meth:`start`: before the game,
+    when nothing else reads), or whoever reads the source hands it every block (:meth:`add`:
+    during the game, when the listener must go on getting them too)."""
 
     def __init__(self, source: object, seats: Sequence[SeatName], rate: int, *, history: float = 60.0) -> None:
         self.source = source
@@ -108,18 +111,26 @@ class SeatRecorder:
             self._thread.join(timeout=2.0)
 
     def _drain(self) -> None:
-        read: Callable[[float], list[object]] = getattr(self.source, "read")
+        read: Callable[[float], list[AudioBlock]] = getattr(self.source, "read")
         while not self._stop.is_set():
-            for block in read(0.05):
-                seat = getattr(block, "seats")[0]
-                start, samples = getattr(block, "start_frame"), getattr(block, "samples")[:, 0]
-                with self._lock:
-                    chunks = self._chunks[seat]
-                    chunks.append((start, samples))
-                    self._ends[seat] = max(self._ends[seat], start + samples.shape[0])
-                    keep = self._ends[seat] - int(self.history * self.rate)
-                    while chunks and chunks[0][0] + chunks[0][1].shape[0] < keep:
-                        chunks.pop(0)
+            self.add(read(0.05))
+
+    def add(self, blocks: Sequence[AudioBlock]) -> None:
+        """Keep the recorded seats' columns of ``blocks`` (a microphone device's blocks hold
+        several seats, a phone's one)."""
+        for block in blocks:
+            for column, seat in enumerate(block.seats):
+                if seat in self._chunks:
+                    self._keep(seat, block.start_frame, block.samples[:, column])
+
+    def _keep(self, seat: SeatName, start: int, samples: np.ndarray) -> None:
+        with self._lock:
+            chunks = self._chunks[seat]
+            chunks.append((start, samples))
+            self._ends[seat] = max(self._ends[seat], start + samples.shape[0])
+            keep = self._ends[seat] - int(self.history * self.rate)
+            while chunks and chunks[0][0] + chunks[0][1].shape[0] < keep:
+                chunks.pop(0)
 
     def wait_until(self, t: float, timeout: float) -> bool:
         """Wait until every seat's audio up to session time ``t`` has arrived."""
@@ -159,10 +170,46 @@ class PhoneDelays:
     """Session seconds where each phone heard the train begin (before shifting)."""
 
 
+@dataclass(frozen=True)
+class TrainHeard:
+    """The click train, timed on every recorded seat."""
+
+    played_at: float
+    """Session seconds when the train's first sample left the speaker."""
+    delays: dict[SeatName, list[float | None]]
+    """Per seat, per click: seconds from the click leaving the speaker to its place in the
+    seat's audio (None: not heard)."""
+    arrivals: dict[SeatName, float]
+    """Session seconds where each seat heard the train begin."""
+
+    @property
+    def clicks(self) -> int:
+        """Clicks in the train."""
+        return max((len(v) for v in self.delays.values()), default=0)
+
+
 def measure_delays(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple[float, float] = SEARCH,
                    log: Callable[[str], None] = lambda line: None) -> PhoneDelays:
     """Play the click train and time it on every phone (raises SetupFailed when a phone heard
     fewer than half the clicks)."""
+    heard = time_train(recorder, player, search=search, log=log)
+    try:
+        offsets = relative_offsets(heard.delays, min_clicks=min_clicks(heard.clicks))
+    except SetupFailed as error:
+        raise SetupFailed(f"phone calibration failed: {error}; turn the table speaker up, keep the room "
+                          "quiet and hold the phones still") from None
+    return PhoneDelays(offsets, heard.played_at, heard.arrivals)
+
+
+def min_clicks(clicks: int) -> int:
+    """Clicks a seat must have heard for its delay to count: half of them."""
+    return max(1, (clicks + 1) // 2)
+
+
+def time_train(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple[float, float] = SEARCH,
+               log: Callable[[str], None] = lambda line: None) -> TrainHeard:
+    """Play the click train and time each click on every recorded seat (AudioDeviceError when
+    the recorder's audio stops coming)."""
     from voicehost.audio.resample import resample as to_rate
 
     train = click_train(player.rate)
@@ -170,7 +217,8 @@ def measure_delays(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple
     click = to_rate(make_click(train.rate), train.rate, recorder.rate)
     played = player.play(train.samples)
     span = train.samples.shape[0] / train.rate
-    if not recorder.wait_until(played + search[1] + span + 0.1, timeout=search[1] + span + 5.0):
+    # A phone already shifted earlier (by at most search[1]) delivers its audio that much later.
+    if not recorder.wait_until(played + search[1] + span + 0.1, timeout=2 * search[1] + span + 5.0):
         raise AudioDeviceError("the phones stopped sending sound during the clicks")
     delays: dict[SeatName, list[float | None]] = {}
     arrivals: dict[SeatName, float] = {}
@@ -186,12 +234,65 @@ def measure_delays(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple
         delays[seat] = [_click_delay(recorder, seat, begin + t, played + t, click) for t in train.times]
         shown = ", ".join("-" if d is None else f"{d * 1000:.1f}" for d in delays[seat])
         log(f"  {seat}'s phone heard the clicks after (ms): {shown}")
-    try:
-        offsets = relative_offsets(delays, min_clicks=max(1, (len(train.times) + 1) // 2))
-    except SetupFailed as error:
-        raise SetupFailed(f"phone calibration failed: {error}; turn the table speaker up, keep the room "
-                          "quiet and hold the phones still") from None
-    return PhoneDelays(offsets, played, arrivals)
+    return TrainHeard(played, delays, arrivals)
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """How to move the measured seats so that their clicks line up with the others'."""
+
+    moves: dict[SeatName, float]
+    """Seconds to add to each measured seat's shift (move its audio that much earlier; less
+    than 0: later). Seats that heard too few clicks are missing."""
+    spread: dict[SeatName, float]
+    """Seconds: the largest deviation of one click from the seat's median."""
+    reference: tuple[SeatName, ...]
+    """The seats lined up with (none: the measured seats were lined up with the earliest of them)."""
+    failed: dict[SeatName, str]
+    """Measured seats that could not be placed, and why."""
+
+
+def align(heard: TrainHeard, measured: Sequence[SeatName], fixed: Mapping[SeatName, float]) -> Alignment:
+    """Line the ``measured`` seats up with the ``fixed`` ones, click by click.
+
+    ``fixed`` maps each seat that stays where it is to the latency the listener subtracts from
+    it (a microphone seat's table latency; 0 for a phone already shifted): its clicks, minus
+    that, are where every seat should hear them. A click late on the speaker is late for every
+    seat alike and cancels out. Fixed seats that heard fewer than half the clicks are left out;
+    without any (a table of phones measured for the first time), the measured seats are lined
+    up with the earliest of them, which keeps its place."""
+    need = min_clicks(heard.clicks)
+    reference = [s for s in fixed if sum(d is not None for d in heard.delays.get(s, [])) >= need]
+    moves: dict[SeatName, float] = {}
+    spread: dict[SeatName, float] = {}
+    failed: dict[SeatName, str] = {}
+    if reference:
+        level = _level(heard, reference, fixed)
+    else:
+        best = max(measured, key=lambda s: sum(d is not None for d in heard.delays.get(s, [])), default=None)
+        level = _level(heard, [best], {best: 0.0}) if best is not None and best in heard.delays else []
+    for seat in measured:
+        values = heard.delays.get(seat, [])
+        pairs = [v - r for v, r in zip(values, level) if v is not None and r is not None]
+        if len(pairs) < need:
+            failed[seat] = f"heard only {sum(v is not None for v in values)} of {heard.clicks} clicks (need {need})"
+            continue
+        moves[seat] = float(np.median(pairs))
+        spread[seat] = float(np.max(np.abs(np.asarray(pairs) - moves[seat])))
+    if not reference and moves:
+        earliest = min(moves.values())
+        moves = {seat: value - earliest for seat, value in moves.items()}
+    return Alignment(moves, spread, tuple(reference), failed)
+
+
+def _level(heard: TrainHeard, reference: Sequence[SeatName], fixed: Mapping[SeatName, float]) -> list[float | None]:
+    """Per click, where the seats should hear it: the median of the reference seats, each less
+    its latency (None where none of them heard that click)."""
+    level: list[float | None] = []
+    for k in range(heard.clicks):
+        values = [d - fixed[s] for s in reference if (d := heard.delays[s][k]) is not None]
+        level.append(float(np.median(values)) if values else None)
+    return level
 
 
 def _click_delay(recorder: SeatRecorder, seat: SeatName, expected: float, played: float,

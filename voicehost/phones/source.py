@@ -162,10 +162,12 @@ class PhoneSource:
 
     def set_shifts(self, shifts: Mapping[SeatName, float]) -> None:
         """Move each phone's audio earlier by ``shifts[seat]`` seconds from now on (at once; the
-        line stays, so what the calibration measured still holds)."""
-        self.shifts.update(shifts)
-        for track in self._tracks.values():
-            track.anchored = False
+        line stays, so what the calibration measured still holds). Phones not named, or whose
+        shift does not change, stay where they are."""
+        for seat, shift in shifts.items():
+            if seat in self._tracks and self.shifts.get(seat) != shift:
+                self.shifts[seat] = shift
+                self._tracks[seat].anchored = False
 
     def start(self, timeout: float = 10.0) -> "PhoneSource":
         """Wait until every seat's phone is connected, its clock is known and its sound flows."""

@@ -202,6 +202,12 @@ class SpeechService:
             audio = self._earcons[earcon] = render_earcon(earcon)
         return self._submit(f"(sound: {earcon.value})", to, Kind.EARCON, audio, barge_in)
 
+    def sound(self, audio: Audio, label: str, to: Route = TABLE) -> Spoken:
+        """Queue a ready sound (the phones' calibration clicks) like an earcon: after what the
+        output is saying, known to the echo canceller as the host's own sound, and shown in the
+        transcript as '(sound: label)'."""
+        return self._submit(f"(sound: {label})", to, Kind.EARCON, audio, False)
+
     def interrupt(self, *routes: Route, timeout: float = 1.0) -> float:
         """Stop every given output (all when none given) and drop what they had queued.
 
