@@ -147,17 +147,6 @@ def test_the_phrases_the_game_expects_reach_the_recogniser() -> None:
     assert recognizer.likely and all(likely == ("dog",) for likely in recognizer.likely)
 
 
-def test_a_shout_ends_sooner_when_no_allowed_phrase_repeats_a_word() -> None:
-    """The merge gap is short for single words (Bim Bamm!'s animals) and long while "bam bam bam" is allowed."""
-    listener = Listener(("Anna", "Ben"), None, BIMBAMM_PHRASES)
-    gaps = {d.config.merge_gap for d in listener._detectors.values()}
-    assert gaps == {listener.config.word_gap}
-    listener.set_phrases(BIMBAMBUM_CALLS + ("slap",))
-    assert {d.config.merge_gap for d in listener._detectors.values()} == {listener.onset.merge_gap}
-    listener.set_phrases(["cat", "flip seven"])
-    assert {d.config.merge_gap for d in listener._detectors.values()} == {listener.config.word_gap}
-
-
 def test_silence_and_noise_only_give_no_shouts_and_no_recognition() -> None:
     """A minute of faint noise: no event reaches the recogniser."""
     rng = np.random.default_rng(3)

@@ -63,11 +63,6 @@ class ListenConfig:
     echo_window: float = 0.06
     """Seconds a leak may seem to start before its source (onsets are re-estimated on cleaned
     audio); it may start any time until the source ends."""
-    word_gap: float | None = 0.2
-    """Seconds: the onset stage's merge gap while no allowed phrase repeats a word (Bim Bamm!'s
-    animals and the commands, not Bim Bam Bum!'s "bam bam bam"): a shout is complete this long
-    after its last syllable instead of ``OnsetConfig.merge_gap``, which waits out the pauses
-    between repeated words. None: always the onset stage's own gap."""
 
 
 @dataclass
@@ -133,7 +128,6 @@ class Listener:
         self.phrases = tuple(self.phrases)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
-        self._set_gap()
         self._pending: list[AcousticEvent] = []
         self._ignored: list[_Span] = []
         self._cancellers: dict[SeatName, EchoCanceller] = {}
@@ -156,16 +150,6 @@ class Listener:
         of them the game expects (a race's animal; see :meth:`Recognizer.recognize`)."""
         self.phrases = tuple(phrases)
         self.likely = tuple(p for p in likely if p in self.phrases)
-        self._set_gap()
-
-    def _set_gap(self) -> None:
-        """The detectors' merge gap for the phrases allowed now (``ListenConfig.word_gap``)."""
-        repeats = any(len(set(p.split())) < len(p.split()) for p in self.phrases)
-        single = self.config.word_gap is not None and not repeats
-        gap = self.config.word_gap if single and self.config.word_gap is not None else self.onset.merge_gap
-        for detector in self._detectors.values():
-            if detector.config.merge_gap != gap:
-                detector.config = replace(detector.config, merge_gap=gap)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
