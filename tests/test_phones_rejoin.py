@@ -343,7 +343,9 @@ def test_a_reopened_browser_is_measured_again(tmp_path: Path) -> None:
         assert source.shifts == pytest.approx({"Anna": before["Anna"], "Ben": before["Ben"] + move})
         after = clicks(source)
         stats = {x: (source.phone_stats(x).slewed, round(source.phone_stats(x).error * 1000, 1)) for x in seats}
-        assert abs(after["Anna"] - after["Ben"]) < ONE_BUFFER, (after, stats, log)
+        # The scenes loop: a click train found one loop later is the same placement.
+        apart = abs(after["Anna"] - after["Ben"]) % loop
+        assert min(apart, loop - apart) < ONE_BUFFER, (after, stats, log)
     finally:
         for phone in phones.values():
             phone.stop()
