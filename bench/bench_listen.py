@@ -392,8 +392,9 @@ def miss_reasons(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], dec
         if d.shout is not None and d.reason != "uncertain":
             out.append(f"wrong phrase: {e['phrase']} -> {d.shout.phrase}")
         elif d.reason in ("rejected", "uncertain") and d.recognition is not None:
-            cand = d.recognition.candidate or "-"
-            out.append(f"{d.reason} ({d.recognition.rejected_as or '?'}; candidate {'right' if cand == e['phrase'] else 'wrong'})")
+            cand = d.recognition.candidate
+            said = "" if cand is None else f"; candidate {'right' if cand == e['phrase'] else 'wrong'}"
+            out.append(f"{d.reason} ({d.recognition.rejected_as or '?'}{said})")
         else:
             out.append(d.reason or "?")
     return out
