@@ -34,7 +34,7 @@ from tests.audio_helpers import active_span
 from tests.conftest import ROOT
 from tests.live_helpers import AUDIBLE_DB, SpeakerMonitor
 from voicehost.eventlog import read_events
-from tools.session_fixtures import generate, load_spec
+from tools.session_fixtures import generate_fresh, load_spec
 from voicehost.host.live import compare_events
 from voicehost.audio.resample import resample
 
@@ -197,7 +197,7 @@ def recorded_shift(fed: np.ndarray, recorded: np.ndarray, start_frame: int, t: f
 def session(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The e2e game rendered as a recorded session (players only: their headsets do not hear the speaker)."""
     out = tmp_path_factory.mktemp("e2e")
-    generate(load_spec(SPEC), out)
+    generate_fresh(SPEC, out)
     return out / SPEC.stem
 
 

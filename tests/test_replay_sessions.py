@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, run_voicehost
 from voicehost.eventlog import read_events
-from tools.session_fixtures import load_spec, generate
+from tools.session_fixtures import generate_fresh, load_spec
 from voicehost.host.live import build_replay
 from voicehost.host.session import Session
 from voicehost.listen.echo import Reference
@@ -31,7 +31,7 @@ def sessions(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The session fixtures, rendered from their specs into a temporary folder."""
     out = tmp_path_factory.mktemp("sessions")
     for name in NAMES:
-        generate(load_spec(SPECS / f"{name}.toml"), out)
+        generate_fresh(SPECS / f"{name}.toml", out)
     return out
 
 

@@ -321,11 +321,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not specs:
         print(f"no session specs found in {args.specs}", file=sys.stderr)
         return 2
-    for i, path in enumerate(specs, start=1):
-        print(f"[{i}/{len(specs)}] {path.stem} …", file=sys.stderr, flush=True)
-        summary = generate(load_spec(path), args.out or args.specs)
-        print(json.dumps(summary))
+    if len(specs) > 1:
+        for i, path in enumerate(specs, start=1):
+            print(f"[{i}/{len(specs)}] {path.stem} …", file=sys.stderr, flush=True)
+            generate_fresh(path, args.out or args.specs)
+        return 0
+    summary = generate(load_spec(specs[0]), args.out or args.specs)
+    print(json.dumps(summary))
     return 0
+
+
+def generate_fresh(path: Path, out: Path) -> None:
+    """:func:`generate` the spec at ``path`` into ``out`` in a process of its own.
+
+    espeak-ng, which renders the host's words, keeps state from one text to the next within a
+    process (measured: one sentence rendered 142166, 142429 or 143514 samples long depending on
+    the text before it), so a session rendered after others would differ from the same session
+    rendered alone — and from what 'voicehost replay', a fresh process, says. One process per spec
+    makes every fixture the same whatever was rendered before it."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-m", "tools.session_fixtures", "--specs", str(path.parent), "--only", path.stem,
+                           "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"rendering the session fixture {path.stem} failed:\n{done.stdout}{done.stderr}")
+    print(done.stdout, end="")
 
 
 
@@ -494,7 +514,7 @@ def ensure_session(name: str, specs: Path = DEFAULT_DIR) -> Path:
     has_audio = (folder / "mics.flac").exists() or (folder / "mics.wav").exists()
     if not has_audio or current != spec_digest(spec):
         print(f"(rendering the session fixture {name}: a few seconds)", file=sys.stderr, flush=True)
-        generate(spec, specs)
+        generate_fresh(specs / f"{name}.toml", specs)
     return folder
 
 

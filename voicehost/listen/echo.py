@@ -27,6 +27,7 @@ the audio was cut into blocks; nothing here blocks, reads a clock or allocates p
 from __future__ import annotations
 
 import threading
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Hashable
@@ -196,6 +197,17 @@ class EchoConfig:
     hardly excites (a tone leaves most bins empty) must not take huge steps."""
     power_smoothing: float = 0.9
     """Per-block memory of each bin's reference power (its peak decays by this factor)."""
+    deaf_blocks: int = 250
+    """A microphone that does not hear the speaker at all (a headset; a phone with earphones) would
+    never train the filter, and the rule above would then deafen it whenever the host talks. So
+    over the last this many blocks the speaker played (4 s) …"""
+    deaf_correlation: float = 0.2
+    """… the microphone's block level (dB) is correlated with the speaker's (its loudest of the
+    last ``partitions`` blocks, for the path's delay); below this the microphone does not follow
+    the host's voice — it hears the room and the player, not the speaker — and, while the filter
+    is untrained, nothing of the host is masked there. A microphone that hears the host follows
+    its syllables (measured in tests/test_listen_host_voice.py's room: 0.6 with the host 13 dB over
+    the noise, 0.8 at 31 dB); a headset that only hears its player gives -0.5 to 0."""
     worse_ratio: float = 2.0
     """A foreground filter that leaves more than this many times the microphone's energy has
     gone wrong (the path changed abruptly): both filters start again from nothing."""
@@ -237,6 +249,12 @@ class EchoCanceller:
         self._window = np.zeros(2 * n)
         self.blocks = 0
         """Blocks processed while the speaker played (for cost reports)."""
+        self._ref_levels: deque[float] = deque(maxlen=cfg.partitions)
+        self._levels: deque[tuple[float, float]] = deque(maxlen=cfg.deaf_blocks)
+        """(microphone dB, speaker dB) of the last blocks the speaker played."""
+        self.deaf = False
+        """True while the filter is untrained and the microphone is found not to hear the speaker
+        (see ``EchoConfig.deaf_correlation``)."""
 
     def process(self, samples: np.ndarray, start_frame: int) -> tuple[int, np.ndarray, np.ndarray]:
         """Feed samples; return (first frame, cleaned, echo estimate) of the blocks completed."""
@@ -308,8 +326,11 @@ class EchoCanceller:
             self._adapt(e_back)
             self._choose(left, float(np.sum(e_back[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
         self._track_leak(float(np.sum(e_fore[inner:] ** 2)), float(np.sum(fore[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
+        self._track_hearing(float(np.sum(x[n:] ** 2)), float(np.sum(mic[inner:] ** 2)) * n / max(1, n - inner))
         if self.trained:
             masking = fore * 10 ** (max(self.leak_db + cfg.leak_margin_db, cfg.host_floor_db) / 20)
+        elif self.deaf:
+            masking = np.zeros(n)
         else:
             masking = mic * 10 ** (cfg.untrained_db / 20)
         part = slice(inner, inner + len(chunk))
@@ -329,6 +350,26 @@ class EchoCanceller:
             self.leak_db = min(ratio, self.leak_db + cfg.leak_rise_db)
         self.leak_db = float(np.clip(self.leak_db, cfg.leak_min_db, cfg.untrained_leak_db))
         self.trained = self.trained or self.leak_db <= cfg.trained_db
+
+    def _track_hearing(self, speaker: float, mic: float) -> None:
+        """Whether the microphone follows the speaker's level (see ``EchoConfig.deaf_correlation``)."""
+        cfg = self.config
+        self._ref_levels.append(10 * np.log10(speaker + 1e-12))
+        if speaker <= 0.0:
+            return
+        self._levels.append((10 * np.log10(mic + 1e-12), max(self._ref_levels)))
+        if len(self._levels) < cfg.deaf_blocks:
+            return
+        if self.trained:
+            self.deaf = False
+            return
+        if self.blocks % 10:
+            return
+        levels = np.array(self._levels)
+        if np.std(levels[:, 0]) < 1e-6 or np.std(levels[:, 1]) < 1e-6:
+            self.deaf = bool(np.std(levels[:, 0]) < 1e-6)
+            return
+        self.deaf = float(np.corrcoef(levels[:, 0], levels[:, 1])[0, 1]) < cfg.deaf_correlation
 
     def _shift_history(self, count: int, silent: bool) -> None:
         self._spectra = np.roll(self._spectra, count, axis=0)
