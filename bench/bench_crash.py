@@ -56,8 +56,14 @@ class Game:
 
 
 def _options_argv(game: str, options: dict[str, Any]) -> list[str]:
-    flags = {"first_player": "--first", "first_master": "--first", "quick": "--quick", "rounds": "--rounds",
-             "cards": "--cards", "race_window": "--race-window"}
+    flags = {
+        "first_player": "--first",
+        "first_master": "--first",
+        "quick": "--quick",
+        "rounds": "--rounds",
+        "cards": "--cards",
+        "race_window": "--race-window",
+    }
     argv: list[str] = []
     for key, value in options.items():
         if key == "tags":
@@ -103,8 +109,9 @@ class _Transcript(io.StringIO):
         return super().write(text)
 
 
-def in_process(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], script: Path,
-               log: Path) -> list[int]:
+def in_process(
+    game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], script: Path, log: Path
+) -> list[int]:
     """Run the game undisturbed in this process; for each transcript line, the events recorded before it.
 
     Run it in a fresh process (``--acknowledgements``): espeak-ng keeps state between renders, so a
@@ -124,23 +131,44 @@ def in_process(game: str, players: tuple[str, ...], seed: int, options: dict[str
     return [out.marks[i] for i, line in enumerate(out.getvalue().splitlines()) if line.startswith("host")]
 
 
-def reference(name: str, game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], script: Path,
-              folder: Path) -> Game:
+def reference(
+    name: str, game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], script: Path, folder: Path
+) -> Game:
     """Run the game undisturbed, in a fresh process (for the acknowledgements) and as the command (to check they agree)."""
     from voicehost.eventlog import read_events
 
-    argv = ["play", game, "--players", ",".join(players), "--seed", str(seed), "--input", f"script:{script}",
-            *_options_argv(game, options)]
+    argv = [
+        "play",
+        game,
+        "--players",
+        ",".join(players),
+        "--seed",
+        str(seed),
+        "--input",
+        f"script:{script}",
+        *_options_argv(game, options),
+    ]
     ref_log = folder / f"{name}-ref.jsonl"
     spec = json.dumps([game, list(players), seed, options, str(script), str(ref_log)])
-    marks = subprocess.run([sys.executable, __file__, "--acknowledgements", spec], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300, check=True)
+    marks = subprocess.run(
+        [sys.executable, __file__, "--acknowledgements", spec],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     acknowledged = json.loads(marks.stdout)
     events = read_events(ref_log)
     log = folder / f"{name}-cli.jsonl"
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-m", "voicehost", *argv, "--log", str(log)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", *argv, "--log", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     times = [time.monotonic() - started for line in process.stdout or [] if line.startswith("host")]
     process.wait(timeout=120)
     if read_events(log) != events or len(times) != len(acknowledged):
@@ -169,8 +197,13 @@ def one_run(game: Game, delay: float, folder: Path, index: int) -> Run | None:
     from voicehost.eventlog import read_events
 
     log = folder / f"run{index:03d}.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "voicehost", *game.argv, "--log", str(log)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", *game.argv, "--log", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     lines: list[str] = []
     reader = threading.Thread(target=_read_lines, args=(process, lines), daemon=True)
     reader.start()
@@ -198,8 +231,13 @@ def one_run(game: Game, delay: float, folder: Path, index: int) -> Run | None:
         problems.append(f"{acknowledged - len(saved)} announced event(s) missing from the log")
     empty = folder / "empty.txt"
     empty.write_text("")
-    resumed = subprocess.run([sys.executable, "-m", "voicehost", "resume", str(log), "--input", f"script:{empty}"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "voicehost", "resume", str(log), "--input", f"script:{empty}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if resumed.returncode != 0:
         problems.append(f"resume failed ({resumed.returncode}): {resumed.stderr.strip()[-200:]}")
     else:
@@ -225,8 +263,11 @@ def main() -> int:
         folder = Path(tmp)
         games = [reference(*spec, folder) for spec in _games(folder)]
         for game in games:
-            print(f"{game.name}: {len(game.events)} events, host lines between {game.window[0]:.2f} and "
-                  f"{game.window[1]:.2f} s after start", flush=True)
+            print(
+                f"{game.name}: {len(game.events)} events, host lines between {game.window[0]:.2f} and "
+                f"{game.window[1]:.2f} s after start",
+                flush=True,
+            )
         runs: list[Run] = []
         ended_first = before_start = 0
         index = 0
@@ -244,16 +285,21 @@ def main() -> int:
                 continue
             runs.append(run)
             verdict = "ok" if not run.problems else "; ".join(run.problems)
-            print(f"run {len(runs):3d} {run.game:<20} killed at {run.killed_at:5.2f} s: {run.events:3d} events saved, "
-                  f"{run.acknowledged:3d} announced: {verdict}", flush=True)
+            print(
+                f"run {len(runs):3d} {run.game:<20} killed at {run.killed_at:5.2f} s: {run.events:3d} events saved, "
+                f"{run.acknowledged:3d} announced: {verdict}",
+                flush=True,
+            )
     failed = [r for r in runs if r.problems]
     saved = [r.events for r in runs]
-    print(f"\n{len(runs)} kills during a game (drawn again: {ended_first} runs that ended before their kill, "
-          f"{before_start} killed before their first event was saved); "
-          f"events saved at the kill: min {min(saved)}, median {statistics.median(saved):.0f}, max {max(saved)}; "
-          f"games killed before their end: {sum(r.events < r.total for r in runs)}; "
-          f"announced events lost: {sum(max(0, r.acknowledged - r.events) for r in runs)}; "
-          f"resumes failed: {sum(any('resume' in p for p in r.problems) for r in runs)}; runs with problems: {len(failed)}")
+    print(
+        f"\n{len(runs)} kills during a game (drawn again: {ended_first} runs that ended before their kill, "
+        f"{before_start} killed before their first event was saved); "
+        f"events saved at the kill: min {min(saved)}, median {statistics.median(saved):.0f}, max {max(saved)}; "
+        f"games killed before their end: {sum(r.events < r.total for r in runs)}; "
+        f"announced events lost: {sum(max(0, r.acknowledged - r.events) for r in runs)}; "
+        f"resumes failed: {sum(any('resume' in p for p in r.problems) for r in runs)}; runs with problems: {len(failed)}"
+    )
     return 1 if failed else 0
 
 

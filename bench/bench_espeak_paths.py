@@ -76,7 +76,9 @@ def _render_pyttsx3() -> object:
         path.unlink(missing_ok=True)
         engine.save_to_file(text, str(path))
         engine.runAndWait()
-        samples, rate = soundfile.read(str(path), dtype="float32") if path.exists() else (np.zeros(0, np.float32), 22050)
+        samples, rate = (
+            soundfile.read(str(path), dtype="float32") if path.exists() else (np.zeros(0, np.float32), 22050)
+        )
         return samples, rate
 
     return render
@@ -86,8 +88,9 @@ def _render_cli() -> object:
     import soundfile
 
     def render(text: str) -> tuple[np.ndarray, int]:
-        wav = subprocess.run(["espeak-ng", "-v", VOICE, "-s", str(RATE), "--stdout", text], capture_output=True,
-                             check=True, timeout=30).stdout
+        wav = subprocess.run(
+            ["espeak-ng", "-v", VOICE, "-s", str(RATE), "--stdout", text], capture_output=True, check=True, timeout=30
+        ).stdout
         samples, rate = soundfile.read(io.BytesIO(wav), dtype="float32")
         return samples, rate
 
@@ -108,8 +111,17 @@ def run_path(name: str, rounds: int, out: Path) -> None:
             took = time.perf_counter() - started
             arrays[f"{r}_{k}"] = np.round(np.asarray(samples, dtype=np.float32) * 32768).astype(np.int16)
             first, last = _words(np.asarray(samples, dtype=np.float32), rate) if len(samples) else (0.0, 0.0)
-            rows.append({"round": r, "sentence": k, "ms": took * 1000, "seconds": len(samples) / rate, "rate": rate,
-                         "first": first, "last": last})
+            rows.append(
+                {
+                    "round": r,
+                    "sentence": k,
+                    "ms": took * 1000,
+                    "seconds": len(samples) / rate,
+                    "rate": rate,
+                    "first": first,
+                    "last": last,
+                }
+            )
     np.savez(out.with_suffix(".npz"), **arrays)
     out.write_text(json.dumps(rows))
 
@@ -127,24 +139,33 @@ def main() -> int:
     results = {}
     for name in PATHS:
         out = tmp / f"{name}.json"
-        subprocess.run([sys.executable, __file__, "--path", name, "--rounds", str(args.rounds), "--out", str(out)], check=True)
+        subprocess.run(
+            [sys.executable, __file__, "--path", name, "--rounds", str(args.rounds), "--out", str(out)], check=True
+        )
         results[name] = (json.loads(out.read_text()), dict(np.load(out.with_suffix(".npz"))))
     base_rows, base = results["callback"]
     print(f"{len(SENTENCES)} sentences x {args.rounds} rounds, voice {VOICE}, {RATE} wpm")
-    print("path      render ms median / p95 / max   empty  same samples as callback  same every round  "
-          "words start / end vs callback, ms (max |diff|)")
+    print(
+        "path      render ms median / p95 / max   empty  same samples as callback  same every round  "
+        "words start / end vs callback, ms (max |diff|)"
+    )
     for name, (rows, arrays) in results.items():
         ms = sorted(r["ms"] for r in rows)
         p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
         empty = sum(1 for r in rows if r["seconds"] == 0)
         same = sum(1 for key in arrays if key in base and np.array_equal(arrays[key], base[key]))
-        stable = sum(1 for k in range(len(SENTENCES))
-                     if all(np.array_equal(arrays[f"{r}_{k}"], arrays[f"0_{k}"]) for r in range(args.rounds)))
+        stable = sum(
+            1
+            for k in range(len(SENTENCES))
+            if all(np.array_equal(arrays[f"{r}_{k}"], arrays[f"0_{k}"]) for r in range(args.rounds))
+        )
         by = {(r["round"], r["sentence"]): r for r in base_rows}
         start = max(abs(r["first"] - by[(r["round"], r["sentence"])]["first"]) * 1000 for r in rows)
         end = max(abs(r["last"] - by[(r["round"], r["sentence"])]["last"]) * 1000 for r in rows)
-        print(f"{name:9} {statistics.median(ms):6.1f} / {p95:6.1f} / {ms[-1]:6.1f}        {empty:5}  "
-              f"{same:3}/{len(arrays):<3}                  {stable:3}/{len(SENTENCES):<3}            {start:6.1f} / {end:6.1f}")
+        print(
+            f"{name:9} {statistics.median(ms):6.1f} / {p95:6.1f} / {ms[-1]:6.1f}        {empty:5}  "
+            f"{same:3}/{len(arrays):<3}                  {stable:3}/{len(SENTENCES):<3}            {start:6.1f} / {end:6.1f}"
+        )
     return 0
 
 

@@ -58,7 +58,13 @@ def measure(folder: Path) -> dict[str, Any]:
         record, say = built.host.record, built.host.mouth.service.say
 
         def on_heard(heard: Any) -> None:
-            state["mark"] = {"heard": heard, "wall": time.perf_counter(), "kinds": set(), "spoken": None, "queued_wall": None}
+            state["mark"] = {
+                "heard": heard,
+                "wall": time.perf_counter(),
+                "kinds": set(),
+                "spoken": None,
+                "queued_wall": None,
+            }
             marks.append(state["mark"])
 
         def timed_record(events: Any) -> Any:
@@ -89,8 +95,14 @@ def measure(folder: Path) -> dict[str, Any]:
         if not mark["kinds"] or spoken is None or spoken.span is None:
             continue
         compute = mark["queued_wall"] - mark["wall"]
-        rows.append({"kinds": mark["kinds"], "sim": spoken.span.start - mark["heard"].end, "compute": compute,
-                     "waited": bool(mark["kinds"] & WAITED.get(game, set()))})
+        rows.append(
+            {
+                "kinds": mark["kinds"],
+                "sim": spoken.span.start - mark["heard"].end,
+                "compute": compute,
+                "waited": bool(mark["kinds"] & WAITED.get(game, set())),
+            }
+        )
     return {"name": folder.name, "game": game, "rows": rows, "elapsed": elapsed, "audio": built.host.clock.now()}
 
 
@@ -117,9 +129,13 @@ def main() -> int:
     print()
     for label, values in (("immediate verdicts", immediate), ("after a race/slap window", waited)):
         if values:
-            print(f"{label:28} n={len(values):3}  median {statistics.median(values) * 1000:7.0f} ms   p95 {percentile(values, 95) * 1000:7.0f} ms")
+            print(
+                f"{label:28} n={len(values):3}  median {statistics.median(values) * 1000:7.0f} ms   p95 {percentile(values, 95) * 1000:7.0f} ms"
+            )
     if computes:
-        print(f"{'  of which compute':28} n={len(computes):3}  median {statistics.median(computes) * 1000:7.1f} ms   p95 {percentile(computes, 95) * 1000:7.1f} ms")
+        print(
+            f"{'  of which compute':28} n={len(computes):3}  median {statistics.median(computes) * 1000:7.1f} ms   p95 {percentile(computes, 95) * 1000:7.1f} ms"
+        )
     return 0
 
 

@@ -61,7 +61,9 @@ class Tally:
     errors: dict[str, list[float]] = field(default_factory=dict)
     """condition → onset errors (s)."""
 
-    def add_race(self, expected: Sequence[dict[str, object]], found: Sequence[dict[str, object]], condition: str, snr: float) -> None:
+    def add_race(
+        self, expected: Sequence[dict[str, object]], found: Sequence[dict[str, object]], condition: str, snr: float
+    ) -> None:
         """Score one race: first shouter, pairwise order, onset errors."""
         self.races += 1
         right = bool(found) and found[0]["player"] == expected[0]["player"]
@@ -114,13 +116,20 @@ def baseline_shouts(decisions: Sequence[Decision]) -> list[dict[str, object]]:
 
 def oracle(fixture: fx.Fixture) -> Recognizer:
     """A recogniser that knows the truth (measures everything but recognition)."""
+
     def answer(segment: Segment) -> str | None:
         sound = fixture.sound_at(segment.event.seat, segment.event.onset)
         return str(sound.get("phrase") or sound["text"]) if sound and sound["kind"] == "shout" else None
+
     return FakeRecognizer(answer, name="oracle")
 
 
-def run_set(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str], Recognizer], totals: Totals, phrases_for: Callable[[str], tuple[str, ...]]) -> None:
+def run_set(
+    fixtures: Sequence[fx.Fixture],
+    make: Callable[[fx.Fixture, str], Recognizer],
+    totals: Totals,
+    phrases_for: Callable[[str], tuple[str, ...]],
+) -> None:
     """Replay every fixture and score it."""
     for k, fixture in enumerate(fixtures, 1):
         rec = fixture.load()
@@ -156,14 +165,24 @@ def score(fixture: fx.Fixture, shouts: Sequence[Shout], decisions: Sequence[Deci
     totals.baseline.add_race(expected, baseline_shouts(decisions), condition, snr)
 
 
-def rtf(recognizer: Recognizer, phrases: Sequence[str], seats: Sequence[int], seed: int, work: Path) -> dict[int, float]:
+def rtf(
+    recognizer: Recognizer, phrases: Sequence[str], seats: Sequence[int], seed: int, work: Path
+) -> dict[int, float]:
     """CPU seconds per second of audio for the whole pipeline with ``n`` seats all shouting
     (8 s recordings, babble at 20 dB, one race)."""
     out = {}
     renderer = fx.Renderer()
     for n in seats:
         rng = np.random.default_rng(seed + n)
-        scenario = fx.race(f"rtf{n}", rng, [float(g) for g in rng.choice(GAPS_MS, n - 1)] if n > 1 else [], noise="babble", snr_db=20, seed=seed + n, seats=n)
+        scenario = fx.race(
+            f"rtf{n}",
+            rng,
+            [float(g) for g in rng.choice(GAPS_MS, n - 1)] if n > 1 else [],
+            noise="babble",
+            snr_db=20,
+            seed=seed + n,
+            seats=n,
+        )
         scenario = replace(scenario, duration=max(scenario.duration, 8.0))
         fixture = fx.read_fixture(fx.write(renderer.render(scenario), work))
         rec = fixture.load()
@@ -263,8 +282,17 @@ def real_voice_set(folder: Path, seed: int, work: Path, races: int) -> list[fx.F
     return out
 
 
-def _real_race(k: int, rng: np.random.Generator, words: dict[str, list[np.ndarray]], others: list[np.ndarray],
-               noises: list[np.ndarray], gaps: list[float], snr: float, onset_of: Callable[[np.ndarray], float], work: Path) -> fx.Fixture:
+def _real_race(
+    k: int,
+    rng: np.random.Generator,
+    words: dict[str, list[np.ndarray]],
+    others: list[np.ndarray],
+    noises: list[np.ndarray],
+    gaps: list[float],
+    snr: float,
+    onset_of: Callable[[np.ndarray], float],
+    work: Path,
+) -> fx.Fixture:
     import json
 
     import soundfile
@@ -288,12 +316,32 @@ def _real_race(k: int, rng: np.random.Generator, words: dict[str, list[np.ndarra
             gain = 1.0 if j == who else 10 ** (rng.uniform(-25, -8) / 20)
             delay = 0.0 if j == who else rng.uniform(0.001, 0.008)
             fx.add_at(tracks[:, j], fx.shift(clip * gain, start + delay))
-        expected.append({"player": seats[who], "phrase": word, "onset": round(t, 5), "end": round(start + len(clip) / 16000, 5)})
-        sounds.append({"seat": seats[who], "kind": "shout", "text": word, "onset": round(t, 5), "end": round(start + len(clip) / 16000, 5), "voice": "speech_commands"})
+        expected.append(
+            {"player": seats[who], "phrase": word, "onset": round(t, 5), "end": round(start + len(clip) / 16000, 5)}
+        )
+        sounds.append(
+            {
+                "seat": seats[who],
+                "kind": "shout",
+                "text": word,
+                "onset": round(t, 5),
+                "end": round(start + len(clip) / 16000, 5),
+                "voice": "speech_commands",
+            }
+        )
     talker = int(rng.integers(n))
     chatter = fx.set_active_level(gated(others[int(rng.integers(len(others)))]), fx.SHOUT_DB)
     fx.add_at(tracks[:, talker], (int(2.4 * 16000), chatter))
-    sounds.append({"seat": seats[talker], "kind": "chatter", "text": "(other word)", "onset": 2.4, "end": 2.4 + len(chatter) / 16000, "voice": "speech_commands"})
+    sounds.append(
+        {
+            "seat": seats[talker],
+            "kind": "chatter",
+            "text": "(other word)",
+            "onset": 2.4,
+            "end": 2.4 + len(chatter) / 16000,
+            "voice": "speech_commands",
+        }
+    )
     noise = noises[int(rng.integers(len(noises)))]
     level = 10 ** ((fx.SHOUT_DB - snr) / 20)
     for j in range(n):
@@ -302,9 +350,19 @@ def _real_race(k: int, rng: np.random.Generator, words: dict[str, list[np.ndarra
         tracks[:, j] += piece / (np.sqrt(np.mean(piece**2)) + 1e-9) * level
     name = f"real_race{k:03d}"
     soundfile.write(str(work / f"{name}.wav"), tracks.astype(np.float32), 16000, subtype="PCM_16")
-    manifest = {"name": name, "game": "bimbamm", "lang": "en", "seed": k, "rate": 16000, "duration": frames / 16000,
-                "seats": list(seats), "noise": {"kind": "real", "snr_db": snr}, "multichannel": f"{name}.wav",
-                "sounds": sounds, "expected": sorted(expected, key=lambda e: e["onset"])}
+    manifest = {
+        "name": name,
+        "game": "bimbamm",
+        "lang": "en",
+        "seed": k,
+        "rate": 16000,
+        "duration": frames / 16000,
+        "seats": list(seats),
+        "noise": {"kind": "real", "snr_db": snr},
+        "multichannel": f"{name}.wav",
+        "sounds": sounds,
+        "expected": sorted(expected, key=lambda e: e["onset"]),
+    }
     path = work / f"{name}.json"
     path.write_text(json.dumps(manifest, indent=1))
     return fx.read_fixture(path)
@@ -342,9 +400,15 @@ class ClassTally:
     of a slap race, when heard right."""
 
 
-def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequence[str], block: int = 320,
-                 report_uncertain: bool = True, decisions: list[Decision] | None = None,
-                 likely: Sequence[str] = ()) -> tuple[list[tuple[Shout, float]], float]:
+def listen_timed(
+    recording: "Recording",
+    recognizer: Recognizer,
+    phrases: Sequence[str],
+    block: int = 320,
+    report_uncertain: bool = True,
+    decisions: list[Decision] | None = None,
+    likely: Sequence[str] = (),
+) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
     the total CPU seconds."""
@@ -372,7 +436,9 @@ def listen_timed(recording: "Recording", recognizer: Recognizer, phrases: Sequen
     return sorted(out, key=lambda p: p[0].onset), cpu
 
 
-def miss_reasons(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], decisions: Sequence[Decision]) -> list[str]:
+def miss_reasons(
+    fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], decisions: Sequence[Decision]
+) -> list[str]:
     """Why each expected shout was not reported with the right phrase: 'no event' (the onset stage
     found nothing on that seat near it), a decision reason ('rejected', 'too_long', ...), 'uncertain'
     (asked back), 'wrong phrase: X'."""
@@ -400,8 +466,12 @@ def miss_reasons(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], dec
     return out
 
 
-def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], tallies: dict[tuple[str, str], ClassTally],
-                  likely: Sequence[str] = ()) -> None:
+def score_heldout(
+    fixture: fx.Fixture,
+    shouts: Sequence[tuple[Shout, float]],
+    tallies: dict[tuple[str, str], ClassTally],
+    likely: Sequence[str] = (),
+) -> None:
     """Add one held-out fixture to its (class, condition) tally."""
     name = fixture.name
     cls = next((c for c in CLASSES if f"_{c}_" in name), "race")
@@ -439,7 +509,9 @@ def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], ta
                 tally.verdicts.append(latency)
     if cls == "race" and len(expected) > 1:
         tally.races += 1
-        right_first = bool(found) and found[0]["player"] == expected[0]["player"] and found[0]["phrase"] == expected[0]["phrase"]
+        right_first = (
+            bool(found) and found[0]["player"] == expected[0]["player"] and found[0]["phrase"] == expected[0]["phrase"]
+        )
         tally.first_right += right_first
         onsets = sorted(float(e["onset"]) for e in expected)  # type: ignore[arg-type]
         all_heard = match.phrases_right() == len(expected) and not match.extra
@@ -450,12 +522,15 @@ def score_heldout(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]], ta
 
 def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: float, audio: float) -> None:
     """Print the per-class table and the overall line."""
+
     def pct(a: float, b: float) -> str:
         return f"{100 * a / b:5.1f}% ({a:g}/{b:g})" if b else "    -"
 
     print(f"\n== {title} ==")
-    print(f"  {'class':8} {'condition':14} {'recall':>16} {'phrase right':>16} {'FA/10min':>9} {'first shouter':>16} "
-          f"{'clean races':>14} {'uncertain':>9} {'+asked back':>16} {'latency p50/p95 ms':>19}")
+    print(
+        f"  {'class':8} {'condition':14} {'recall':>16} {'phrase right':>16} {'FA/10min':>9} {'first shouter':>16} "
+        f"{'clean races':>14} {'uncertain':>9} {'+asked back':>16} {'latency p50/p95 ms':>19}"
+    )
     total = ClassTally()
     for group in ("SNR >= 10 dB", "babble 10 dB"):
         for cls in CLASSES:
@@ -463,13 +538,31 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
             if t is None:
                 continue
             lat = np.array([x for x in t.latencies if np.isfinite(x)]) * 1000
-            fa = f"{t.false_alarms / (t.chatter_seconds / 600):9.1f}" if t.chatter_seconds else f"{t.false_alarms:>6d} ex"
-            print(f"  {cls:8} {group:14} {pct(t.right, t.expected):>16} {pct(t.right, t.reported):>16} {fa} "
-                  f"{pct(t.first_right, t.races):>16} {pct(t.clean_first_right, t.clean):>14} {t.uncertain:9d} "
-                  f"{pct(t.right + t.asked_right, t.expected):>16} "
-                  + (f"{np.median(lat):8.0f} / {np.percentile(lat, 95):5.0f}" if lat.size else "       -"))
-            for name in ("expected", "right", "reported", "false_alarms", "races", "first_right", "clean", "clean_first_right", "uncertain",
-                         "asked_right", "likely_expected", "likely_right"):
+            fa = (
+                f"{t.false_alarms / (t.chatter_seconds / 600):9.1f}"
+                if t.chatter_seconds
+                else f"{t.false_alarms:>6d} ex"
+            )
+            print(
+                f"  {cls:8} {group:14} {pct(t.right, t.expected):>16} {pct(t.right, t.reported):>16} {fa} "
+                f"{pct(t.first_right, t.races):>16} {pct(t.clean_first_right, t.clean):>14} {t.uncertain:9d} "
+                f"{pct(t.right + t.asked_right, t.expected):>16} "
+                + (f"{np.median(lat):8.0f} / {np.percentile(lat, 95):5.0f}" if lat.size else "       -")
+            )
+            for name in (
+                "expected",
+                "right",
+                "reported",
+                "false_alarms",
+                "races",
+                "first_right",
+                "clean",
+                "clean_first_right",
+                "uncertain",
+                "asked_right",
+                "likely_expected",
+                "likely_right",
+            ):
                 setattr(total, name, getattr(total, name) + getattr(t, name))
             total.chatter_seconds += t.chatter_seconds
             total.latencies += t.latencies
@@ -478,21 +571,30 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
     verdict = np.array([x for x in total.verdicts if np.isfinite(x)]) * 1000
     minutes = total.chatter_seconds / 60
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
-    print(f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
-          f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min of {minutes:.1f} min talk"
-          f" + race extras), first shouter {pct(total.first_right, total.races)}, clean races {pct(total.clean_first_right, total.clean)},"
-          f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
-          f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
-          f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
-          + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
-          + (f" (verdict: the first shout, or a slap race's last slap: {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
-             if verdict.size else "")
-          + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio")
+    print(
+        f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
+        f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min of {minutes:.1f} min talk"
+        f" + race extras), first shouter {pct(total.first_right, total.races)}, clean races {pct(total.clean_first_right, total.clean)},"
+        f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
+        f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
+        f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
+        + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
+        + (
+            f" (verdict: the first shout, or a slap race's last slap: {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
+            if verdict.size
+            else ""
+        )
+        + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio"
+    )
     if total.likely_expected:
-        other_expected = sum(t.expected for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_expected
+        other_expected = (
+            sum(t.expected for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_expected
+        )
         other_right = sum(t.right for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_right
-        print(f"  with the game's context (--context), solo shouts and races: shouts of the racing animal "
-              f"{pct(total.likely_right, total.likely_expected)}, of other animals (mistakes) {pct(other_right, other_expected)}")
+        print(
+            f"  with the game's context (--context), solo shouts and races: shouts of the racing animal "
+            f"{pct(total.likely_right, total.likely_expected)}, of other animals (mistakes) {pct(other_right, other_expected)}"
+        )
 
 
 def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
@@ -515,8 +617,13 @@ def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
     return (animals[k % len(animals)],)
 
 
-def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str], Recognizer],
-                phrases_for: Callable[[str], tuple[str, ...]], title: str, context: bool = False) -> None:
+def run_heldout(
+    fixtures: Sequence[fx.Fixture],
+    make: Callable[[fx.Fixture, str], Recognizer],
+    phrases_for: Callable[[str], tuple[str, ...]],
+    title: str,
+    context: bool = False,
+) -> None:
     """Replay the held-out fixtures (20 ms blocks) and print their table."""
     tallies: dict[tuple[str, str], ClassTally] = {}
     cpu = audio = 0.0
@@ -536,7 +643,9 @@ def run_heldout(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str]
     print(file=sys.stderr)
     report_heldout(title, tallies, cpu, audio)
     if why:
-        print("  missed shouts, by reason: " + "; ".join(f"{n} {r}" for r, n in sorted(why.items(), key=lambda p: -p[1])))
+        print(
+            "  missed shouts, by reason: " + "; ".join(f"{n} {r}" for r, n in sorted(why.items(), key=lambda p: -p[1]))
+        )
 
 
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
@@ -575,21 +684,42 @@ def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> li
             seats = fx.PLAYERS[:3]
             tracks = np.zeros((frames, 3))
             expected, sounds = [], []
-            placements = [(int(rng.integers(3)), 0.8)] if kind == "solo" else [
-                (int(rng.integers(3)), t) for t in np.arange(0.5, seconds - 1.5, 1.6)]
+            placements = (
+                [(int(rng.integers(3)), 0.8)]
+                if kind == "solo"
+                else [(int(rng.integers(3)), t) for t in np.arange(0.5, seconds - 1.5, 1.6)]
+            )
             for who, t in placements:
                 word = str(rng.choice(["cat", "dog"])) if kind == "solo" else None
-                clip = words[word][int(rng.integers(len(words[word])))] if word else others[int(rng.integers(len(others)))]
+                clip = (
+                    words[word][int(rng.integers(len(words[word])))] if word else others[int(rng.integers(len(others)))]
+                )
                 clip = fx.set_active_level(gated(clip), fx.SHOUT_DB if word else fx.SHOUT_DB - float(rng.uniform(0, 6)))
                 start = t - onset_of(clip)
                 for j in range(3):
                     gain = 1.0 if j == who else 10 ** (rng.uniform(-25, -8) / 20)
-                    fx.add_at(tracks[:, j], fx.shift(clip * gain, start + (0.0 if j == who else rng.uniform(0.001, 0.008))))
+                    fx.add_at(
+                        tracks[:, j], fx.shift(clip * gain, start + (0.0 if j == who else rng.uniform(0.001, 0.008)))
+                    )
                 if word:
-                    expected.append({"player": seats[who], "phrase": word, "onset": round(t, 5),
-                                     "end": round(start + len(clip) / 16000, 5)})
-                sounds.append({"seat": seats[who], "kind": "shout" if word else "chatter", "text": word or "(other word)",
-                               "onset": round(t, 5), "end": round(start + len(clip) / 16000, 5), "voice": "speech_commands"})
+                    expected.append(
+                        {
+                            "player": seats[who],
+                            "phrase": word,
+                            "onset": round(t, 5),
+                            "end": round(start + len(clip) / 16000, 5),
+                        }
+                    )
+                sounds.append(
+                    {
+                        "seat": seats[who],
+                        "kind": "shout" if word else "chatter",
+                        "text": word or "(other word)",
+                        "onset": round(t, 5),
+                        "end": round(start + len(clip) / 16000, 5),
+                        "voice": "speech_commands",
+                    }
+                )
             snr = float(rng.choice([30, 20, 10]))
             noise = noises[int(rng.integers(len(noises)))]
             level = 10 ** ((fx.SHOUT_DB - snr) / 20)
@@ -599,9 +729,19 @@ def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> li
                 tracks[:, j] += piece / (np.sqrt(np.mean(piece**2)) + 1e-9) * level
             name = f"real_{kind}_{k:03d}"
             soundfile.write(str(work / f"{name}.wav"), tracks.astype(np.float32), 16000, subtype="PCM_16")
-            manifest = {"name": name, "game": "bimbamm", "lang": "en", "seed": k, "rate": 16000, "duration": seconds,
-                        "seats": list(seats), "noise": {"kind": "real", "snr_db": snr}, "multichannel": f"{name}.wav",
-                        "sounds": sounds, "expected": expected}
+            manifest = {
+                "name": name,
+                "game": "bimbamm",
+                "lang": "en",
+                "seed": k,
+                "rate": 16000,
+                "duration": seconds,
+                "seats": list(seats),
+                "noise": {"kind": "real", "snr_db": snr},
+                "multichannel": f"{name}.wav",
+                "sounds": sounds,
+                "expected": expected,
+            }
             path = work / f"{name}.json"
             path.write_text(json.dumps(manifest, indent=1))
             out.append(fx.read_fixture(path))
@@ -610,6 +750,7 @@ def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> li
 
 def report(title: str, totals: Totals, rtfs: dict[str, dict[int, float]]) -> None:
     """Print the table."""
+
     def pct(a: int, b: int) -> str:
         return f"{100 * a / b:5.1f}% ({a}/{b})" if b else "   -"
 
@@ -620,51 +761,96 @@ def report(title: str, totals: Totals, rtfs: dict[str, dict[int, float]]) -> Non
             if values:
                 ms = np.abs(np.array(values)) * 1000
                 signed = np.array(values) * 1000
-                rows.append(f"    {name:14} median |err| {np.median(ms):6.1f} ms  p95 {np.percentile(ms, 95):6.1f} ms  (signed median {np.median(signed):+.1f}, n={len(values)})")
+                rows.append(
+                    f"    {name:14} median |err| {np.median(ms):6.1f} ms  p95 {np.percentile(ms, 95):6.1f} ms  (signed median {np.median(signed):+.1f}, n={len(values)})"
+                )
         return rows
 
     print(f"\n== {title} ==")
-    for label, tally in (("pipeline (onset detector)", totals.pipeline), ("baseline (recogniser's first word)", totals.baseline)):
+    for label, tally in (
+        ("pipeline (onset detector)", totals.pipeline),
+        ("baseline (recogniser's first word)", totals.baseline),
+    ):
         print(f"  {label}")
         print(f"    first shouter, all races        {pct(tally.first_right, tally.races)}")
         print(f"    first shouter, gaps>=20ms SNR>=20 {pct(tally.clean_first_right, tally.clean_races)}")
-        print("    pair order by gap: " + "  ".join(f"{g}ms {pct(*tally.pairs[g]).split(' (')[0].strip()}" for g in GAPS_MS))
+        print(
+            "    pair order by gap: "
+            + "  ".join(f"{g}ms {pct(*tally.pairs[g]).split(' (')[0].strip()}" for g in GAPS_MS)
+        )
         for row in errs(tally):
             print(row)
     print(f"  shouts found                      {pct(totals.found, totals.expected)}")
     print(f"  phrase accuracy                   {pct(totals.phrases_right, totals.expected)}")
     minutes = totals.chatter_seconds / 60
     if minutes:
-        print(f"  false alarms                      {totals.false_alarms} in {minutes:.1f} min of chatter (+ race extras) = "
-              f"{totals.false_alarms / minutes:.2f}/min {sorted(set(totals.false_alarm_phrases))}")
+        print(
+            f"  false alarms                      {totals.false_alarms} in {minutes:.1f} min of chatter (+ race extras) = "
+            f"{totals.false_alarms / minutes:.2f}/min {sorted(set(totals.false_alarm_phrases))}"
+        )
     else:
-        print(f"  false alarms                      {totals.false_alarms} shouts nobody made, in {totals.pipeline.races} races (one other word each)")
+        print(
+            f"  false alarms                      {totals.false_alarms} shouts nobody made, in {totals.pipeline.races} races (one other word each)"
+        )
     for label, values in rtfs.items():
-        print(f"  real-time factor, {label:18} (CPU s per s of audio): " + "  ".join(f"{n} seat(s) {v:.3f}" for n, v in values.items()))
+        print(
+            f"  real-time factor, {label:18} (CPU s per s of audio): "
+            + "  ".join(f"{n} seat(s) {v:.3f}" for n, v in values.items())
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Generate, replay, print."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seed", type=int, default=7, help="fixture seed (the committed set uses 1; default 7)")
     parser.add_argument("--races", type=int, default=60, help="synthetic races (default 60)")
-    parser.add_argument("--chatter-minutes", type=float, default=2.0, help="minutes of synthetic table talk (default 2)")
-    parser.add_argument("--fixtures", type=Path, help="use fixtures already written to this folder instead of generating")
+    parser.add_argument(
+        "--chatter-minutes", type=float, default=2.0, help="minutes of synthetic table talk (default 2)"
+    )
+    parser.add_argument(
+        "--fixtures", type=Path, help="use fixtures already written to this folder instead of generating"
+    )
     parser.add_argument("--work", type=Path, help="folder for generated audio (default: a temporary folder)")
-    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"), help="recogniser (default auto)")
-    parser.add_argument("--heldout", action="store_true", help="the held-out split, per class and condition (see the module doc)")
-    parser.add_argument("--tune", action="store_true",
-                        help="--heldout's classes on the tuning split instead (tuning voices, seed 1; for choosing settings)")
-    parser.add_argument("--context", action="store_true",
-                        help="--heldout/--tune: give the recogniser the game's expectation (a race's animal; see context_of)")
-    parser.add_argument("--real-only", action="store_true", help="--heldout: only the real voices (needs --speech-commands)")
-    parser.add_argument("--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)")
-    parser.add_argument("--oracle", action="store_true", help="replace the recogniser by the truth (measures onsets and crosstalk only)")
-    parser.add_argument("--speech-commands", type=Path, metavar="DIR", help="also run races of real voices from this Speech Commands folder")
+    parser.add_argument(
+        "--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"), help="recogniser (default auto)"
+    )
+    parser.add_argument(
+        "--heldout", action="store_true", help="the held-out split, per class and condition (see the module doc)"
+    )
+    parser.add_argument(
+        "--tune",
+        action="store_true",
+        help="--heldout's classes on the tuning split instead (tuning voices, seed 1; for choosing settings)",
+    )
+    parser.add_argument(
+        "--context",
+        action="store_true",
+        help="--heldout/--tune: give the recogniser the game's expectation (a race's animal; see context_of)",
+    )
+    parser.add_argument(
+        "--real-only", action="store_true", help="--heldout: only the real voices (needs --speech-commands)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)"
+    )
+    parser.add_argument(
+        "--oracle", action="store_true", help="replace the recogniser by the truth (measures onsets and crosstalk only)"
+    )
+    parser.add_argument(
+        "--speech-commands",
+        type=Path,
+        metavar="DIR",
+        help="also run races of real voices from this Speech Commands folder",
+    )
     parser.add_argument("--real-races", type=int, default=40, help="races built from real voices (default 40)")
     parser.add_argument("--rtf-seats", default="1,4,8", help="seat counts for the real-time factor (default 1,4,8)")
-    parser.add_argument("--rtf-engines", default="none,sphinx,vosk:ko",
-                        help="engines for the real-time factor, ENGINE[:LANG] or none (default none,sphinx,vosk:ko)")
+    parser.add_argument(
+        "--rtf-engines",
+        default="none,sphinx,vosk:ko",
+        help="engines for the real-time factor, ENGINE[:LANG] or none (default none,sphinx,vosk:ko)",
+    )
     args = parser.parse_args(argv)
 
     work = args.work or Path(tempfile.mkdtemp(prefix="voicehost-bench-"))
@@ -679,8 +865,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return game_phrases(game, "en")
 
     if args.oracle:
+
         def make(fixture: fx.Fixture, game: str) -> Recognizer:
             return oracle(fixture)
+
         engine = "oracle"
     else:
         from voicehost.listen.recognize import build_recognizer
@@ -704,12 +892,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(file=sys.stderr)
         if held:
             split = "tuning" if args.tune else "held-out"
-            run_heldout(held, make, phrases, f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
-                        + (", with the game's context" if args.context else ""), args.context)
+            run_heldout(
+                held,
+                make,
+                phrases,
+                f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
+                + (", with the game's context" if args.context else ""),
+                args.context,
+            )
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
-            run_heldout(real, make, phrases, f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings"
-                        + (", with the game's context" if args.context else ""), args.context)
+            run_heldout(
+                real,
+                make,
+                phrases,
+                f"real voices (Speech Commands), recogniser {engine}, {len(real)} recordings"
+                + (", with the game's context" if args.context else ""),
+                args.context,
+            )
         print(f"\naudio written to {work}")
         return 0
     if args.fixtures:
@@ -725,7 +925,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     totals = Totals()
     run_set(fixtures, make, totals, phrases)
     seats = [int(n) for n in args.rtf_seats.split(",")]
-    rtfs = {label: rtf(recognizer, phrases_, seats, args.seed, work) for label, recognizer, phrases_ in engines_for_rtf(args.rtf_engines)}
+    rtfs = {
+        label: rtf(recognizer, phrases_, seats, args.seed, work)
+        for label, recognizer, phrases_ in engines_for_rtf(args.rtf_engines)
+    }
     report(f"synthetic voices, seed {args.seed}, recogniser {engine}, {len(fixtures)} recordings", totals, rtfs)
     if args.speech_commands:
         real = real_voice_set(args.speech_commands, args.seed, work, args.real_races)

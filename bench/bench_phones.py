@@ -41,10 +41,20 @@ def main() -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PULSE")}
     fixture = race_fixture(args.fixture)
     print(f"phones: {', '.join(fixture.seats)}; listening {args.seconds:.0f} s after calibration ...", flush=True)
-    run = run_race(fixture, Path(tempfile.mkdtemp(prefix="bench-phones-")), args.seconds,
-                   recognizer=user_recognizer("en"), env=env, log=lambda line: print(line, flush=True))
-    print("calibration shifts (ms):", {k: round(v * 1000, 2) for k, v in run.shifts.items()},
-          "click spread (ms):", {k: round(v * 1000, 2) for k, v in run.spread.items()})
+    run = run_race(
+        fixture,
+        Path(tempfile.mkdtemp(prefix="bench-phones-")),
+        args.seconds,
+        recognizer=user_recognizer("en"),
+        env=env,
+        log=lambda line: print(line, flush=True),
+    )
+    print(
+        "calibration shifts (ms):",
+        {k: round(v * 1000, 2) for k, v in run.shifts.items()},
+        "click spread (ms):",
+        {k: round(v * 1000, 2) for k, v in run.spread.items()},
+    )
     errors: dict[str, list[float]] = {s: [] for s in run.seats}
     spreads: list[float] = []
     for n, check in enumerate(check_loops(run, fixture)):
@@ -52,25 +62,33 @@ def main() -> int:
         mean = statistics.fmean(check.train.values())
         trains = ", ".join(f"{s} {(t - mean) * 1000:+.2f}" for s, t in check.train.items())
         heard = ", ".join(f"{s} {e * 1000:+.1f}" for s, e in check.onset_errors.items())
-        print(f"loop {n:3d} at {mean:7.1f} s: click train vs mean (ms) {trains}; order {'>'.join(check.order)}; onset - truth (ms) {heard}")
+        print(
+            f"loop {n:3d} at {mean:7.1f} s: click train vs mean (ms) {trains}; order {'>'.join(check.order)}; onset - truth (ms) {heard}"
+        )
         for seat, error in check.onset_errors.items():
             errors[seat].append(error)
     for seat in run.seats:
         st = run.stats[seat]
         e = sorted(abs(x) for x in errors[seat])
         med = f"{statistics.median(e) * 1000:.1f}" if e else "-"
-        print(f"{seat}: shouts {len(e)}, |onset - truth| median {med} ms; drift {st.drift_ppm:+.1f} ppm; "
-              f"rtt min {st.rtt_min * 1000:.2f} ms; jitter {run.jitter[seat] * 1000:.2f} ms; slewed {st.slewed} frames; "
-              f"lost {st.lost_frames} frames; re-anchored {st.reanchors} times")
+        print(
+            f"{seat}: shouts {len(e)}, |onset - truth| median {med} ms; drift {st.drift_ppm:+.1f} ppm; "
+            f"rtt min {st.rtt_min * 1000:.2f} ms; jitter {run.jitter[seat] * 1000:.2f} ms; slewed {st.slewed} frames; "
+            f"lost {st.lost_frames} frames; re-anchored {st.reanchors} times"
+        )
     every = sorted(abs(x) for seat in run.seats for x in errors[seat])
     if every:
         within = sum(x <= 0.010 for x in every)
-        print(f"all shouts: |onset - truth| median {statistics.median(every) * 1000:.1f} ms, "
-              f"max {every[-1] * 1000:.1f} ms, within 10 ms {within}/{len(every)}")
+        print(
+            f"all shouts: |onset - truth| median {statistics.median(every) * 1000:.1f} ms, "
+            f"max {every[-1] * 1000:.1f} ms, within 10 ms {within}/{len(every)}"
+        )
     if spreads:
         late = [s for s in spreads if s > 0.010]
-        print(f"click trains across phones per loop: max spread {max(spreads) * 1000:.1f} ms, "
-              f"median {statistics.median(spreads) * 1000:.1f} ms; loops over 10 ms: {len(late)}/{len(spreads)}")
+        print(
+            f"click trains across phones per loop: max spread {max(spreads) * 1000:.1f} ms, "
+            f"median {statistics.median(spreads) * 1000:.1f} ms; loops over 10 ms: {len(late)}/{len(spreads)}"
+        )
     return 0
 
 

@@ -48,24 +48,114 @@ from voicehost.listen.vocab import phrases_for  # noqa: E402
 
 CHATTER = {
     "en": [
-        "pick", "dock", "monkey", "bomb", "kitten", "piggy", "hand", "ten", "bean", "boom", "bang",
-        "shop", "chip", "sheep", "ham", "bin", "hello", "coffee", "table", "seven", "yes please",
-        "no way", "my turn", "hat", "pen", "bug", "big", "cut", "bird", "happy", "house", "tree",
-        "water", "really", "come on", "what", "okay", "nice one", "good game", "wait a second",
-        "pass me the cards", "whose turn is it", "i think i had it first", "that was close",
-        "let me see your card", "hold on i am thinking", "did you hear that", "who is winning",
+        "pick",
+        "dock",
+        "monkey",
+        "bomb",
+        "kitten",
+        "piggy",
+        "hand",
+        "ten",
+        "bean",
+        "boom",
+        "bang",
+        "shop",
+        "chip",
+        "sheep",
+        "ham",
+        "bin",
+        "hello",
+        "coffee",
+        "table",
+        "seven",
+        "yes please",
+        "no way",
+        "my turn",
+        "hat",
+        "pen",
+        "bug",
+        "big",
+        "cut",
+        "bird",
+        "happy",
+        "house",
+        "tree",
+        "water",
+        "really",
+        "come on",
+        "what",
+        "okay",
+        "nice one",
+        "good game",
+        "wait a second",
+        "pass me the cards",
+        "whose turn is it",
+        "i think i had it first",
+        "that was close",
+        "let me see your card",
+        "hold on i am thinking",
+        "did you hear that",
+        "who is winning",
     ],
     "ko": [
-        "안녕하세요", "감사합니다", "사랑해", "학교", "자동차", "컴퓨터", "바나나", "사과", "의자",
-        "책상", "고마워", "배고파", "괜찮아", "기차", "비행기", "선생님", "강아지", "고양", "당근",
-        "닭고기", "밤나무", "빵", "봄", "범", "개미", "돼지고기", "나귀", "시계", "우유", "노래",
+        "안녕하세요",
+        "감사합니다",
+        "사랑해",
+        "학교",
+        "자동차",
+        "컴퓨터",
+        "바나나",
+        "사과",
+        "의자",
+        "책상",
+        "고마워",
+        "배고파",
+        "괜찮아",
+        "기차",
+        "비행기",
+        "선생님",
+        "강아지",
+        "고양",
+        "당근",
+        "닭고기",
+        "밤나무",
+        "빵",
+        "봄",
+        "범",
+        "개미",
+        "돼지고기",
+        "나귀",
+        "시계",
+        "우유",
+        "노래",
     ],
 }
 """Words and short phrases said around the table that are not shouts (the bench's own list)."""
 
 CONFUSABLE = {
-    "en": {"pick", "dock", "monkey", "bomb", "kitten", "piggy", "hand", "ten", "bean", "boom", "bang", "shop",
-           "chip", "sheep", "ham", "bin", "hat", "pen", "bug", "big", "cut"},
+    "en": {
+        "pick",
+        "dock",
+        "monkey",
+        "bomb",
+        "kitten",
+        "piggy",
+        "hand",
+        "ten",
+        "bean",
+        "boom",
+        "bang",
+        "shop",
+        "chip",
+        "sheep",
+        "ham",
+        "bin",
+        "hat",
+        "pen",
+        "bug",
+        "big",
+        "cut",
+    },
     "ko": {"강아지", "고양", "밤나무", "봄", "범", "개미", "돼지고기", "나귀", "빵"},
 }
 """Chatter one sound away from a target ("pick"/"pig"): reported apart from everyday chatter."""
@@ -96,8 +186,9 @@ Item = tuple[Clip, tuple[str, ...]]
 """A clip and the phrases the game allows while it is heard."""
 
 
-def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str = "pink",
-                    heldout: bool = False) -> list[Item]:
+def synthetic_clips(
+    lang: str, seed: int, per_voice: int, snr: float, noise: str = "pink", heldout: bool = False
+) -> list[Item]:
     """Targets (both games, judged in their own game) and chatter (alternating between the games),
     each said by every voice ``per_voice`` times (``heldout``: the voices never tuned on)."""
     from tools.synth import HELDOUT_ENGLISH_VOICES
@@ -112,7 +203,9 @@ def synthetic_clips(lang: str, seed: int, per_voice: int, snr: float, noise: str
         for phrase in targets:
             for voice in voices:
                 for _ in range(per_voice):
-                    clip = render_clip(pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr, noise_kind=noise)
+                    clip = render_clip(
+                        pack.spoken_forms(phrase)[0], phrase, vary(voice, rng), rng, snr, noise_kind=noise
+                    )
                     items.append((clip, targets))
     for text in CHATTER.get(lang, []):
         game = "bimbamm" if sum(map(ord, text)) % 2 else "bimbambum"
@@ -214,11 +307,23 @@ def run(recognizer: object, items: list[Item], name: str, by_voice: bool = False
         seconds = time.perf_counter() - start
         if evidence is None:
             words = tuple(w.word for w in result.words)
-        out.append(Outcome(name, clip.truth, clip.text, result.phrase, result.rejected_as,
-                           words, result.confidence, seconds,
-                           len(clip.samples) / 16000, hypothesis, sets.get(tuple(phrases), ""),
-                           clip.truth is None and tuple(phrases) in sets and within_one_phone(clip.text, phrases, lexicon),
-                           llr))
+        out.append(
+            Outcome(
+                name,
+                clip.truth,
+                clip.text,
+                result.phrase,
+                result.rejected_as,
+                words,
+                result.confidence,
+                seconds,
+                len(clip.samples) / 16000,
+                hypothesis,
+                sets.get(tuple(phrases), ""),
+                clip.truth is None and tuple(phrases) in sets and within_one_phone(clip.text, phrases, lexicon),
+                llr,
+            )
+        )
         if i % 20 == 0 or i == len(items) - 1:
             print(f"\r{name}: {i + 1}/{len(items)} clips", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
@@ -254,8 +359,10 @@ def summarise(outcomes: list[Outcome], engine: str, lang: str) -> list[str]:
     set_name = outcomes[0].clip_set if outcomes else "-"
     near = [o for o in chatter if confusable(o, lang)]
     far = [o for o in chatter if not confusable(o, lang)]
-    split = (f"        of which: confusable words {sum(o.phrase is not None for o in near)}/{len(near)}, "
-             f"everyday chatter {sum(o.phrase is not None for o in far)}/{len(far)}")
+    split = (
+        f"        of which: confusable words {sum(o.phrase is not None for o in near)}/{len(near)}, "
+        f"everyday chatter {sum(o.phrase is not None for o in far)}/{len(far)}"
+    )
     return [
         f"{engine:7s} {set_name:10s} {right:4d}/{len(targets):<4d} {100 * right / max(1, len(targets)):6.1f}% "
         f"{wrong:6d} {fa:5d}/{len(chatter):<4d} {100 * fa / max(1, len(chatter)):6.1f}% "
@@ -281,9 +388,11 @@ def print_sets(outcomes: list[Outcome]) -> None:
         mine = [o for o in outcomes if o.phrase_set == name]
         targets = [o for o in mine if o.truth is not None]
         chatter = [o for o in mine if o.truth is None]
-        print(f"    {name:18s} right {sum(o.phrase == o.truth for o in targets):3d}/{len(targets):<3d} "
-              f"wrong {sum(o.phrase is not None and o.phrase != o.truth for o in targets):2d}  "
-              f"chatter accepted {sum(o.phrase is not None for o in chatter):3d}/{len(chatter)}")
+        print(
+            f"    {name:18s} right {sum(o.phrase == o.truth for o in targets):3d}/{len(targets):<3d} "
+            f"wrong {sum(o.phrase is not None and o.phrase != o.truth for o in targets):2d}  "
+            f"chatter accepted {sum(o.phrase is not None for o in chatter):3d}/{len(chatter)}"
+        )
 
 
 SWEEPS = {
@@ -309,8 +418,10 @@ def print_sweep(outcomes: list[Outcome], lang: str, engine: str = "sphinx") -> N
         wrong = sum(o.hypothesis != o.truth for o in kept if o.truth is not None)
         fa_near = sum(o.truth is None and confusable(o, lang) for o in kept)
         fa_far = sum(o.truth is None and not confusable(o, lang) for o in kept)
-        print(f"    {t:6.2f}  {100 * right / max(1, targets):5.1f}%  {100 * wrong / max(1, targets):5.1f}%  "
-              f"{100 * fa_near / max(1, near):5.1f}%  {100 * fa_far / max(1, far):5.1f}%")
+        print(
+            f"    {t:6.2f}  {100 * right / max(1, targets):5.1f}%  {100 * wrong / max(1, targets):5.1f}%  "
+            f"{100 * fa_near / max(1, near):5.1f}%  {100 * fa_far / max(1, far):5.1f}%"
+        )
 
 
 COSTS = {"everyday": 10.0, "confusable": 0.3, "wrong": 1.0}
@@ -337,7 +448,9 @@ def learn_verification(outcomes: list[Outcome], lang: str, engine: str = "sphinx
         return COSTS["confusable"] if confusable(o, lang) else COSTS["everyday"]
 
     def best(items: list[Outcome], low: float, high: float) -> float:
-        candidates = sorted({round(o.llr, 3) for o in items if o.llr is not None and low <= o.llr <= high} | {low, high})
+        candidates = sorted(
+            {round(o.llr, 3) for o in items if o.llr is not None and low <= o.llr <= high} | {low, high}
+        )
         candidates = [c for c in candidates if np.isfinite(c)]
         return max(candidates, key=lambda t: (-sum(cost(o) for o in items if o.llr is not None and o.llr >= t), -t))
 
@@ -348,10 +461,13 @@ def learn_verification(outcomes: list[Outcome], lang: str, engine: str = "sphinx
     for phrase in sorted({o.hypothesis for o in scored if o.hypothesis}):
         mine = [o for o in scored if o.hypothesis == phrase]
         thresholds[phrase] = round(best(mine, shared - clamp, shared + clamp), 3)
-    slope, offset = fit_logistic(np.array([o.llr for o in scored], float),
-                                 np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float))
+    slope, offset = fit_logistic(
+        np.array([o.llr for o in scored], float),
+        np.array([o.truth is not None and o.hypothesis == o.truth for o in scored], float),
+    )
     data: dict[str, dict[str, object]] = {
-        "min_llr": dict(thresholds), "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)},
+        "min_llr": dict(thresholds),
+        "llr_calibration": {"slope": round(slope, 4), "offset": round(offset, 4)},
     }
     write_tuning(engine, lang, data)
 
@@ -412,8 +528,10 @@ def learn_decoys(outcomes: list[Outcome], engine: str, lang: str) -> None:
     thresholds = {"default": 0.0}
     if engine == "vosk":
         for p, items in scored.items():
-            gain = {t: sum(ok for c, ok in items if c >= t) - FA_COST * sum(not ok for c, ok in items if c >= t)
-                    for t in sorted({0.0, *(c for c, _ in items)})}
+            gain = {
+                t: sum(ok for c, ok in items if c >= t) - FA_COST * sum(not ok for c, ok in items if c >= t)
+                for t in sorted({0.0, *(c for c, _ in items)})
+            }
             best = max(gain.values())
             thresholds[p] = round(min(t for t, g in gain.items() if g == best), 3)
     write_tuning(engine, lang, {"min_confidence": thresholds, "precision": precision, "drop_decoys": drops})
@@ -444,7 +562,9 @@ def write_tuning(engine: str, lang: str, tables: Mapping[str, Mapping[str, objec
             for table, values in data[eng][lg].items():
                 lines.append(f"[{eng}.{lg}.{table}]")
                 for key, value in sorted(values.items()):
-                    rendered = "[" + ", ".join(f'"{w}"' for w in value) + "]" if isinstance(value, list) else repr(value)
+                    rendered = (
+                        "[" + ", ".join(f'"{w}"' for w in value) + "]" if isinstance(value, list) else repr(value)
+                    )
                     lines.append(f'"{key}" = {rendered}')
                 lines.append("")
     TUNING_FILE.write_text("\n".join(lines), encoding="utf-8")
@@ -460,21 +580,32 @@ def main() -> int:
     parser.add_argument("--per-voice", type=int, default=2, help="renditions of each phrase per voice")
     parser.add_argument("--snr", type=float, default=30.0, help="dB of speech above the noise")
     parser.add_argument("--noise", choices=["pink", "babble"], default="pink", help="noise under the synthetic clips")
-    parser.add_argument("--enrol", action="store_true",
-                        help="Whisper: enrol every synthetic voice (3 takes of each game word) before judging its clips")
-    parser.add_argument("--heldout-voices", action="store_true",
-                        help="synthetic clips from the voices never tuned on (Festival, flite kal, other espeak-ng variants)")
+    parser.add_argument(
+        "--enrol",
+        action="store_true",
+        help="Whisper: enrol every synthetic voice (3 takes of each game word) before judging its clips",
+    )
+    parser.add_argument(
+        "--heldout-voices",
+        action="store_true",
+        help="synthetic clips from the voices never tuned on (Festival, flite kal, other espeak-ng variants)",
+    )
     parser.add_argument("--speech-commands", type=Path, default=None, help="folder of the Speech Commands subset")
     parser.add_argument("--commands", action="store_true", help="the hosts' phrase sets (numbers, names, commands)")
     parser.add_argument("--per-set", type=int, default=12, help="--commands: phrases said from each set")
     parser.add_argument("--with-commands", action="store_true", help="the game clips and the host phrase sets together")
     parser.add_argument("--holdout-decoys", action="store_true", help="remove the run's chatter words from the decoys")
     parser.add_argument("--learn", action="store_true", help="write tuning.toml from this run's synthetic clips")
-    parser.add_argument("--baseline", action="store_true",
-                        help="plain grammar: no verification, no decoys, no learnt tuning")
+    parser.add_argument(
+        "--baseline", action="store_true", help="plain grammar: no verification, no decoys, no learnt tuning"
+    )
     parser.add_argument("--no-decoys", action="store_true", help="no decoy words in the grammar")
-    parser.add_argument("--design", choices=["decoys", "verify", "decoys+verify"], default=None,
-                        help="PocketSphinx: how shouts are told from chatter (default: the shipped design)")
+    parser.add_argument(
+        "--design",
+        choices=["decoys", "verify", "decoys+verify"],
+        default=None,
+        help="PocketSphinx: how shouts are told from chatter (default: the shipped design)",
+    )
     parser.add_argument("--sweep", action="store_true", help="PocketSphinx: accuracy at several shared thresholds")
     parser.add_argument("--no-synthetic", action="store_true", help="only the real recordings")
     args = parser.parse_args()
@@ -516,8 +647,10 @@ def main() -> int:
             results.append(run(recognizer, clips, "commands"))
     if args.speech_commands:
         results.append(run(recognizer, real_clips(args.speech_commands, args.lang), "real"))
-    print(f"{'engine':7s} {'set':10s} {'targets right':>10s} {'acc':>7s} {'wrong':>6s} {'false acc.':>10s} "
-          f"{'rate':>6s} {'ms/clip':>8s} {'RTF':>7s}")
+    print(
+        f"{'engine':7s} {'set':10s} {'targets right':>10s} {'acc':>7s} {'wrong':>6s} {'false acc.':>10s} "
+        f"{'rate':>6s} {'ms/clip':>8s} {'RTF':>7s}"
+    )
     for outcomes in results:
         for line in summarise(outcomes, recognizer.name, args.lang):
             print(line)

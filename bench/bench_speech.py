@@ -61,8 +61,9 @@ class Monitor:
 
         self.blocks: list[tuple[float, np.ndarray]] = []
         self.lock = threading.Lock()
-        self.stream = sd.InputStream(device=device, channels=1, samplerate=RATE, dtype="float32", latency=0.05,
-                                     callback=self._callback)
+        self.stream = sd.InputStream(
+            device=device, channels=1, samplerate=RATE, dtype="float32", latency=0.05, callback=self._callback
+        )
         self.stream.start()
         self.offset = clock.now() - float(self.stream.time)
 
@@ -147,8 +148,10 @@ def measure_device(args: argparse.Namespace) -> None:
     service.close()
     if monitor is not None:
         monitor.close()
-    print(f"device: {device.name!r}, stream {sink.rate} Hz, reported output latency {latency * 1000:.1f} ms, "
-          f"underflows {underflows}")
+    print(
+        f"device: {device.name!r}, stream {sink.rate} Hz, reported output latency {latency * 1000:.1f} ms, "
+        f"underflows {underflows}"
+    )
     print(f"one-off: EspeakVoice() {voice_init * 1000:.0f} ms, open + start stream {stream_open * 1000:.0f} ms")
     print()
     print(f"{'measure (ms)':44} {'median':>7} {'p95':>7} {'max':>7}   n")

@@ -9,7 +9,9 @@ from typing import Callable
 import numpy as np
 
 
-def active_span(samples: np.ndarray, rate: int, frame: float = 0.02, floor_db: float = -45.0) -> tuple[float, float] | None:
+def active_span(
+    samples: np.ndarray, rate: int, frame: float = 0.02, floor_db: float = -45.0
+) -> tuple[float, float] | None:
     """(start, end) in seconds of the audio louder than ``floor_db`` dBFS (frame RMS), or None."""
     mono = samples if samples.ndim == 1 else samples.mean(axis=1)
     n = int(rate * frame)
@@ -23,7 +25,9 @@ def active_span(samples: np.ndarray, rate: int, frame: float = 0.02, floor_db: f
     return active[0] * frame, (active[-1] + 1) * frame
 
 
-def record_while(device: str, channels: int, rate: int, action: Callable[[], object], lead: float = 0.3, tail: float = 0.5) -> np.ndarray:
+def record_while(
+    device: str, channels: int, rate: int, action: Callable[[], object], lead: float = 0.3, tail: float = 0.5
+) -> np.ndarray:
     """Record ``device`` while ``action()`` runs (plus a lead-in and a tail); float32 (frames, channels)."""
     import sounddevice as sd
 

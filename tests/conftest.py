@@ -61,7 +61,11 @@ def run_voicehost(*args: str, timeout: float = 120, input: str | None = None) ->
     """Run ``python -m voicehost ARGS`` as a user would, capturing output."""
     return subprocess.run(
         [sys.executable, "-m", "voicehost", *args],
-        capture_output=True, text=True, timeout=timeout, cwd=ROOT, input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        input=input,
     )
 
 

@@ -20,7 +20,9 @@ class BotInput:
     empty list to stay silent; it is asked again only after the game state changed.
     """
 
-    def __init__(self, clock: SimClock, decide: Callable[[object, float], list[tuple[float, str, str]]], *, limit: int = 5000) -> None:
+    def __init__(
+        self, clock: SimClock, decide: Callable[[object, float], list[tuple[float, str, str]]], *, limit: int = 5000
+    ) -> None:
         self.clock = clock
         self.decide = decide
         self.flow: object | None = None
@@ -57,16 +59,31 @@ class BotInput:
         pass
 
 
-def run_offline(game: str, players: str, *, seed: int = 1, lines: str | None = None, tmp: Path,
-                bot: Callable[[object, float], list[tuple[float, str, str]]] | None = None,
-                options: dict[str, object] | None = None) -> tuple[Outcome, str, object]:
+def run_offline(
+    game: str,
+    players: str,
+    *,
+    seed: int = 1,
+    lines: str | None = None,
+    tmp: Path,
+    bot: Callable[[object, float], list[tuple[float, str, str]]] | None = None,
+    options: dict[str, object] | None = None,
+) -> tuple[Outcome, str, object]:
     """Run a game from a script text (or a bot) and return (outcome, transcript, flow)."""
     script = None
     if lines is not None:
         script = tmp / "script.txt"
         script.write_text(lines)
-    settings = PlaySettings(game, tuple(players.split(",")), f"script:{script}" if script else "script:/dev/null",
-                            seed, tmp / "game.jsonl", None, True, options or {})
+    settings = PlaySettings(
+        game,
+        tuple(players.split(",")),
+        f"script:{script}" if script else "script:/dev/null",
+        seed,
+        tmp / "game.jsonl",
+        None,
+        True,
+        options or {},
+    )
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
     source: Input = built.input

@@ -72,7 +72,7 @@ class SpeakerMonitor:
         while time.monotonic() < deadline:
             time.sleep(0.1)
             _, audio = self.audio()
-            tail = audio[-int(quiet * self.source.rate):]
+            tail = audio[-int(quiet * self.source.rate) :]
             if len(tail) >= int(quiet * self.source.rate) and not np.any(np.abs(tail) > level):
                 return True
         return False

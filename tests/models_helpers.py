@@ -40,8 +40,9 @@ def write_tree(root: Path, contents: dict[str, bytes]) -> Path:
     return root
 
 
-def make_zip(path: Path, contents: dict[str, bytes], prefix: str = TEST_MODEL,
-             compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+def make_zip(
+    path: Path, contents: dict[str, bytes], prefix: str = TEST_MODEL, compression: int = zipfile.ZIP_DEFLATED
+) -> bytes:
     """A zip of ``contents`` under ``prefix/`` (as the official archives are); returns its bytes."""
     with zipfile.ZipFile(path, "w", compression) as zf:
         for name, data in sorted(contents.items()):
@@ -74,16 +75,34 @@ def md5(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
 
 
-def catalog_toml(url: str, data: bytes | None = None, *, name: str = TEST_MODEL, vocab: str = "xx",
-                 sha: str | None = None, verified: bool | None = None, md5_hex: str = "",
-                 size: int | None = None, unpacked_size: int | None = None) -> str:
+def catalog_toml(
+    url: str,
+    data: bytes | None = None,
+    *,
+    name: str = TEST_MODEL,
+    vocab: str = "xx",
+    sha: str | None = None,
+    verified: bool | None = None,
+    md5_hex: str = "",
+    size: int | None = None,
+    unpacked_size: int | None = None,
+) -> str:
     """A one-entry catalog for a test archive served at ``url``."""
     digest = sha if sha is not None else (sha256(data) if data is not None else "")
     lines = [
-        "schema = 1", "", "[[model]]", f'name = "{name}"', f'vocab = "{vocab}"', 'language = "Test language"',
-        'engine = "vosk"', f'url = "{url}"', f"size = {size if size is not None else len(data or b'x')}",
-        f'sha256 = "{digest}"', f"verified = {'true' if (verified if verified is not None else bool(digest)) else 'false'}",
-        'license = "CC0-1.0"', 'note = "made by the test"',
+        "schema = 1",
+        "",
+        "[[model]]",
+        f'name = "{name}"',
+        f'vocab = "{vocab}"',
+        'language = "Test language"',
+        'engine = "vosk"',
+        f'url = "{url}"',
+        f"size = {size if size is not None else len(data or b'x')}",
+        f'sha256 = "{digest}"',
+        f"verified = {'true' if (verified if verified is not None else bool(digest)) else 'false'}",
+        'license = "CC0-1.0"',
+        'note = "made by the test"',
     ]
     if md5_hex:
         lines.append(f'md5 = "{md5_hex}"')

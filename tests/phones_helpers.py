@@ -52,7 +52,11 @@ def race_fixture(name: str) -> RaceFixture:
     data = json.loads((FIXTURES / f"{name}.json").read_text())
     seats = tuple(data["seats"])
     whole = FIXTURES / f"{name}.wav"
-    rec = load_multichannel(whole, seats) if whole.exists() else load_tracks([(s, FIXTURES / f"{name}.{s}.wav") for s in seats])
+    rec = (
+        load_multichannel(whole, seats)
+        if whole.exists()
+        else load_tracks([(s, FIXTURES / f"{name}.{s}.wav") for s in seats])
+    )
     tracks = {s: rec.samples[:, i].copy() for i, s in enumerate(seats)}
     truth = {s["seat"]: (s["phrase"], float(s["onset"])) for s in data["sounds"] if s["kind"] == "shout"}
     return RaceFixture(name, seats, tracks, truth)
@@ -82,15 +86,25 @@ class Phone:
 
     def __init__(self, url: str, wav: Path | None, env: dict[str, str] | None = None, *, debug: bool = False) -> None:
         self.profile = Path(tempfile.mkdtemp(prefix="voicehost-chromium-"))
-        args = ["chromium", "--headless=new", "--no-sandbox", "--no-first-run", "--disable-gpu",
-                "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                "--autoplay-policy=no-user-gesture-required", "--ignore-certificate-errors",
-                f"--user-data-dir={self.profile}"]
+        args = [
+            "chromium",
+            "--headless=new",
+            "--no-sandbox",
+            "--no-first-run",
+            "--disable-gpu",
+            "--use-fake-device-for-media-stream",
+            "--use-fake-ui-for-media-stream",
+            "--autoplay-policy=no-user-gesture-required",
+            "--ignore-certificate-errors",
+            f"--user-data-dir={self.profile}",
+        ]
         if wav is not None:
             args.append(f"--use-file-for-fake-audio-capture={wav}")
         if debug:
             args.append("--remote-debugging-port=0")
-        self.process = subprocess.Popen([*_priority(), *args, url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        self.process = subprocess.Popen(
+            [*_priority(), *args, url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
 
     def evaluate(self, expression: str, timeout: float = 10.0) -> Any:
         """The value of a JavaScript expression in the page (Chrome DevTools Protocol)."""
@@ -108,8 +122,11 @@ class Phone:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:
             pages = [p for p in json.loads(answer.read()) if p.get("type") == "page"]
         with connect(pages[0]["webSocketDebuggerUrl"], open_timeout=timeout, max_size=None) as ws:
-            ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
-                                "params": {"expression": expression, "returnByValue": True}}))
+            ws.send(
+                json.dumps(
+                    {"id": 1, "method": "Runtime.evaluate", "params": {"expression": expression, "returnByValue": True}}
+                )
+            )
             while True:
                 reply = json.loads(ws.recv(timeout=timeout))
                 if reply.get("id") == 1:
@@ -151,8 +168,16 @@ class RaceRun:
     """seat → median minus shortest ping round trip, seconds."""
 
 
-def run_race(fixture: RaceFixture, folder: Path, seconds: float, *, recognizer: Any, env: dict[str, str] | None = None,
-             speaker: Any = None, log: Any = print) -> RaceRun:
+def run_race(
+    fixture: RaceFixture,
+    folder: Path,
+    seconds: float,
+    *,
+    recognizer: Any,
+    env: dict[str, str] | None = None,
+    speaker: Any = None,
+    log: Any = print,
+) -> RaceRun:
     """Phones (one chromium each) play the fixture's scene in a loop; the host calibrates with
     its click train (``speaker``: a ClickPlayer, default a silent one) and listens for
     ``seconds`` through the real pipeline."""
@@ -199,8 +224,17 @@ def run_race(fixture: RaceFixture, folder: Path, seconds: float, *, recognizer: 
         for s in seats:
             link = server.link(s)
             jitter[s] = link.sync.jitter() if link is not None else float("nan")
-        return RaceRun(seats, loop, shifts, {str(k): float(v) for k, v in delays.offsets.spread.items()},
-                       sorted(shouts, key=lambda x: x.onset), audio, first, stats, jitter)
+        return RaceRun(
+            seats,
+            loop,
+            shifts,
+            {str(k): float(v) for k, v in delays.offsets.spread.items()},
+            sorted(shouts, key=lambda x: x.onset),
+            audio,
+            first,
+            stats,
+            jitter,
+        )
     finally:
         for phone in phones:
             phone.stop()
@@ -258,7 +292,9 @@ def check_loops(run: RaceRun, fixture: RaceFixture) -> list[LoopCheck]:
         common = float(np.median(list(train.values())))
         race_start = common - TRAIN_AT + RACE_AT
         heard = [x for x in run.shouts if race_start <= x.onset < race_start + run.loop - RACE_AT]
-        errors = {x.player: x.onset - (race_start + fixture.truth[x.player][1]) for x in heard if x.player in fixture.truth}
+        errors = {
+            x.player: x.onset - (race_start + fixture.truth[x.player][1]) for x in heard if x.player in fixture.truth
+        }
         checks.append(LoopCheck(train, errors, tuple(x.player for x in heard)))
         at = int(round((common - TRAIN_AT + run.loop) * RATE)) - run.first_frame + int(0.2 * RATE)
         at = max(at, window.start + int(run.loop * 0.5 * RATE))

@@ -43,8 +43,12 @@ def test_a_player_who_has_not_played_leaves_and_the_round_goes_on_without_them()
     game, state, log = new_game(players=FIVE)
     hand = state.hands["Bob"]
     state, events = game.apply(state, Leave("Bob", t=3.0))
-    assert types(events) == ["left"] and events[0].to_json() == {"type": "left", "seq": events[0].seq, "t": 3.0,
-                                                                 "player": "Bob"}
+    assert types(events) == ["left"] and events[0].to_json() == {
+        "type": "left",
+        "seq": events[0].seq,
+        "t": 3.0,
+        "player": "Bob",
+    }
     assert state.gone == ("Bob",) and state.hands["Bob"] == () and state.set_aside == hand
     assert state.waiting_for == ("Cid", "Dee", "Eve") and state.active == ("Ann", "Cid", "Dee", "Eve")
     conserved(state, 200, 20)
@@ -176,7 +180,7 @@ def test_a_game_with_leavers_replays_exactly_and_a_forged_void_is_refused(mode: 
     state, events = game.apply(state, Leave("Ann"))
     log += events
     assert replay([e.to_json() for e in log]) == state
-    forged = [e.to_json() for e in log[:len(log) - len(events)]]
+    forged = [e.to_json() for e in log[: len(log) - len(events)]]
     forged.append({"type": "void", "seq": forged[-1]["seq"] + 1, "t": 0.0, "red": state.red_deck[-1]})
     with pytest.raises(LogError, match="cannot be voided"):
         replay(forged)

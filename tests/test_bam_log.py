@@ -33,8 +33,9 @@ SPEC_FIELDS = {
 
 def played_log(seed: int = 3, **options: object) -> tuple[BamGame, list[Event]]:
     """A complete game (with reshuffles: a small grey deck) and its events."""
-    game, state, events = new_game(players=("Ann", "Bob", "Cid", "Dee"), grey=44, red=12, doubles=4, seed=seed,
-                                   rounds_per_player=3, **options)
+    game, state, events = new_game(
+        players=("Ann", "Bob", "Cid", "Dee"), grey=44, red=12, doubles=4, seed=seed, rounds_per_player=3, **options
+    )
     while not game.over(state):
         state = play_round(game, state, best=2, worst=1, events=events)
     return game, events
@@ -45,8 +46,18 @@ def test_every_event_has_seq_t_type_and_the_documented_fields() -> None:
     _, events = played_log()
     objects = [e.to_json() for e in events]
     assert [o["seq"] for o in objects] == list(range(len(objects)))
-    assert {o["type"] for o in objects} >= {"setup", "round", "submit", "reading", "best", "worst", "draw",
-                                            "reshuffle", "discard", "game_over"}
+    assert {o["type"] for o in objects} >= {
+        "setup",
+        "round",
+        "submit",
+        "reading",
+        "best",
+        "worst",
+        "draw",
+        "reshuffle",
+        "discard",
+        "game_over",
+    }
     for obj in objects:
         assert SPEC_FIELDS[obj["type"]] <= obj.keys(), obj
         json.dumps(obj)
@@ -71,8 +82,13 @@ def test_replay_of_a_partial_log_gives_the_state_at_that_point() -> None:
     for cut in range(1, len(objects) + 1):
         state = replay(objects[:cut])
         assert state.seq == cut
-        grey = [*state.grey_deck, *state.discard, *state.table,
-                *(c for h in state.hands.values() for c in h), *(c for w in state.won_grey.values() for c in w)]
+        grey = [
+            *state.grey_deck,
+            *state.discard,
+            *state.table,
+            *(c for h in state.hands.values() for c in h),
+            *(c for w in state.won_grey.values() for c in w),
+        ]
         assert len(grey) == len(set(grey)) == 44
 
 
@@ -81,7 +97,7 @@ def test_resume_appends_to_the_same_log_and_continues(tmp_path: Path) -> None:
     path = tmp_path / "bam.jsonl"
     game, state, events = new_game(seed=11, rounds_per_player=2)
     state = play_round(game, state, events=events)
-    state, more = game.apply(state, Submit("Cid", state.hands["Cid"][:state.blanks], t=30.0))
+    state, more = game.apply(state, Submit("Cid", state.hands["Cid"][: state.blanks], t=30.0))
     events += more
     with EventLogWriter(path) as log:
         log.write(events)
@@ -101,20 +117,25 @@ def test_resume_appends_to_the_same_log_and_continues(tmp_path: Path) -> None:
     assert replay(logged) == state
 
 
-@pytest.mark.parametrize("tamper, words", [
-    (lambda log: log[0].update(game="bimbamm"), "not of BAM!"),
-    (lambda log: next(o for o in log if o["type"] == "draw" and len(o["cards"]) > 1)["cards"].reverse(),
-     "top of the draw pile"),
-    (lambda log: next(o for o in log if o["type"] == "submit").update(player="Ann"), "Master"),
-    (lambda log: next(o for o in log if o["type"] == "best").update(card="g999"), "best card"),
-    (lambda log: next(o for o in log if o["type"] == "round" and o["seq"] > 2).update(master="Ann"), "is next"),
-    (lambda log: log[-1]["scores"].update(Ann=99), "scores"),
-    (lambda log: log[3].update(seq=7), "expected seq"),
-    (lambda log: log.insert(3, dict(log[2], seq=3)), "already submitted"),
-    (lambda log: log[2].update(colour="red"), "unknown field"),
-    (lambda log: log[1].pop("red"), "missing field"),
-    (lambda log: log[1].update(type="dance"), "unknown event type"),
-])
+@pytest.mark.parametrize(
+    "tamper, words",
+    [
+        (lambda log: log[0].update(game="bimbamm"), "not of BAM!"),
+        (
+            lambda log: next(o for o in log if o["type"] == "draw" and len(o["cards"]) > 1)["cards"].reverse(),
+            "top of the draw pile",
+        ),
+        (lambda log: next(o for o in log if o["type"] == "submit").update(player="Ann"), "Master"),
+        (lambda log: next(o for o in log if o["type"] == "best").update(card="g999"), "best card"),
+        (lambda log: next(o for o in log if o["type"] == "round" and o["seq"] > 2).update(master="Ann"), "is next"),
+        (lambda log: log[-1]["scores"].update(Ann=99), "scores"),
+        (lambda log: log[3].update(seq=7), "expected seq"),
+        (lambda log: log.insert(3, dict(log[2], seq=3)), "already submitted"),
+        (lambda log: log[2].update(colour="red"), "unknown field"),
+        (lambda log: log[1].pop("red"), "missing field"),
+        (lambda log: log[1].update(type="dance"), "unknown event type"),
+    ],
+)
 def test_a_corrupt_log_is_refused_with_the_event_that_broke(tamper: object, words: str) -> None:
     """Replay checks each event against the rules and names the seq and type of the first bad one."""
     _, events = played_log(seed=6)
@@ -129,7 +150,7 @@ def test_the_simulator_plays_many_games_without_error() -> None:
     deck = load_decks(["base"])
     reasons = set()
     for i in range(108):  # 3 cycles of every (players, K) pair
-        players = NAMES[:3 + i % 18]
+        players = NAMES[: 3 + i % 18]
         result = play_game(players, deck, seed=i, rounds_per_player=1 + i % 4, mistake_rate=0.3)
         assert result.state.phase is Phase.OVER and result.state.result is not None
         reasons.add(result.state.result.reason)
@@ -140,8 +161,21 @@ def test_the_simulator_plays_many_games_without_error() -> None:
 
 def test_simulate_bam_command_prints_a_summary_and_writes_logs(tmp_path: Path) -> None:
     """`voicehost simulate bam` plays seeded games, prints the summary and writes replayable logs."""
-    argv = ["simulate", "bam", "--players", "5", "--games", "30", "--seed", "2", "--log-dir", str(tmp_path),
-            "--check-replay", "--tag", "family"]
+    argv = [
+        "simulate",
+        "bam",
+        "--players",
+        "5",
+        "--games",
+        "30",
+        "--seed",
+        "2",
+        "--log-dir",
+        str(tmp_path),
+        "--check-replay",
+        "--tag",
+        "family",
+    ]
     first = run_voicehost(*argv)
     assert first.returncode == 0, first.stderr
     assert "games: 30 (5 players)" in first.stdout and "games per second" in first.stdout
@@ -153,11 +187,14 @@ def test_simulate_bam_command_prints_a_summary_and_writes_logs(tmp_path: Path) -
     assert strip == [line for line in second.stdout.splitlines() if "per second" not in line]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--players", "2"], "--players must be 3 to 20"),
-    (["--mistake-rate", "2"], "--mistake-rate"),
-    (["--deck", "missing.toml"], "no such deck file"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--players", "2"], "--players must be 3 to 20"),
+        (["--mistake-rate", "2"], "--mistake-rate"),
+        (["--deck", "missing.toml"], "no such deck file"),
+    ],
+)
 def test_simulate_bam_bad_options_give_one_line(argv: list[str], words: str) -> None:
     """Bad simulator options: one line naming the problem, exit status 2, no traceback."""
     result = run_voicehost("simulate", "bam", *argv)

@@ -20,15 +20,19 @@ NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal")
 
 def grey_places(state: BamState) -> list[str]:
     """Every grey card id wherever it is: draw pile, hands, discard, victory stacks, table, set aside."""
-    return [*state.grey_deck, *state.discard, *state.table, *state.set_aside,
-            *(c for hand in state.hands.values() for c in hand),
-            *(c for won in state.won_grey.values() for c in won)]
+    return [
+        *state.grey_deck,
+        *state.discard,
+        *state.table,
+        *state.set_aside,
+        *(c for hand in state.hands.values() for c in hand),
+        *(c for won in state.won_grey.values() for c in won),
+    ]
 
 
 def red_places(state: BamState) -> list[str]:
     """Every red card id: draw pile, on the table this round, minus stacks."""
-    return [*state.red_deck, *([state.red] if state.red else []),
-            *(c for won in state.won_red.values() for c in won)]
+    return [*state.red_deck, *([state.red] if state.red else []), *(c for won in state.won_red.values() for c in won)]
 
 
 def assert_conserved(state: BamState, grey_ids: list[str], red_ids: list[str]) -> None:
@@ -49,7 +53,7 @@ def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> 
         return Leave(data.draw(st.sampled_from([*state.players, "Zed"])))
     if kind == "legal" and state.phase is Phase.SUBMITTING:
         player = data.draw(st.sampled_from(state.waiting_for))
-        cards = data.draw(st.permutations(state.hands[player]))[:state.blanks]
+        cards = data.draw(st.permutations(state.hands[player]))[: state.blanks]
         return Submit(player, tuple(cards))
     if kind == "legal":
         n = len(state.reading)
@@ -61,8 +65,12 @@ def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> 
         player = data.draw(st.sampled_from([*state.players, "Zed"]))
         cards = data.draw(st.lists(st.sampled_from(grey_ids), max_size=3))
         return Submit(player, tuple(cards))
-    return Judge(data.draw(st.sampled_from([*state.players, "Zed"])), data.draw(st.integers(0, 9)),
-                 data.draw(st.integers(0, 9)), keep=data.draw(st.integers(0, 3)))
+    return Judge(
+        data.draw(st.sampled_from([*state.players, "Zed"])),
+        data.draw(st.integers(0, 9)),
+        data.draw(st.integers(0, 9)),
+        keep=data.draw(st.integers(0, 3)),
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -76,16 +84,25 @@ def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> 
     extra_grey=st.integers(0, 25),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_every_card_is_in_exactly_one_place(data: st.DataObject, players: int, rounds_per_player: int, red: int,
-                                            doubles: int, hand_size: int, extra_grey: int, seed: int) -> None:
+def test_every_card_is_in_exactly_one_place(
+    data: st.DataObject,
+    players: int,
+    rounds_per_player: int,
+    red: int,
+    doubles: int,
+    hand_size: int,
+    extra_grey: int,
+    seed: int,
+) -> None:
     """After every action (legal, illegal or refused) each grey and each red card is in exactly one place;
     masters follow the seating to the left, skipping players who left; the logged game replays to the same state."""
     names = NAMES[:players]
     reds, greys = make_red(red, min(doubles, red)), make_grey(players * hand_size + extra_grey)
     red_ids, grey_ids = [c.id for c in reds], [c.id for c in greys]
     game = BamGame(random.Random(seed))
-    state, events = game.start(list(names), reds, greys, seed=seed, rounds_per_player=rounds_per_player,
-                               hand_size=hand_size)
+    state, events = game.start(
+        list(names), reds, greys, seed=seed, rounds_per_player=rounds_per_player, hand_size=hand_size
+    )
     log: list[Event] = list(events)
     masters = [state.master] if state.phase is not Phase.OVER else []
     gone: set[str] = set()
@@ -125,8 +142,13 @@ def test_a_full_game_always_ends_with_a_reason_and_winners(seed: int, players: i
     """Any complete game ends by rounds, red cards or grey cards; winners share the top (score, grey won)."""
     rng = random.Random(seed)
     game = BamGame(random.Random(seed))
-    state, _ = game.start(list(NAMES[:players]), make_red(12, 4), make_grey(players * 10 + 5), seed=seed,
-                          rounds_per_player=rounds_per_player)
+    state, _ = game.start(
+        list(NAMES[:players]),
+        make_red(12, 4),
+        make_grey(players * 10 + 5),
+        seed=seed,
+        rounds_per_player=rounds_per_player,
+    )
     while not game.over(state):
         if state.phase is Phase.SUBMITTING:
             player = rng.choice(state.waiting_for)

@@ -27,34 +27,37 @@ PLAYERS = ("Ann", "Bob", "Cid", "Dee")
 
 def make_red(count: int, doubles: int = 0, prefix: str = "r") -> list[RedCard]:
     """``count`` red cards, the first ``doubles`` of them with two blanks."""
-    return [RedCard(f"{prefix}{i}", "BAM! meets BAM!." if i < doubles else f"Card {i}: BAM!.", 2 if i < doubles else 1)
-            for i in range(count)]
+    return [
+        RedCard(f"{prefix}{i}", "BAM! meets BAM!." if i < doubles else f"Card {i}: BAM!.", 2 if i < doubles else 1)
+        for i in range(count)
+    ]
 
 
 def make_grey(count: int, prefix: str = "g") -> list[GreyCard]:
     return [GreyCard(f"{prefix}{i}", f"Thing {i}") for i in range(count)]
 
 
-def new_game(players: Sequence[str] = PLAYERS, red: int = 20, doubles: int = 0, grey: int = 200, seed: int = 1,
-             **options: object) -> tuple[BamGame, BamState, list[Event]]:
+def new_game(
+    players: Sequence[str] = PLAYERS, red: int = 20, doubles: int = 0, grey: int = 200, seed: int = 1, **options: object
+) -> tuple[BamGame, BamState, list[Event]]:
     """A started game with generated cards and a seeded RNG."""
     game = BamGame(random.Random(seed))
-    state, events = game.start(list(players), make_red(red, doubles), make_grey(grey), seed=seed,
-                               **options)  # type: ignore[arg-type]
+    state, events = game.start(list(players), make_red(red, doubles), make_grey(grey), seed=seed, **options)  # type: ignore[arg-type]
     return game, state, events
 
 
 def submit_all(game: BamGame, state: BamState, events: list[Event] | None = None) -> BamState:
     """Every waiting player submits the first cards of their hand."""
     for player in state.waiting_for:
-        state, produced = game.apply(state, Submit(player, state.hands[player][:state.blanks]))
+        state, produced = game.apply(state, Submit(player, state.hands[player][: state.blanks]))
         if events is not None:
             events.extend(produced)
     return state
 
 
-def play_round(game: BamGame, state: BamState, best: int = 1, worst: int = 2,
-               events: list[Event] | None = None) -> BamState:
+def play_round(
+    game: BamGame, state: BamState, best: int = 1, worst: int = 2, events: list[Event] | None = None
+) -> BamState:
     state = submit_all(game, state, events)
     state, produced = game.apply(state, Judge(state.master, best, worst))
     if events is not None:
@@ -71,6 +74,7 @@ def rejects(game: BamGame, state: BamState, action: Submit | Judge | Quit, reaso
 
 
 # ------------------------------------------------------------------------------------- the deal
+
 
 def test_each_player_is_dealt_ten_grey_cards_and_the_rest_is_the_draw_pile() -> None:
     """Setup deals 10 grey cards to each player; the rest is the draw pile; red cards stay stacked."""
@@ -103,12 +107,15 @@ def test_setup_log_event_has_the_documented_shape() -> None:
     assert {"master", "red", "blanks"} <= round_event.keys()
 
 
-@pytest.mark.parametrize("players, grey, words", [
-    (("Ann", "Bob"), 100, "3 to 20 players"),
-    (tuple(f"P{i}" for i in range(21)), 300, "3 to 20 players"),
-    (("Ann", "Bob", "Ann"), 100, "distinct"),
-    (PLAYERS, 39, "at least 40 grey cards"),
-])
+@pytest.mark.parametrize(
+    "players, grey, words",
+    [
+        (("Ann", "Bob"), 100, "3 to 20 players"),
+        (tuple(f"P{i}" for i in range(21)), 300, "3 to 20 players"),
+        (("Ann", "Bob", "Ann"), 100, "distinct"),
+        (PLAYERS, 39, "at least 40 grey cards"),
+    ],
+)
 def test_bad_setups_are_refused_before_the_game_starts(players: tuple[str, ...], grey: int, words: str) -> None:
     """Too few or too many players, duplicate names, or too few grey cards to deal: BadSetup."""
     with pytest.raises(BadSetup, match=words):
@@ -124,6 +131,7 @@ def test_twenty_players_can_play_with_enough_cards() -> None:
 
 
 # ----------------------------------------------------------------------------------- a round
+
 
 def test_master_passes_to_the_left() -> None:
     """After each round the next name in seating order (the left neighbour) is the master."""
@@ -184,8 +192,14 @@ def test_best_keeps_the_grey_card_and_worst_takes_the_red_card() -> None:
     assert state.won_red[worst.player] == (red,)
     types = [e.TYPE for e in events]
     assert types[:3] == ["best", "worst", "discard"] and types[-1] == "round"
-    assert events[0].to_json() == {"seq": events[0].seq, "t": 0.0, "type": "best", "player": best.player,
-                                   "card": best.cards[0], "submission": 3}
+    assert events[0].to_json() == {
+        "seq": events[0].seq,
+        "t": 0.0,
+        "type": "best",
+        "player": best.player,
+        "card": best.cards[0],
+        "submission": 3,
+    }
     assert events[1].to_json()["card"] == red
 
 
@@ -246,6 +260,7 @@ def test_players_with_too_few_cards_sit_out_and_the_game_ends_when_fewer_than_tw
 
 # ------------------------------------------------------------------------------------- the end
 
+
 def test_k_rounds_per_player() -> None:
     """The game ends after every player was master K times (K*players rounds), reason rounds_done."""
     for k in (1, 3):
@@ -272,8 +287,11 @@ def test_game_ends_early_when_red_cards_run_out() -> None:
 def test_score_is_victory_points_minus_minus_points() -> None:
     """Each won grey card is +1, each red card taken is -1; the game_over event reports both."""
     game, state, _ = new_game()
-    state = with_changes(state, won_grey={**state.won_grey, "Ann": ("g1", "g2", "g3")},
-                         won_red={**state.won_red, "Ann": ("r1",), "Bob": ("r2",)})
+    state = with_changes(
+        state,
+        won_grey={**state.won_grey, "Ann": ("g1", "g2", "g3")},
+        won_red={**state.won_red, "Ann": ("r1",), "Bob": ("r2",)},
+    )
     result = final_result(state, "quit")
     assert result.scores == {"Ann": 2, "Bob": -1, "Cid": 0, "Dee": 0}
     assert result.grey_won["Ann"] == 3 and result.winners == ("Ann",)
@@ -282,8 +300,11 @@ def test_score_is_victory_points_minus_minus_points() -> None:
 def test_tie_on_score_is_broken_by_more_grey_cards_won() -> None:
     """Equal scores: the player with more grey cards won takes the title."""
     game, state, _ = new_game()
-    state = with_changes(state, won_grey={**state.won_grey, "Ann": ("g1",), "Bob": ("g2", "g3")},
-                         won_red={**state.won_red, "Bob": ("r1",)})
+    state = with_changes(
+        state,
+        won_grey={**state.won_grey, "Ann": ("g1",), "Bob": ("g2", "g3")},
+        won_red={**state.won_red, "Bob": ("r1",)},
+    )
     result = final_result(state, "rounds_done")
     assert result.scores["Ann"] == result.scores["Bob"] == 1
     assert result.winners == ("Bob",)
@@ -322,6 +343,7 @@ def test_quit_ends_the_game_with_the_scores_so_far() -> None:
 
 
 # --------------------------------------------------------------------------------- illegal actions
+
 
 def test_illegal_submitting_a_card_not_in_your_hand() -> None:
     """A card from someone else's hand is refused with not_in_hand."""
@@ -418,6 +440,7 @@ def test_a_refused_action_leaves_the_state_unchanged() -> None:
 
 
 # ----------------------------------------------------------------------------------- determinism
+
 
 def test_same_seed_same_game() -> None:
     """The same seed and the same actions give the same events."""

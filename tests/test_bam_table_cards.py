@@ -21,7 +21,17 @@ from tests.test_bam_rules import make_grey, make_red
 from voicehost.decks import load_decks
 from voicehost.eventlog import EventLogWriter, read_events
 from voicehost.rules.bam import (
-    BadSetup, BamGame, BamState, CardMode, Illegal, Judge, Phase, Quit, Submit, card_for_number, replay,
+    BadSetup,
+    BamGame,
+    BamState,
+    CardMode,
+    Illegal,
+    Judge,
+    Phase,
+    Quit,
+    Submit,
+    card_for_number,
+    replay,
 )
 from voicehost.rules.bam.actions import Action
 from voicehost.sim.bam import NAMES, GameResult, play_game
@@ -31,12 +41,14 @@ from voicehost.rules.base import Event, IllegalAction, LogError
 PLAYERS = ("Ann", "Bob", "Cid", "Dee")
 
 
-def table_game(players: Sequence[str] = PLAYERS, red: int = 20, doubles: int = 0, grey: int = 200, seed: int = 1,
-               **options: object) -> tuple[BamGame, BamState, list[Event]]:
+def table_game(
+    players: Sequence[str] = PLAYERS, red: int = 20, doubles: int = 0, grey: int = 200, seed: int = 1, **options: object
+) -> tuple[BamGame, BamState, list[Event]]:
     """A started table-cards game with generated cards (g0, g1, … printed 1, 2, …) and a seeded RNG."""
     game = BamGame(random.Random(seed))
-    state, events = game.start(list(players), make_red(red, doubles), make_grey(grey), seed=seed,
-                               **{"card_mode": "table", **options})  # type: ignore[arg-type]
+    state, events = game.start(
+        list(players), make_red(red, doubles), make_grey(grey), seed=seed, **{"card_mode": "table", **options}
+    )  # type: ignore[arg-type]
     return game, state, events
 
 
@@ -55,8 +67,9 @@ def submit_all(game: BamGame, state: BamState, events: list[Event] | None = None
     return state
 
 
-def play_round(game: BamGame, state: BamState, events: list[Event] | None = None, best: int = 1,
-               worst: int = 2) -> BamState:
+def play_round(
+    game: BamGame, state: BamState, events: list[Event] | None = None, best: int = 1, worst: int = 2
+) -> BamState:
     """Submit for everyone, then the master judges."""
     state = submit_all(game, state, events)
     state, produced = game.apply(state, Judge(state.master, best, worst))
@@ -75,8 +88,13 @@ def rejects(game: BamGame, state: BamState, action: Action, reason: Illegal) -> 
 
 def grey_count(state: BamState) -> int:
     """Grey cards the state accounts for: pile and hands (counts) plus the known table, discard and wins."""
-    return (state.pile_count + sum(state.hand_count(p) for p in state.players) + len(state.table)
-            + len(state.discard) + sum(len(w) for w in state.won_grey.values()))
+    return (
+        state.pile_count
+        + sum(state.hand_count(p) for p in state.players)
+        + len(state.table)
+        + len(state.discard)
+        + sum(len(w) for w in state.won_grey.values())
+    )
 
 
 # -- setup -------------------------------------------------------------------------------------------
@@ -199,8 +217,11 @@ def test_players_draw_back_to_ten_logged_as_counts() -> None:
     state = submit_all(game, state)
     state, events = game.apply(state, Judge("Ann", 1, 2))
     draws = [e.to_json() for e in events if e.TYPE == "draw"]
-    assert [(d["player"], d["cards"], d["count"]) for d in draws] == [("Bob", None, 1), ("Cid", None, 1),
-                                                                      ("Dee", None, 1)]
+    assert [(d["player"], d["cards"], d["count"]) for d in draws] == [
+        ("Bob", None, 1),
+        ("Cid", None, 1),
+        ("Dee", None, 1),
+    ]
     assert all(state.hand_count(p) == 10 for p in PLAYERS) and state.pile_count == 17
 
 
@@ -259,8 +280,9 @@ def test_quit_ends_a_table_cards_game_with_the_scores_as_they_stand() -> None:
 
 def played_table_log(seed: int = 3) -> tuple[BamState, list[Event]]:
     """A complete table-cards game with reshuffles (a small grey deck) and its events."""
-    game, state, events = table_game(players=("Ann", "Bob", "Cid", "Dee"), grey=44, red=12, doubles=4, seed=seed,
-                                     rounds_per_player=3)
+    game, state, events = table_game(
+        players=("Ann", "Bob", "Cid", "Dee"), grey=44, red=12, doubles=4, seed=seed, rounds_per_player=3
+    )
     while state.phase is not Phase.OVER:
         state = play_round(game, state, events, best=2, worst=1)
     return state, events
@@ -287,13 +309,19 @@ def test_a_table_cards_log_replays_to_the_live_state_and_resumes(tmp_path: Path)
     assert replay(read_events(path)) == state
 
 
-@pytest.mark.parametrize("tamper, words", [
-    (lambda log: next(o for o in log if o["type"] == "draw").update(count=4), "more than the pile holds or a full hand"),
-    (lambda log: next(o for o in log if o["type"] == "draw").update(cards=["g1"]), "cards as null"),
-    (lambda log: next(o for o in log if o["type"] == "reshuffle").update(cards=99), "counts exactly the discard"),
-    (lambda log: log[0]["state"].update(hands={"Ann": ["g1"]}), "hands and grey_deck as null"),
-    (lambda log: log[0]["state"].update(grey_pile=5), "grey_pile 5"),
-])
+@pytest.mark.parametrize(
+    "tamper, words",
+    [
+        (
+            lambda log: next(o for o in log if o["type"] == "draw").update(count=4),
+            "more than the pile holds or a full hand",
+        ),
+        (lambda log: next(o for o in log if o["type"] == "draw").update(cards=["g1"]), "cards as null"),
+        (lambda log: next(o for o in log if o["type"] == "reshuffle").update(cards=99), "counts exactly the discard"),
+        (lambda log: log[0]["state"].update(hands={"Ann": ["g1"]}), "hands and grey_deck as null"),
+        (lambda log: log[0]["state"].update(grey_pile=5), "grey_pile 5"),
+    ],
+)
 def test_a_tampered_table_cards_log_is_refused(tamper: object, words: str) -> None:
     """Replay checks table-cards events too: draw counts, reshuffles and the setup."""
     _, events = played_table_log()
@@ -310,8 +338,11 @@ def test_a_logged_submission_of_a_won_card_is_refused_on_replay() -> None:
     won = next(e.to_json() for e in events if e.TYPE == "best")["card"]
     state = play_round(game, state, events)
     objects = [e.to_json() for e in events]
-    later = [o for o in objects if o["type"] == "submit" and o["seq"] > objects.index(next(
-        o for o in objects if o["type"] == "best"))]
+    later = [
+        o
+        for o in objects
+        if o["type"] == "submit" and o["seq"] > objects.index(next(o for o in objects if o["type"] == "best"))
+    ]
     later[0]["cards"] = [won]
     with pytest.raises(LogError, match=f"event {later[0]['seq']} .*victory point"):
         replay(objects)
@@ -348,17 +379,35 @@ def random_table_action(data: st.DataObject, state: BamState, grey_ids: list[str
     if kind == "submit":
         cards = data.draw(st.lists(st.sampled_from([*grey_ids, "r0", "zz"]), max_size=3))
         return Submit(data.draw(st.sampled_from([*state.players, "Zed"])), tuple(cards))
-    return Judge(data.draw(st.sampled_from([*state.players, "Zed"])), data.draw(st.integers(0, 9)),
-                 data.draw(st.integers(0, 9)), keep=data.draw(st.integers(0, 3)))
+    return Judge(
+        data.draw(st.sampled_from([*state.players, "Zed"])),
+        data.draw(st.integers(0, 9)),
+        data.draw(st.integers(0, 9)),
+        keep=data.draw(st.integers(0, 3)),
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=st.data(), players=st.integers(3, 8), rounds_per_player=st.integers(1, 3), red=st.integers(1, 30),
-       doubles=st.integers(0, 30), hand_size=st.integers(1, 10), extra_grey=st.integers(0, 25),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    data=st.data(),
+    players=st.integers(3, 8),
+    rounds_per_player=st.integers(1, 3),
+    red=st.integers(1, 30),
+    doubles=st.integers(0, 30),
+    hand_size=st.integers(1, 10),
+    extra_grey=st.integers(0, 25),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_random_table_cards_play_keeps_the_counts_the_rules_and_replays(
-        data: st.DataObject, players: int, rounds_per_player: int, red: int, doubles: int, hand_size: int,
-        extra_grey: int, seed: int) -> None:
+    data: st.DataObject,
+    players: int,
+    rounds_per_player: int,
+    red: int,
+    doubles: int,
+    hand_size: int,
+    extra_grey: int,
+    seed: int,
+) -> None:
     """After every action: every grey card is counted once (pile + hands + table + discard + won), the
     known places never share a card, hands stay within 0 … hand size, scores sum to 0, refused actions
     change nothing, masters go to the left, and the log replays to the live state."""
@@ -366,8 +415,15 @@ def test_random_table_cards_play_keeps_the_counts_the_rules_and_replays(
     greys = make_grey(players * hand_size + extra_grey)
     grey_ids = [c.id for c in greys]
     game = BamGame(random.Random(seed))
-    state, events = game.start(list(names), make_red(red, min(doubles, red)), greys, seed=seed,
-                               rounds_per_player=rounds_per_player, hand_size=hand_size, card_mode="table")
+    state, events = game.start(
+        list(names),
+        make_red(red, min(doubles, red)),
+        greys,
+        seed=seed,
+        rounds_per_player=rounds_per_player,
+        hand_size=hand_size,
+        card_mode="table",
+    )
     log: list[Event] = list(events)
     for _ in range(300):
         if game.over(state):
@@ -398,8 +454,13 @@ def test_simulated_table_cards_games_match_the_printed_cards_and_replay(players:
         result: GameResult = play_game(NAMES[:players], deck, seed, rounds, 0.3, CardMode.TABLE)
         printed, state = result.printed, result.state
         assert printed is not None and state.result is not None
-        places = [*printed.pile, *printed.discard, *state.table, *(c for h in printed.hands.values() for c in h),
-                  *(c for w in state.won_grey.values() for c in w)]
+        places = [
+            *printed.pile,
+            *printed.discard,
+            *state.table,
+            *(c for h in printed.hands.values() for c in h),
+            *(c for w in state.won_grey.values() for c in w),
+        ]
         assert sorted(places) == sorted(c.id for c in deck.grey)
         assert {p: len(h) for p, h in printed.hands.items()} == dict(state.held)
         assert len(printed.pile) == state.pile_count and sorted(printed.discard) == sorted(state.discard)
@@ -410,8 +471,21 @@ def test_simulated_table_cards_games_match_the_printed_cards_and_replay(players:
 
 def test_simulate_bam_command_plays_table_cards(tmp_path: Path) -> None:
     """`voicehost simulate bam --cards table` says so, writes logs with "card_mode": "table" that replay."""
-    result = run_voicehost("simulate", "bam", "--players", "5", "--games", "10", "--seed", "2", "--cards", "table",
-                           "--check-replay", "--log-dir", str(tmp_path))
+    result = run_voicehost(
+        "simulate",
+        "bam",
+        "--players",
+        "5",
+        "--games",
+        "10",
+        "--seed",
+        "2",
+        "--cards",
+        "table",
+        "--check-replay",
+        "--log-dir",
+        str(tmp_path),
+    )
     assert result.returncode == 0, result.stderr
     assert "games: 10 (5 players, table cards)" in result.stdout and "(all rejected)" in result.stdout
     events = read_events(tmp_path / "bam-00001.jsonl")

@@ -11,8 +11,25 @@ import pytest
 
 from voicehost.rules.base import Event, IllegalAction, LogError
 from voicehost.rules.bimbambum import (
-    CARDS_PER_PLAYER, RULES, Card, Phase, Play, Quit, Resume, Settings, SetupError, SlapRace, State,
-    Timeout, apply, expected_phrase, is_call, new_game, normalise_phrase, replay, start,
+    CARDS_PER_PLAYER,
+    RULES,
+    Card,
+    Phase,
+    Play,
+    Quit,
+    Resume,
+    Settings,
+    SetupError,
+    SlapRace,
+    State,
+    Timeout,
+    apply,
+    expected_phrase,
+    is_call,
+    new_game,
+    normalise_phrase,
+    replay,
+    start,
 )
 
 PLAYERS = ("A", "B", "C", "D")
@@ -23,15 +40,23 @@ def cards(text: str) -> list[Card]:
     return [Card(word) for word in text.split()]
 
 
-def begin(decks: dict[str, str], first: str = "A", piles: Sequence[str] = ("", "", ""),
-          direction: int = 1, **settings: Any) -> tuple[State, list[Event]]:
+def begin(
+    decks: dict[str, str], first: str = "A", piles: Sequence[str] = ("", "", ""), direction: int = 1, **settings: Any
+) -> tuple[State, list[Event]]:
     """A game from a written position, started at t = 0."""
-    return start(list(decks), {p: cards(d) for p, d in decks.items()}, first_player=first,
-                 piles=[cards(p) for p in piles], direction=direction, settings=Settings(**settings))
+    return start(
+        list(decks),
+        {p: cards(d) for p, d in decks.items()},
+        first_player=first,
+        piles=[cards(p) for p in piles],
+        direction=direction,
+        settings=Settings(**settings),
+    )
 
 
-def play(state: State, player: str, pile: int, said: str | None = None, onset: float | None = None,
-         t: float | None = None) -> tuple[State, list[Event]]:
+def play(
+    state: State, player: str, pile: int, said: str | None = None, onset: float | None = None, t: float | None = None
+) -> tuple[State, list[Event]]:
     """``player`` plays on ``pile``, by default 0.5 s into the window and yelling the right words."""
     onset = state.t + 0.5 if onset is None else onset
     said = state.expected(pile) if said is None else said
@@ -52,8 +77,8 @@ FOUR = {"A": "bim bam", "B": "bam bum", "C": "bum bim", "D": "bim bim"}
 
 # --- deal -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("players, each, excess", [(3, 18, 0), (4, 13, 2), (5, 10, 4), (6, 9, 0),
-                                                   (7, 7, 5), (8, 9, 0)])
+
+@pytest.mark.parametrize("players, each, excess", [(3, 18, 0), (4, 13, 2), (5, 10, 4), (6, 9, 0), (7, 7, 5), (8, 9, 0)])
 def test_deal_sizes_follow_the_rulebook_table(players: int, each: int, excess: int) -> None:
     """Each player gets the table's number of cards; the excess goes to the box."""
     names = [f"P{i}" for i in range(players)]
@@ -120,8 +145,9 @@ def test_first_player_drawn_from_the_seeded_rng_when_not_given() -> None:
 
 def test_setup_event_has_every_field() -> None:
     """The setup event carries players, seed and the position with every required field."""
-    state, events = new_game(PLAYERS, random.Random(4), seed=4, first_player="B",
-                             settings=Settings(window=2.5, slap_window=1.5))
+    state, events = new_game(
+        PLAYERS, random.Random(4), seed=4, first_player="B", settings=Settings(window=2.5, slap_window=1.5)
+    )
     setup = logged(events)[0]
     assert setup["type"] == "setup" and setup["seq"] == 0 and setup["t"] == 0.0
     assert setup["game"] == "bimbambum" and setup["players"] == list(PLAYERS) and setup["seed"] == 4
@@ -141,6 +167,7 @@ def test_decks_are_face_up_only_the_top_card_matters() -> None:
 
 
 # --- a turn -----------------------------------------------------------------------------------
+
 
 def test_card_goes_on_any_pile_empty_or_not() -> None:
     """The top card goes on the chosen pile, empty or not, and becomes its visible card."""
@@ -192,14 +219,24 @@ def test_play_event_has_every_field() -> None:
     state, _ = begin(FOUR, piles=("bam", "", "bum"))
     _, events = play(state, "A", 1, "Bim!", onset=1.25, t=1.5)
     assert logged(events)[0] == {
-        "seq": 3, "t": 1.5, "type": "play", "player": "A", "card": "bim", "pile": 1, "onset": 1.25,
-        "visible": ["bam", "bim", "bum"], "expected": "bim bam bum", "said": "bim", "ok": False,
+        "seq": 3,
+        "t": 1.5,
+        "type": "play",
+        "player": "A",
+        "card": "bim",
+        "pile": 1,
+        "onset": 1.25,
+        "visible": ["bam", "bim", "bum"],
+        "expected": "bim bam bum",
+        "said": "bim",
+        "ok": False,
         "left": 1,
     }
 
 
-@pytest.mark.parametrize("raw, normal", [("Bim-bim!", "bim bim"), ("  BAM   bam ", "bam bam"),
-                                         ("bim, bam, bum!", "bim bam bum"), ("", "")])
+@pytest.mark.parametrize(
+    "raw, normal", [("Bim-bim!", "bim bim"), ("  BAM   bam ", "bam bam"), ("bim, bam, bum!", "bim bam bum"), ("", "")]
+)
 def test_said_is_normalised_like_expected(raw: str, normal: str) -> None:
     """Lower case, punctuation to spaces, one space between words."""
     assert normalise_phrase(raw) == normal
@@ -211,15 +248,19 @@ def test_expected_phrases_tell_the_host_each_pile() -> None:
     assert state.expected_phrases == ("bim bam bum", "bim bim", "bim bim")
 
 
-@pytest.mark.parametrize("card, visible, phrase", [
-    ("bam", ["bam", None, None], "bam"),
-    ("bam", ["bam", "bam", None], "bam bam"),
-    ("bam", ["bam", "bam", "bam"], "bam bam bam"),
-    ("bum", ["bim", "bam", "bum"], "bim bam bum"),
-    ("bum", ["bum", "bam", "bum"], "bum bum"),
-])
-def test_expected_phrase_counts_visible_cards_of_the_played_kind(card: str, visible: list[str | None],
-                                                                  phrase: str) -> None:
+@pytest.mark.parametrize(
+    "card, visible, phrase",
+    [
+        ("bam", ["bam", None, None], "bam"),
+        ("bam", ["bam", "bam", None], "bam bam"),
+        ("bam", ["bam", "bam", "bam"], "bam bam bam"),
+        ("bum", ["bim", "bam", "bum"], "bim bam bum"),
+        ("bum", ["bum", "bam", "bum"], "bum bum"),
+    ],
+)
+def test_expected_phrase_counts_visible_cards_of_the_played_kind(
+    card: str, visible: list[str | None], phrase: str
+) -> None:
     """The word once per visible card of its kind, or the call for one of each."""
     tops = [None if v is None else Card(v) for v in visible]
     assert expected_phrase(Card(card), tops) == phrase
@@ -227,10 +268,17 @@ def test_expected_phrase_counts_visible_cards_of_the_played_kind(card: str, visi
 
 # --- BIM BAM BUM! -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("visible, call", [
-    (["bim", "bam", "bum"], True), (["bum", "bim", "bam"], True), (["bim", "bam", None], False),
-    (["bim", "bim", "bum"], False), ([None, None, None], False),
-])
+
+@pytest.mark.parametrize(
+    "visible, call",
+    [
+        (["bim", "bam", "bum"], True),
+        (["bum", "bim", "bam"], True),
+        (["bim", "bam", None], False),
+        (["bim", "bim", "bum"], False),
+        ([None, None, None], False),
+    ],
+)
 def test_bim_bam_bum_needs_exactly_one_of_each_visible(visible: list[str | None], call: bool) -> None:
     """Only one BIM + one BAM + one BUM on the pile tops makes a BIM BAM BUM!"""
     assert is_call([None if v is None else Card(v) for v in visible]) is call
@@ -260,13 +308,20 @@ def test_no_play_while_the_slap_race_is_open() -> None:
 
 # --- mistakes ---------------------------------------------------------------------------------
 
+
 def test_mistake_playing_out_of_turn_keeps_the_card_and_ends_the_round() -> None:
     """An out-of-turn play is a mistake, not illegal: no play event, the card stays on the deck."""
     state, _ = begin(FOUR, piles=("bum", "", ""))
     after, events = play(state, "C", 1, "bum bum", onset=0.4, t=0.6)
     assert kinds(events) == ["mistake", "penalty", "round", "turn"]
-    assert logged(events)[0] == {"seq": 3, "t": 0.6, "type": "mistake", "player": "C",
-                                 "reason": "out_of_turn", "onset": 0.4}
+    assert logged(events)[0] == {
+        "seq": 3,
+        "t": 0.6,
+        "type": "mistake",
+        "player": "C",
+        "reason": "out_of_turn",
+        "onset": 0.4,
+    }
     assert after.deck("C") == (Card.BUM, Card.BIM, Card.BUM) and after.turn == "C"
 
 
@@ -331,8 +386,14 @@ def test_mistake_slapping_your_own_call() -> None:
     after, events = apply(race, SlapRace((("B", 1.6), ("A", 1.8), ("C", 1.7)), 3.3))
     assert kinds(events) == ["slap", "slap", "slap", "mistake", "penalty", "round", "turn"]
     assert [e.to_json()["player"] for e in events[:3]] == ["B", "C", "A"]
-    assert logged(events)[3] == {"seq": 8, "t": 3.3, "type": "mistake", "player": "A",
-                                 "reason": "slapped_own_call", "onset": 1.8}
+    assert logged(events)[3] == {
+        "seq": 8,
+        "t": 3.3,
+        "type": "mistake",
+        "player": "A",
+        "reason": "slapped_own_call",
+        "onset": 1.8,
+    }
     assert after.turn == "A" and after.phase is Phase.PLAY
 
 
@@ -349,8 +410,14 @@ def test_no_slap_counts_later_than_every_slapper() -> None:
     """A player who does not slap in the window is last, however late the others were."""
     race = call_race()
     _, events = apply(race, SlapRace((("B", 3.2), ("C", 3.3)), 3.3))
-    assert logged(events)[2] == {"seq": 7, "t": 3.3, "type": "mistake", "player": "D",
-                                 "reason": "last_to_slap", "onset": None}
+    assert logged(events)[2] == {
+        "seq": 7,
+        "t": 3.3,
+        "type": "mistake",
+        "player": "D",
+        "reason": "last_to_slap",
+        "onset": None,
+    }
 
 
 def test_several_non_slappers_the_first_after_the_caller_is_penalised() -> None:
@@ -403,13 +470,23 @@ def test_slap_race_without_a_call_is_rejected() -> None:
 
 # --- penalty ----------------------------------------------------------------------------------
 
+
 def test_penalty_largest_pile_goes_under_the_deck_in_its_order() -> None:
     """The largest pile's bottom card goes under the old deck first, its top card ends up last."""
     state, _ = begin(FOUR, piles=("bam bim bum", "bum", "bam bam"))
     after, events = play(state, "A", 1, "bam")
     assert after.deck("A") == (Card.BAM, Card.BAM, Card.BIM, Card.BUM)
-    assert logged(events)[2] == {"seq": 5, "t": 0.75, "type": "penalty", "player": "A", "took_pile": 0,
-                                 "took": 3, "boxed_pile": 1, "boxed": 2, "cards": 4}
+    assert logged(events)[2] == {
+        "seq": 5,
+        "t": 0.75,
+        "type": "penalty",
+        "player": "A",
+        "took_pile": 0,
+        "took": 3,
+        "boxed_pile": 1,
+        "boxed": 2,
+        "cards": 4,
+    }
 
 
 def test_penalty_smallest_pile_goes_to_the_box_the_middle_one_stays() -> None:
@@ -425,8 +502,17 @@ def test_penalty_ties_go_to_the_lowest_pile_number() -> None:
     """Equal piles: the lowest-numbered is the largest; the smallest is the lower of the others."""
     state, _ = begin(FOUR, piles=("bum bum", "bam bam", "bum bam"))
     after, events = apply(state, Timeout(3.0))
-    assert logged(events)[1] == {"seq": 4, "t": 3.0, "type": "penalty", "player": "A", "took_pile": 0,
-                                 "took": 2, "boxed_pile": 1, "boxed": 2, "cards": 4}
+    assert logged(events)[1] == {
+        "seq": 4,
+        "t": 3.0,
+        "type": "penalty",
+        "player": "A",
+        "took_pile": 0,
+        "took": 2,
+        "boxed_pile": 1,
+        "boxed": 2,
+        "cards": 4,
+    }
     assert after.piles == ((), (), (Card.BUM, Card.BAM))
 
 
@@ -456,13 +542,20 @@ def test_new_round_starts_with_the_penalised_player_direction_unchanged() -> Non
 
 # --- end of the game --------------------------------------------------------------------------
 
+
 def test_win_on_the_last_card() -> None:
     """Playing your last card without a mistake wins at once."""
     state, _ = begin({"A": "bim", "B": "bam", "C": "bum"})
     after, events = play(state, "A", 0, "bim", onset=0.5, t=0.8)
     assert kinds(events) == ["play", "game_over"]
-    assert logged(events)[1] == {"seq": 4, "t": 0.8, "type": "game_over", "reason": "last_card",
-                                 "winner": "A", "cards_left": {"A": 0, "B": 1, "C": 1}}
+    assert logged(events)[1] == {
+        "seq": 4,
+        "t": 0.8,
+        "type": "game_over",
+        "reason": "last_card",
+        "winner": "A",
+        "cards_left": {"A": 0, "B": 1, "C": 1},
+    }
     assert after.over and after.winner == "A" and RULES.over(after)
 
 
@@ -493,8 +586,16 @@ def test_quit_ends_the_game_without_a_winner() -> None:
     """Players may stop; the log ends with reason quit."""
     state, _ = begin(FOUR)
     after, events = apply(state, Quit(4.0))
-    assert logged(events) == [{"seq": 3, "t": 4.0, "type": "game_over", "reason": "quit", "winner": None,
-                               "cards_left": {"A": 2, "B": 2, "C": 2, "D": 2}}]
+    assert logged(events) == [
+        {
+            "seq": 3,
+            "t": 4.0,
+            "type": "game_over",
+            "reason": "quit",
+            "winner": None,
+            "cards_left": {"A": 2, "B": 2, "C": 2, "D": 2},
+        }
+    ]
     assert after.over and after.winner is None
 
 
@@ -508,6 +609,7 @@ def test_turn_cap_stops_a_game_that_might_not_end() -> None:
 
 
 # --- variant, timing and illegal actions ------------------------------------------------------
+
 
 def test_no_time_window_variant_has_no_timeouts() -> None:
     """Without a window a late play is fine and a timeout is rejected."""
@@ -530,15 +632,18 @@ def test_the_window_opens_at_the_turn_events_time() -> None:
     assert kinds(events) == ["play", "turn"]
 
 
-@pytest.mark.parametrize("action, reason", [
-    (Play("A", 3, "bim", 0.5, 0.6), "bad_pile"),
-    (Play("A", -1, "bim", 0.5, 0.6), "bad_pile"),
-    (Play("Zoe", 0, "bim", 0.5, 0.6), "not_seated"),
-    (Play("A", 0, "bim", 0.7, 0.6), "bad_onset"),
-    (Play("A", 0, "bim", float("nan"), 0.6), "bad_onset"),
-    (Timeout(-1.0), "time_backwards"),
-    (Quit(float("inf")), "time_backwards"),
-])
+@pytest.mark.parametrize(
+    "action, reason",
+    [
+        (Play("A", 3, "bim", 0.5, 0.6), "bad_pile"),
+        (Play("A", -1, "bim", 0.5, 0.6), "bad_pile"),
+        (Play("Zoe", 0, "bim", 0.5, 0.6), "not_seated"),
+        (Play("A", 0, "bim", 0.7, 0.6), "bad_onset"),
+        (Play("A", 0, "bim", float("nan"), 0.6), "bad_onset"),
+        (Timeout(-1.0), "time_backwards"),
+        (Quit(float("inf")), "time_backwards"),
+    ],
+)
 def test_illegal_actions_are_rejected_with_a_reason_and_change_nothing(action: Any, reason: str) -> None:
     """Pile out of range, player not seated, impossible times: rejected with a reason code."""
     state, _ = begin(FOUR)
@@ -564,12 +669,15 @@ def test_events_are_numbered_and_timed_from_the_actions() -> None:
 
 # --- resume and replay ------------------------------------------------------------------------
 
+
 def test_resume_marks_the_restart_and_reopens_the_window() -> None:
     """A resumed game continues seq and t, logs "resumed", and the window opens again."""
     state, _ = begin(FOUR, window=3.0)
     after, events = apply(state, Resume(50.0))
-    assert logged(events) == [{"seq": 3, "t": 50.0, "type": "resumed"},
-                              {"seq": 4, "t": 50.0, "type": "turn", "player": "A", "card": "bim"}]
+    assert logged(events) == [
+        {"seq": 3, "t": 50.0, "type": "resumed"},
+        {"seq": 4, "t": 50.0, "type": "turn", "player": "A", "card": "bim"},
+    ]
     assert after.window_opens == 50.0 and after.turns == state.turns
 
 
@@ -582,18 +690,19 @@ def test_resume_during_a_slap_race_reopens_the_slap_window() -> None:
 
 def scripted_game() -> tuple[State, list[Event]]:
     """A short game using every kind of action and event."""
-    state, log = begin({"A": "bim bam bum bim", "B": "bam bum bim", "C": "bum bim bam", "D": "bim"},
-                       window=3.0, slap_window=2.0)
+    state, log = begin(
+        {"A": "bim bam bum bim", "B": "bam bum bim", "C": "bum bim bam", "D": "bim"}, window=3.0, slap_window=2.0
+    )
     steps = [
-        Play("A", 0, "bim", 0.5, 0.7),          # once
-        Play("B", 1, "bam", 1.0, 1.2),          # once
+        Play("A", 0, "bim", 0.5, 0.7),  # once
+        Play("B", 1, "bam", 1.0, 1.2),  # once
         Play("C", 2, "bim bam bum", 1.5, 1.8),  # call
         SlapRace((("B", 2.0), ("D", 2.1)), 3.8),  # A did not slap: last; A starts the round
-        Play("C", 0, "bim", 4.0, 4.1),          # out of turn: C starts the next round
-        Timeout(7.1),                           # C did not play in time
+        Play("C", 0, "bim", 4.0, 4.1),  # out of turn: C starts the next round
+        Timeout(7.1),  # C did not play in time
         Resume(20.0),
-        Play("C", 1, "bum bum", 23.5, 23.6),    # late: timeout
-        Play("C", 0, "bam", 24.0, 24.3),        # wrong word
+        Play("C", 1, "bum bum", 23.5, 23.6),  # late: timeout
+        Play("C", 0, "bam", 24.0, 24.3),  # wrong word
         Quit(30.0),
     ]
     for action in steps:
@@ -676,6 +785,7 @@ def test_every_event_has_seq_t_type_and_its_required_fields() -> None:
 
 
 # --- issue 14: rulings -----------------------------------------------------------------------
+
 
 def test_penalty_boxes_the_smallest_pile_that_holds_cards() -> None:
     """Ruling 2: piles of 1, 0 and 2 cards: the 2 are taken and the 1 is boxed (an empty spot is no pile)."""

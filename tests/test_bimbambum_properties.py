@@ -14,7 +14,18 @@ from hypothesis import strategies as st
 
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbambum import (
-    Action, Card, Phase, Play, Quit, Resume, Settings, SlapRace, State, Timeout, apply, new_game,
+    Action,
+    Card,
+    Phase,
+    Play,
+    Quit,
+    Resume,
+    Settings,
+    SlapRace,
+    State,
+    Timeout,
+    apply,
+    new_game,
     replay,
 )
 from voicehost.sim.bimbambum import PHRASES, SimSettings, play_game
@@ -22,8 +33,7 @@ from voicehost.sim.bimbambum import PHRASES, SimSettings, play_game
 Step = tuple[State, Action, State, list[Event]]
 """(state before, action, state after, events); after is before when the action was illegal."""
 
-KINDS = ["right"] * 12 + ["call"] * 6 + ["wrong", "out_of_turn", "late", "timeout", "bad_pile", "stranger",
-                                          "resume"]
+KINDS = ["right"] * 12 + ["call"] * 6 + ["wrong", "out_of_turn", "late", "timeout", "bad_pile", "stranger", "resume"]
 """Mostly right plays (and plays that make a BIM BAM BUM! when they can), some of everything else."""
 
 
@@ -35,8 +45,11 @@ def draw_action(data: st.DataObject, state: State) -> Action:
     """Any action a table could send now, legal or not, with times that may be early or late."""
     if state.phase is Phase.SLAP:
         assert state.slap_opens is not None and state.slap_closes is not None
-        slaps = tuple((p, data.draw(st.floats(state.slap_opens - 0.5, state.slap_closes + 0.5)))
-                      for p in state.players if data.draw(st.booleans()))
+        slaps = tuple(
+            (p, data.draw(st.floats(state.slap_opens - 0.5, state.slap_closes + 0.5)))
+            for p in state.players
+            if data.draw(st.booleans())
+        )
         latest = max([state.t, *(onset for _, onset in slaps)])
         finish = data.draw(st.sampled_from([latest, max(latest, state.slap_closes)]))
         return SlapRace(slaps, finish)
@@ -96,10 +109,12 @@ def random_game(data: st.DataObject, max_steps: int = 150) -> tuple[list[Event],
 
 def check_every_step(check: Callable[[State, Action, State, list[Event]], None]) -> Callable[[st.DataObject], None]:
     """A property test body: play a random game and check each step."""
+
     def body(data: st.DataObject) -> None:
         _, steps = random_game(data)
         for step in steps:
             check(*step)
+
     return body
 
 
@@ -117,8 +132,13 @@ def test_cards_are_conserved_decks_piles_and_box(data: st.DataObject) -> None:
 
 def _direction_only_on_thrice(before: State, action: Action, after: State, events: list[Event]) -> None:
     plays = [e.to_json() for e in events if e.TYPE == "play"]
-    thrice = any(p["ok"] and p["visible"].count(p["card"]) == 3 and p["expected"].count(" ") == 2
-                 and p["expected"] != "bim bam bum" for p in plays)
+    thrice = any(
+        p["ok"]
+        and p["visible"].count(p["card"]) == 3
+        and p["expected"].count(" ") == 2
+        and p["expected"] != "bim bam bum"
+        for p in plays
+    )
     reversed_ = [e for e in events if e.TYPE == "reverse"]
     if after.direction != before.direction:
         assert thrice and len(reversed_) == 1 and reversed_[0].to_json()["direction"] == after.direction

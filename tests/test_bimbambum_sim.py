@@ -34,11 +34,18 @@ def summary_lines(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("players, rate, window", [(3, 0.1, "3"), (5, 0.05, None), (8, 0.2, "1.5")])
-def test_simulated_logs_replay_to_the_same_final_state(tmp_path: Path, players: int, rate: float,
-                                                      window: str | None) -> None:
+def test_simulated_logs_replay_to_the_same_final_state(
+    tmp_path: Path, players: int, rate: float, window: str | None
+) -> None:
     """Every written log reads back and replays to the state the bots ended the game in."""
-    args = options(players=players, games=25, seed=11, log_dir=tmp_path, mistake_rate=rate,
-                   **({"window": window} if window else {"no_window": True}))
+    args = options(
+        players=players,
+        games=25,
+        seed=11,
+        log_dir=tmp_path,
+        mistake_rate=rate,
+        **({"window": window} if window else {"no_window": True}),
+    )
     assert sim.run(args) == 0
     settings = sim._settings(args)
     logs = sorted(tmp_path.glob("bimbambum-*.jsonl"))
@@ -50,14 +57,22 @@ def test_simulated_logs_replay_to_the_same_final_state(tmp_path: Path, players: 
 
 def test_simulate_command_prints_the_summary(voicehost_cli: Any) -> None:
     """`voicehost simulate bimbambum` prints games, turns, rounds, seats, mistakes and speed."""
-    result = voicehost_cli("simulate", "bimbambum", "--players", "5", "--games", "60", "--seed", "7",
-                           "--mistake-rate", "0.05")
+    result = voicehost_cli(
+        "simulate", "bimbambum", "--players", "5", "--games", "60", "--seed", "7", "--mistake-rate", "0.05"
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "60 games, 5 players, seed 7" in out
-    for words in ("games ended by: last_card", "turns per game: mean", "rounds per game: mean",
-                  "win rate by seat (1 = first player", "5: ", "mistakes per game by reason:",
-                  "last_to_slap", "games/s"):
+    for words in (
+        "games ended by: last_card",
+        "turns per game: mean",
+        "rounds per game: mean",
+        "win rate by seat (1 = first player",
+        "5: ",
+        "mistakes per game by reason:",
+        "last_to_slap",
+        "games/s",
+    ):
         assert words in out
 
 
@@ -91,9 +106,15 @@ def test_mistake_rate_sets_how_often_bots_err() -> None:
     assert reasons == {"out_of_turn", "timeout", "wrong_word", "slapped_own_call", "last_to_slap"}
 
 
-@pytest.mark.parametrize("flag, value, words", [("--players", "2", "3 to 8"), ("--players", "9", "3 to 8"),
-                                                ("--mistake-rate", "1.5", "probability"),
-                                                ("--games", "0", "at least 1")])
+@pytest.mark.parametrize(
+    "flag, value, words",
+    [
+        ("--players", "2", "3 to 8"),
+        ("--players", "9", "3 to 8"),
+        ("--mistake-rate", "1.5", "probability"),
+        ("--games", "0", "at least 1"),
+    ],
+)
 def test_bad_options_give_one_clear_line(voicehost_cli: Any, flag: str, value: str, words: str) -> None:
     """Out-of-range options exit with status 2 and one line naming the option, no traceback."""
     result = voicehost_cli("simulate", "bimbambum", flag, value)

@@ -15,9 +15,31 @@ import pytest
 from voicehost.eventlog import EventLogWriter, read_events
 from voicehost.rules.base import Event, IllegalAction, LogError
 from voicehost.rules.bimbamm import (
-    GAME, Action, Animal, Call, Flip, Phase, Quit, ResolveRace, ScorerFlips, SetupError, Shout, Side,
-    Special, State, Tile, TileSetError, UseSpecial, apply, default_tiles, legal_actions, new_game,
-    parse_tile_spec, parse_tile_toml, replay, resume,
+    GAME,
+    Action,
+    Animal,
+    Call,
+    Flip,
+    Phase,
+    Quit,
+    ResolveRace,
+    ScorerFlips,
+    SetupError,
+    Shout,
+    Side,
+    Special,
+    State,
+    Tile,
+    TileSetError,
+    UseSpecial,
+    apply,
+    default_tiles,
+    legal_actions,
+    new_game,
+    parse_tile_spec,
+    parse_tile_toml,
+    replay,
+    resume,
 )
 
 # -- helpers (imported by the other Bim Bamm! test files) --------------------------------------
@@ -38,9 +60,16 @@ def layout(black_up: Iterable[int] = ()) -> tuple[Tile, ...]:
     return tuple(Tile(t.white, t.black, Side.BLACK if i in black else Side.WHITE) for i, t in enumerate(LAYOUT))
 
 
-def make_state(hands: Mapping[str, Animal | None], *, points: Mapping[str, Sequence[Animal]] | None = None,
-               deck: Sequence[Animal] | None = None, black_up: Iterable[int] = (), turn: str | None = None,
-               special: Special = Special.SWAP, variant2p: bool = False) -> State:
+def make_state(
+    hands: Mapping[str, Animal | None],
+    *,
+    points: Mapping[str, Sequence[Animal]] | None = None,
+    deck: Sequence[Animal] | None = None,
+    black_up: Iterable[int] = (),
+    turn: str | None = None,
+    special: Special = Special.SWAP,
+    variant2p: bool = False,
+) -> State:
     """A position with these hands (seating order = key order). By default the pile holds the
     remaining cards in animal order, so all 15 cards are accounted for."""
     players = tuple(hands)
@@ -48,9 +77,17 @@ def make_state(hands: Mapping[str, Animal | None], *, points: Mapping[str, Seque
     if deck is None:
         used = [h for h in hands.values() if h is not None] + [c for w in won.values() for c in w]
         deck = [a for a in Animal for _ in range(3 - used.count(a))]
-    return State(players=players, tiles=layout(black_up), special=special, hands=tuple(hands.values()),
-                 deck=tuple(deck), points=tuple(tuple(won.get(p, ())) for p in players),
-                 turn=turn or players[0], variant2p=variant2p, seq=2)
+    return State(
+        players=players,
+        tiles=layout(black_up),
+        special=special,
+        hands=tuple(hands.values()),
+        deck=tuple(deck),
+        points=tuple(tuple(won.get(p, ())) for p in players),
+        turn=turn or players[0],
+        variant2p=variant2p,
+        seq=2,
+    )
 
 
 def play(state: State, *actions: Action) -> tuple[State, list[Event]]:
@@ -146,11 +183,14 @@ def test_tile_toml_gives_the_same_set_as_the_spec() -> None:
     assert parse_tile_toml(text, "mine.toml") == LAYOUT
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("cat/dog", "expected 15 tiles, found 1"),
-    (",".join(["cat/dog"] * 14 + ["cat-dog"]), "tile 15: expected 'white/black'"),
-    (",".join(["cat/dog"] * 14 + ["cat/cow"]), "tile 15: field 'black': 'cow' is not an animal"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("cat/dog", "expected 15 tiles, found 1"),
+        (",".join(["cat/dog"] * 14 + ["cat-dog"]), "tile 15: expected 'white/black'"),
+        (",".join(["cat/dog"] * 14 + ["cat/cow"]), "tile 15: field 'black': 'cow' is not an animal"),
+    ],
+)
 def test_a_bad_tile_spec_names_the_tile_and_field(spec: str, words: str) -> None:
     """Tile set errors say which tile and which side is wrong."""
     with pytest.raises(TileSetError, match=words):
@@ -195,12 +235,15 @@ def test_nobody_holds_the_cat_the_host_chooses_the_first_player() -> None:
     assert chosen.turn == "Cid" and default.turn == "Ann"
 
 
-@pytest.mark.parametrize("players, words", [
-    (["Ann"], "2 to 8 players"),
-    ([f"P{i}" for i in range(9)], "2 to 8 players"),
-    (["Ann", "Ann"], "must differ"),
-    (["Ann", ""], "non-empty"),
-])
+@pytest.mark.parametrize(
+    "players, words",
+    [
+        (["Ann"], "2 to 8 players"),
+        ([f"P{i}" for i in range(9)], "2 to 8 players"),
+        (["Ann", "Ann"], "must differ"),
+        (["Ann", ""], "non-empty"),
+    ],
+)
 def test_two_to_eight_players_with_distinct_names(players: list[str], words: str) -> None:
     """2 to 8 players with distinct names; anything else is refused at setup."""
     with pytest.raises(SetupError, match=words):
@@ -224,8 +267,16 @@ def test_a_turn_flip_turns_the_tile_and_passes_the_turn_left() -> None:
     state = make_state(ABC, turn="Cid")
     state, events = play(state, Flip(1.0, "Cid", 12))
     flip = of_type(events, "flip")[0]
-    assert flip == {"seq": 2, "t": 1.0, "type": "flip", "player": "Cid", "tile": 12, "showing": "pig",
-                    "counts": {"cat": 3, "dog": 3, "pig": 4, "donkey": 3, "hen": 2}, "reason": "turn"}
+    assert flip == {
+        "seq": 2,
+        "t": 1.0,
+        "type": "flip",
+        "player": "Cid",
+        "tile": 12,
+        "showing": "pig",
+        "counts": {"cat": 3, "dog": 3, "pig": 4, "donkey": 3, "hen": 2},
+        "reason": "turn",
+    }
     assert state.tiles[12].up is Side.BLACK and state.turn == "Ann" and state.phase is Phase.TURN
     assert of_type(events, "turn") == [{"seq": 3, "t": 1.0, "type": "turn", "player": "Ann"}]
 
@@ -275,8 +326,9 @@ def test_the_earliest_holder_scores_draws_a_card_and_must_turn_two_tiles() -> No
     state, events = play(state, ResolveRace(2.5, (Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35))))
     shouts, point = of_type(events, "shout"), of_type(events, "point")
     assert [s["player"] for s in shouts] == ["Bob", "Cid"]  # judged in onset order
-    assert point == [{"seq": 5, "t": 2.5, "type": "point", "player": "Bob", "animal": "cat", "drew": "pig",
-                      "points": 1, "shout": 4}]
+    assert point == [
+        {"seq": 5, "t": 2.5, "type": "point", "player": "Bob", "animal": "cat", "drew": "pig", "points": 1, "shout": 4}
+    ]
     assert of_type(events, "mistake") == [] and "turn" not in [e.TYPE for e in events]
     assert state.won("Bob") == (CAT,) and state.hand("Bob") is PIG and state.deck == (HEN,)
     assert state.phase is Phase.SCORER and state.scorer == "Bob" and state.scored is CAT and state.to_act == "Bob"
@@ -287,8 +339,15 @@ def test_race_earliest_shouter_lacks_the_card_second_shouter_scores() -> None:
     state = make_state(ABC, black_up=[3])
     state, _ = play(state, Flip(1.0, "Ann", 6))
     state, events = play(state, ResolveRace(2.5, (Call("Ann", CAT, 1.1), Call("Cid", CAT, 1.3))))
-    assert of_type(events, "mistake")[0] == {"seq": 5, "t": 2.5, "type": "mistake", "player": "Ann",
-                                             "reason": "no_card", "returned": None, "shout": 4}
+    assert of_type(events, "mistake")[0] == {
+        "seq": 5,
+        "t": 2.5,
+        "type": "mistake",
+        "player": "Ann",
+        "reason": "no_card",
+        "returned": None,
+        "shout": 4,
+    }
     assert of_type(events, "point")[0]["player"] == "Cid"
 
 
@@ -338,8 +397,9 @@ def test_nobody_scores_play_continues_left_of_the_player_who_flipped() -> None:
 def test_nobody_scores_after_a_scorers_reflip_play_continues_left_of_the_scorer() -> None:
     """After a chain race nobody wins, play continues to the left of the last scorer, not the flipper."""
     state = make_state(ABC, black_up=[3, 10, 13])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.5, (Call("Bob", CAT, 1.4),)),
-                    ScorerFlips(4.0, "Bob", (0, 1)))
+    state, _ = play(
+        state, Flip(1.0, "Ann", 6), ResolveRace(2.5, (Call("Bob", CAT, 1.4),)), ScorerFlips(4.0, "Bob", (0, 1))
+    )
     assert state.race == (DOG,)
     state, _ = play(state, ResolveRace(5.5))
     assert state.turn == "Cid"
@@ -348,8 +408,9 @@ def test_nobody_scores_after_a_scorers_reflip_play_continues_left_of_the_scorer(
 def test_a_scorer_whose_flips_make_no_five_passes_play_to_their_left() -> None:
     """After the scorer's two flips with no new five, the player to the scorer's left plays."""
     state = make_state(ABC, black_up=[3])
-    state, events = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Cid", CAT, 1.2),)),
-                         ScorerFlips(3.0, "Cid", (0, 1)))
+    state, events = play(
+        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Cid", CAT, 1.2),)), ScorerFlips(3.0, "Cid", (0, 1))
+    )
     assert events[-1].to_json()["type"] == "turn" and state.turn == "Ann"
 
 
@@ -380,8 +441,15 @@ def test_mistake_no_five_a_shout_when_no_five_identical_show() -> None:
     state = make_state(ABC, points={"Bob": [DOG]}, deck=[PIG])
     state, events = play(state, Shout(1.0, "Bob", CAT, 0.9))
     assert [e.TYPE for e in events] == ["shout", "mistake"]
-    assert of_type(events, "mistake")[0] == {"seq": 3, "t": 1.0, "type": "mistake", "player": "Bob",
-                                             "reason": "no_five", "returned": "dog", "shout": 2}
+    assert of_type(events, "mistake")[0] == {
+        "seq": 3,
+        "t": 1.0,
+        "type": "mistake",
+        "player": "Bob",
+        "reason": "no_five",
+        "returned": "dog",
+        "shout": 2,
+    }
     assert state.deck == (PIG, DOG) and state.phase is Phase.TURN and state.turn == "Ann"
 
 
@@ -389,8 +457,7 @@ def test_a_shout_outside_a_race_window_is_judged_against_the_table() -> None:
     """Five cats still show after a race closed: a late cat shout by a holder is no mistake (and no
     point); a dog shout is the wrong animal; a cat shout without the card is no_card."""
     state = make_state(ABC, black_up=[3, 6])
-    state, events = play(state, Shout(1.0, "Bob", CAT, 0.9), Shout(1.0, "Ann", DOG, 1.0),
-                         Shout(1.5, "Ann", CAT, 1.1))
+    state, events = play(state, Shout(1.0, "Bob", CAT, 0.9), Shout(1.0, "Ann", DOG, 1.0), Shout(1.5, "Ann", CAT, 1.1))
     assert [m["reason"] for m in of_type(events, "mistake")] == ["wrong_animal", "no_card"]
     assert state.points_by_name() == {"Ann": 0, "Bob": 0, "Cid": 0} and state.phase is Phase.TURN
 
@@ -403,10 +470,14 @@ def test_every_shout_in_a_race_is_judged_one_mistake_per_player() -> None:
     calls = (Call("Ann", PIG, 1.2), Call("Cid", DOG, 1.3), Call("Ann", CAT, 1.4), Call("Bob", CAT, 1.5))
     state, events = play(state, ResolveRace(2.0, calls))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
-        ("Ann", "wrong_animal", "hen"), ("Cid", "wrong_animal", None)]
+        ("Ann", "wrong_animal", "hen"),
+        ("Cid", "wrong_animal", None),
+    ]
     assert state.won("Ann") == (PIG,) and of_type(events, "point")[0]["player"] == "Bob"
     assert of_type(events, "point")[0]["drew"] == "donkey" and state.deck == (HEN,)
-    old = State(**{**state_fields(make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])), "rules": 1})
+    old = State(
+        **{**state_fields(make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])), "rules": 1}
+    )
     old, _ = play(old, Flip(1.0, "Ann", 6))
     old, events = play(old, ResolveRace(2.0, calls))
     assert [m["returned"] for m in of_type(events, "mistake")] == ["hen", None, "pig"]
@@ -443,8 +514,9 @@ def test_empty_draw_pile_the_scorer_holds_no_card_until_they_get_one() -> None:
     assert of_type(events, "mistake")[0]["reason"] == "no_five" and of_type(events, "mistake")[0]["returned"] == "cat"
     assert state.deck == (CAT,) and state.turn == "Cid"
     state, events = play(state, Flip(4.0, "Cid", 12), Flip(5.0, "Ann", 12), UseSpecial(6.0, "Bob"))
-    assert of_type(events, "swap") == [{"seq": events[-2].seq, "t": 6.0, "type": "swap", "player": "Bob",
-                                        "returned": None, "drew": "cat"}]
+    assert of_type(events, "swap") == [
+        {"seq": events[-2].seq, "t": 6.0, "type": "swap", "player": "Bob", "returned": None, "drew": "cat"}
+    ]
     assert state.hand("Bob") is CAT and state.deck == ()
 
 
@@ -463,8 +535,14 @@ def test_swap_puts_the_card_under_the_pile_and_draws_the_top_card() -> None:
     """SWAP: the held card goes to the bottom of the pile, the top card is drawn."""
     state = make_state(ABC, deck=[PIG, HEN])
     state, events = play(state, UseSpecial(1.0, "Ann"))
-    assert of_type(events, "swap")[0] == {"seq": 2, "t": 1.0, "type": "swap", "player": "Ann",
-                                          "returned": "dog", "drew": "pig"}
+    assert of_type(events, "swap")[0] == {
+        "seq": 2,
+        "t": 1.0,
+        "type": "swap",
+        "player": "Ann",
+        "returned": "dog",
+        "drew": "pig",
+    }
     assert state.hand("Ann") is PIG and state.deck == (HEN, DOG) and state.turn == "Bob"
 
 
@@ -472,8 +550,15 @@ def test_exchange_swaps_cards_with_the_named_player() -> None:
     """EXCHANGE: the player takes the named player's card and gives their own."""
     state = make_state(ABC, special=Special.EXCHANGE)
     state, events = play(state, UseSpecial(1.0, "Ann", "Cid"))
-    assert of_type(events, "exchange")[0] == {"seq": 2, "t": 1.0, "type": "exchange", "player": "Ann",
-                                              "with": "Cid", "gave": "dog", "got": "cat"}
+    assert of_type(events, "exchange")[0] == {
+        "seq": 2,
+        "t": 1.0,
+        "type": "exchange",
+        "player": "Ann",
+        "with": "Cid",
+        "gave": "dog",
+        "got": "cat",
+    }
     assert state.hand("Ann") is CAT and state.hand("Cid") is DOG and state.turn == "Bob"
 
 
@@ -534,8 +619,9 @@ def test_two_player_rule_lifted_after_a_special_tile_turn() -> None:
 def test_two_player_rule_does_not_bind_the_player_who_revealed() -> None:
     """2 players: Ann reveals a cat, Bob scores, Ann plays next: her own reveal does not bind her."""
     state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)),
-                    ScorerFlips(3.0, "Bob", (0, 1)))
+    state, _ = play(
+        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)), ScorerFlips(3.0, "Bob", (0, 1))
+    )
     assert state.turn == "Ann" and state.restricted == (DOG, PIG) and state.restricted_by == "Bob"
     play(state, Flip(4.0, "Ann", 2))
 
@@ -556,9 +642,15 @@ def test_win_at_exactly_three_points_ends_the_game_at_once() -> None:
     state, events = play(state, ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Ann", PIG, 1.3))))
     assert [e.TYPE for e in events] == ["shout", "point", "game_over"]
     assert of_type(events, "point")[0]["points"] == 3
-    assert of_type(events, "game_over")[0] == {"seq": 6, "t": 2.0, "type": "game_over", "winner": "Bob",
-                                               "points": {"Ann": 0, "Bob": 3, "Cid": 0},
-                                               "reason": "three_points", "player": None}
+    assert of_type(events, "game_over")[0] == {
+        "seq": 6,
+        "t": 2.0,
+        "type": "game_over",
+        "winner": "Bob",
+        "points": {"Ann": 0, "Bob": 3, "Cid": 0},
+        "reason": "three_points",
+        "player": None,
+    }
     assert state.over and state.winner == "Bob" and state.phase is Phase.OVER and legal_actions(state, 3.0) == []
     with pytest.raises(IllegalAction) as caught:
         apply(state, ScorerFlips(3.0, "Bob", (0, 1)))
@@ -575,8 +667,15 @@ def test_two_points_is_not_a_win() -> None:
 def test_quit_ends_the_game_without_a_winner() -> None:
     """A player (or the host) quits: game_over with no winner and the points so far."""
     state, events = play(make_state(ABC, points={"Cid": [PIG]}, deck=[HEN]), Quit(5.0, "Bob"))
-    assert events[0].to_json() == {"seq": 2, "t": 5.0, "type": "game_over", "winner": None,
-                                   "points": {"Ann": 0, "Bob": 0, "Cid": 1}, "reason": "quit", "player": "Bob"}
+    assert events[0].to_json() == {
+        "seq": 2,
+        "t": 5.0,
+        "type": "game_over",
+        "winner": None,
+        "points": {"Ann": 0, "Bob": 0, "Cid": 1},
+        "reason": "quit",
+        "player": "Bob",
+    }
     assert state.over and state.winner is None
 
 
@@ -586,25 +685,29 @@ def test_quit_ends_the_game_without_a_winner() -> None:
 RACE_STATE = play(make_state(ABC, black_up=[3]), Flip(1.0, "Ann", 6))[0]
 
 
-@pytest.mark.parametrize("state, action, reason", [
-    (make_state(ABC), Flip(1.0, "Bob", 0), "not_your_turn"),
-    (make_state(ABC), UseSpecial(1.0, "Cid"), "not_your_turn"),
-    (make_state(ABC), Flip(1.0, "Zed", 0), "unknown_player"),
-    (make_state(ABC), Flip(1.0, "Ann", 15), "no_such_tile"),
-    (make_state(ABC), Flip(1.0, "Ann", -1), "no_such_tile"),
-    (make_state(ABC), Flip(1.0, "Ann", True), "no_such_tile"),
-    (make_state(ABC), ResolveRace(1.0), "no_race"),
-    (make_state(ABC), ScorerFlips(1.0, "Ann", (0, 1)), "not_scorer"),
-    (make_state(ABC), Quit(1.0, "Ann", "three_points"), "bad_reason"),
-    (RACE_STATE, Flip(2.0, "Bob", 0), "race_open"),
-    (RACE_STATE, Shout(2.0, "Bob", CAT, 1.5), "race_open"),
-    (RACE_STATE, ResolveRace(2.0, (Call("Zed", CAT, 1.5),)), "unknown_player"),
-    (RACE_STATE, ResolveRace(2.0, (Call("Bob", "cat", 1.5),)), "not_an_animal"),  # type: ignore[arg-type]
-    (RACE_STATE, ResolveRace(2.0, (Call("Bob", CAT, float("nan")),)), "bad_onset"),
-    (RACE_STATE, ResolveRace(0.5), "time_backwards"),
-])
+@pytest.mark.parametrize(
+    "state, action, reason",
+    [
+        (make_state(ABC), Flip(1.0, "Bob", 0), "not_your_turn"),
+        (make_state(ABC), UseSpecial(1.0, "Cid"), "not_your_turn"),
+        (make_state(ABC), Flip(1.0, "Zed", 0), "unknown_player"),
+        (make_state(ABC), Flip(1.0, "Ann", 15), "no_such_tile"),
+        (make_state(ABC), Flip(1.0, "Ann", -1), "no_such_tile"),
+        (make_state(ABC), Flip(1.0, "Ann", True), "no_such_tile"),
+        (make_state(ABC), ResolveRace(1.0), "no_race"),
+        (make_state(ABC), ScorerFlips(1.0, "Ann", (0, 1)), "not_scorer"),
+        (make_state(ABC), Quit(1.0, "Ann", "three_points"), "bad_reason"),
+        (RACE_STATE, Flip(2.0, "Bob", 0), "race_open"),
+        (RACE_STATE, Shout(2.0, "Bob", CAT, 1.5), "race_open"),
+        (RACE_STATE, ResolveRace(2.0, (Call("Zed", CAT, 1.5),)), "unknown_player"),
+        (RACE_STATE, ResolveRace(2.0, (Call("Bob", "cat", 1.5),)), "not_an_animal"),  # type: ignore[arg-type]
+        (RACE_STATE, ResolveRace(2.0, (Call("Bob", CAT, float("nan")),)), "bad_onset"),
+        (RACE_STATE, ResolveRace(0.5), "time_backwards"),
+    ],
+)
 def test_illegal_actions_are_rejected_with_a_reason_and_leave_the_state_unchanged(
-        state: State, action: Action, reason: str) -> None:
+    state: State, action: Action, reason: str
+) -> None:
     """Out of turn, no such tile, wrong phase, unknown names, time going back: refused, state intact."""
     before = state.to_json()
     with pytest.raises(IllegalAction) as caught:
@@ -650,7 +753,10 @@ def scripted_game() -> tuple[State, list[Event]]:
     """A short game with a swap, an exchange, a race with a point, a mistake and a late shout."""
     state, events = new_game(["Ann", "Bob", "Cid"], stacked(DOG, CAT, CAT), 11, tiles=LAYOUT, t=0.0)
     actions: list[Action] = [
-        UseSpecial(1.0, "Bob"), UseSpecial(2.0, "Cid", "Ann"), Flip(3.0, "Ann", 3), Flip(4.0, "Bob", 6),
+        UseSpecial(1.0, "Bob"),
+        UseSpecial(2.0, "Cid", "Ann"),
+        Flip(3.0, "Ann", 3),
+        Flip(4.0, "Bob", 6),
         ResolveRace(5.5, (Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6))),
     ]
     for action in actions:
@@ -712,12 +818,15 @@ def test_save_and_resume_seq_and_t_continue_and_replay_reproduces_the_state(tmp_
     assert GAME.replay(read_events(path)) == resumed and not GAME.over(resumed)
 
 
-@pytest.mark.parametrize("seq, key, value, words", [
-    (6, "tile", 4, "event 6"),
-    (11, "drew", "hen", "field 'drew'"),
-    (10, "onset", 4.7, "field 'player'"),
-    (0, "game", "bam", "setup"),
-])
+@pytest.mark.parametrize(
+    "seq, key, value, words",
+    [
+        (6, "tile", 4, "event 6"),
+        (11, "drew", "hen", "field 'drew'"),
+        (10, "onset", 4.7, "field 'player'"),
+        (0, "game", "bam", "setup"),
+    ],
+)
 def test_replay_refuses_an_edited_log(seq: int, key: str, value: Any, words: str) -> None:
     """A log whose events the rules would not produce is refused, naming the event and field."""
     _, events = scripted_game()
@@ -776,7 +885,8 @@ def test_one_mistake_per_race_window_per_player_the_first_wrong_shout() -> None:
     calls = (Call("Ann", CAT, 1.2), Call("Ann", CAT, 1.3), Call("Ann", PIG, 1.4), Call("Bob", CAT, 1.5))
     state, events = play(state, ResolveRace(2.0, calls))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
-        ("Ann", "no_card", "hen")]
+        ("Ann", "no_card", "hen")
+    ]
     assert state.won("Ann") == (PIG,) and len(of_type(events, "shout")) == 4
 
 
@@ -784,8 +894,9 @@ def test_two_player_rule_after_a_point_binds_the_animals_the_scorer_revealed() -
     """Ruling 5: Ann reveals a cat, Bob scores and turns two cats to dog and pig; Ann, next, may not
     turn a dog or a pig (Bob is the previous player), but her own cat does not bind her."""
     state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)),
-                    ScorerFlips(3.0, "Bob", (0, 1)))
+    state, _ = play(
+        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)), ScorerFlips(3.0, "Bob", (0, 1))
+    )
     assert state.turn == "Ann"
     for tile in (4, 7):  # a dog, a pig
         with pytest.raises(IllegalAction) as caught:
@@ -798,8 +909,9 @@ def test_two_player_rule_after_two_turns_in_a_row_binds_the_other_players_reveal
     """Ruling 5: Bob's flip makes five cats, Ann scores and turns two cats (dog, pig), Bob plays again:
     Ann was the previous player, so her dog and pig bind Bob, and his own cat does not."""
     state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3], turn="Bob")
-    state, _ = play(state, Flip(1.0, "Bob", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)),
-                    ScorerFlips(3.0, "Ann", (0, 1)))
+    state, _ = play(
+        state, Flip(1.0, "Bob", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)), ScorerFlips(3.0, "Ann", (0, 1))
+    )
     assert state.turn == "Bob"
     with pytest.raises(IllegalAction):
         apply(state, Flip(4.0, "Bob", 4))
@@ -810,8 +922,9 @@ def test_two_player_rule_after_scoring_on_ones_own_flip_binds_everything_reveale
     """Ruling 5: Ann reveals the fifth cat, scores it and turns two cats (dog, pig): Bob may turn no
     cat, dog or pig, as in the book's example everything the previous player revealed binds."""
     state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)),
-                    ScorerFlips(3.0, "Ann", (0, 1)))
+    state, _ = play(
+        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)), ScorerFlips(3.0, "Ann", (0, 1))
+    )
     assert state.turn == "Bob"
     legal = {a.tile for a in legal_actions(state, 4.0) if isinstance(a, Flip)}
     showing = {i: state.tiles[i].showing for i in range(15)}

@@ -10,8 +10,22 @@ from tests.test_bimbamm import CAT, DOG, HEN, LAYOUT, PIG, card_count, make_stat
 from tests.test_bimbamm_table_cards import table_state
 from voicehost.rules.base import IllegalAction, LogError
 from voicehost.rules.bimbamm import (
-    Animal, Call, Challenge, Flip, Leave, Phase, ResolveRace, ScorerFlips, Shout, Special, UseSpecial, apply,
-    event_from_json, legal_actions, new_game, replay,
+    Animal,
+    Call,
+    Challenge,
+    Flip,
+    Leave,
+    Phase,
+    ResolveRace,
+    ScorerFlips,
+    Shout,
+    Special,
+    UseSpecial,
+    apply,
+    event_from_json,
+    legal_actions,
+    new_game,
+    replay,
 )
 
 ABCD = {"Ann": DOG, "Bob": CAT, "Cid": CAT, "Dee": HEN}
@@ -24,7 +38,8 @@ def test_the_leavers_card_then_won_cards_go_under_the_pile_and_the_turn_stays() 
     state = make_state(ABCD, points={"Cid": [PIG, HEN]})
     state, events = play(state, Leave(1.0, "Cid"))
     assert [e.to_json() for e in events] == [
-        {"seq": 2, "t": 1.0, "type": "left", "player": "Cid", "card": "cat", "won": ["pig", "hen"]}]
+        {"seq": 2, "t": 1.0, "type": "left", "player": "Cid", "card": "cat", "won": ["pig", "hen"]}
+    ]
     assert state.deck[-3:] == (CAT, PIG, HEN) and state.hand("Cid") is None and state.score("Cid") == 0
     assert state.gone == ("Cid",) and state.active == ("Ann", "Bob", "Dee") and state.turn == "Ann"
     assert card_count(state) == dict.fromkeys(Animal, 3)
@@ -53,7 +68,8 @@ def test_the_scorer_who_leaves_takes_the_point_with_them() -> None:
     state, events = play(state, Leave(3.0, "Bob"))
     assert [e.to_json() for e in events] == [
         {"seq": 6, "t": 3.0, "type": "left", "player": "Bob", "card": "pig", "won": ["cat"]},
-        {"seq": 7, "t": 3.0, "type": "turn", "player": "Cid"}]
+        {"seq": 7, "t": 3.0, "type": "turn", "player": "Cid"},
+    ]
     assert state.phase is Phase.TURN and state.scorer is None and state.deck == (HEN, PIG, CAT)
 
 
@@ -69,8 +85,11 @@ def test_a_player_who_left_cannot_shout_leave_again_or_be_exchanged_with() -> No
     """A leaver's shout, a second Leave and an exchange with the leaver are refused; legal_actions
     lists no exchange with them."""
     state, _ = play(make_state(ABCD, special=Special.EXCHANGE), Leave(1.0, "Cid"))
-    for action, reason in ((Shout(2.0, "Cid", CAT, 2.0), "left_the_game"), (Leave(2.0, "Cid"), "left_the_game"),
-                           (UseSpecial(2.0, "Ann", "Cid"), "bad_target")):
+    for action, reason in (
+        (Shout(2.0, "Cid", CAT, 2.0), "left_the_game"),
+        (Leave(2.0, "Cid"), "left_the_game"),
+        (UseSpecial(2.0, "Ann", "Cid"), "bad_target"),
+    ):
         with pytest.raises(IllegalAction) as error:
             apply(state, action)
         assert error.value.reason == reason
@@ -100,11 +119,15 @@ def test_table_cards_the_leavers_card_is_unknown_and_their_later_claim_is_droppe
     """Table cards: the "left" event's card is null (the physical card goes under the pile unseen),
     the won cards are named; a leaver's later claim in the window is no longer trusted after a challenge."""
     state = table_state(("Ann", "Bob", "Cid", "Dee"), black_up=[3], points={"Dee": [DOG]})
-    state, _ = play(state, Flip(1.0, "Ann", 6),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Dee", CAT, 1.3), Call("Cid", CAT, 1.4))))
+    state, _ = play(
+        state,
+        Flip(1.0, "Ann", 6),
+        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Dee", CAT, 1.3), Call("Cid", CAT, 1.4))),
+    )
     state, events = play(state, Leave(3.0, "Dee"))
-    assert of_type(events, "left") == [{"seq": 8, "t": 3.0, "type": "left", "player": "Dee", "card": None,
-                                        "won": ["dog"]}]
+    assert of_type(events, "left") == [
+        {"seq": 8, "t": 3.0, "type": "left", "player": "Dee", "card": None, "won": ["dog"]}
+    ]
     assert state.deck == () and state.score("Dee") == 0
     state, events = play(state, Challenge(4.0, "Bob"))
     assert [p["player"] for p in of_type(events, "point")] == ["Cid"]
@@ -115,13 +138,27 @@ def test_a_log_with_leavers_round_trips_and_replays_to_the_live_state() -> None:
     every "left" event reads back as the same typed event, the log replays to the live state, and
     an edited "left" event is refused."""
     state, events = new_game(["Ann", "Bob", "Cid", "Dee"], stacked(DOG, CAT, CAT, HEN), 8, tiles=LAYOUT)
-    state, produced = play(state, Flip(1.0, "Bob", 3), Leave(2.0, "Dee"), Flip(3.0, "Cid", 6),
-                           ResolveRace(4.0, (Call("Cid", CAT, 3.5),)), Leave(5.0, "Cid"), Flip(6.0, "Ann", 0),
-                           Leave(7.0, "Bob"))
+    state, produced = play(
+        state,
+        Flip(1.0, "Bob", 3),
+        Leave(2.0, "Dee"),
+        Flip(3.0, "Cid", 6),
+        ResolveRace(4.0, (Call("Cid", CAT, 3.5),)),
+        Leave(5.0, "Cid"),
+        Flip(6.0, "Ann", 0),
+        Leave(7.0, "Bob"),
+    )
     log = [e.to_json() for e in events + produced]
     assert [(e["type"], e.get("player")) for e in log if e["type"] in ("left", "turn", "game_over")] == [
-        ("turn", "Bob"), ("turn", "Cid"), ("left", "Dee"), ("left", "Cid"), ("turn", "Ann"), ("turn", "Bob"),
-        ("left", "Bob"), ("game_over", None)]
+        ("turn", "Bob"),
+        ("turn", "Cid"),
+        ("left", "Dee"),
+        ("left", "Cid"),
+        ("turn", "Ann"),
+        ("turn", "Bob"),
+        ("left", "Bob"),
+        ("game_over", None),
+    ]
     assert log[-1]["reason"] == "too_few_players"
     assert all(event_from_json(obj) == event for obj, event in zip(log, events + produced))
     assert replay(log) == state

@@ -12,8 +12,24 @@ from hypothesis import strategies as st
 from tests.test_bimbamm import card_count
 from voicehost.rules.base import Event, IllegalAction
 from voicehost.rules.bimbamm import (
-    Action, Animal, Call, Flip, Leave, Phase, Quit, ResolveRace, ScorerFlips, Shout, State, UseSpecial, apply,
-    default_tiles, legal_actions, new_game, parse_tile_spec, replay,
+    Action,
+    Animal,
+    Call,
+    Flip,
+    Leave,
+    Phase,
+    Quit,
+    ResolveRace,
+    ScorerFlips,
+    Shout,
+    State,
+    UseSpecial,
+    apply,
+    default_tiles,
+    legal_actions,
+    new_game,
+    parse_tile_spec,
+    replay,
 )
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal"]
@@ -31,8 +47,13 @@ def random_action(data: st.DataObject, state: State, t: float) -> Action:
         actions = legal_actions(state, t)
         action = data.draw(st.sampled_from(actions), label="legal") if actions else Quit(t)
         if isinstance(action, ResolveRace):
-            calls = data.draw(st.lists(st.builds(Call, st.sampled_from(state.players), animal,
-                                                 st.floats(t - 2.0, t, allow_nan=False)), max_size=6), label="calls")
+            calls = data.draw(
+                st.lists(
+                    st.builds(Call, st.sampled_from(state.players), animal, st.floats(t - 2.0, t, allow_nan=False)),
+                    max_size=6,
+                ),
+                label="calls",
+            )
             action = ResolveRace(t, tuple(calls))
         return action
     if kind == "shout":
@@ -42,12 +63,15 @@ def random_action(data: st.DataObject, state: State, t: float) -> Action:
     if kind == "quit":
         return Quit(t, data.draw(st.sampled_from(state.players + (None,))))  # type: ignore[operator]
     tile = st.integers(-1, 16)
-    return data.draw(st.one_of(
-        st.builds(Flip, st.just(t), player, tile),
-        st.builds(UseSpecial, st.just(t), player, st.one_of(st.none(), player)),
-        st.builds(ScorerFlips, st.just(t), player, st.tuples(tile, tile)),
-        st.builds(ResolveRace, st.just(t - 100.0)),
-    ), label="wild")
+    return data.draw(
+        st.one_of(
+            st.builds(Flip, st.just(t), player, tile),
+            st.builds(UseSpecial, st.just(t), player, st.one_of(st.none(), player)),
+            st.builds(ScorerFlips, st.just(t), player, st.tuples(tile, tile)),
+            st.builds(ResolveRace, st.just(t - 100.0)),
+        ),
+        label="wild",
+    )
 
 
 def check_step(before: State, after: State, events: list[Event]) -> None:
@@ -66,7 +90,7 @@ def check_step(before: State, after: State, events: list[Event]) -> None:
             assert 1 <= obj["points"] <= 3
         if obj["type"] in ("flip", "swap", "exchange", "shout", "point"):
             assert obj["player"] not in before.gone, "a player who left takes no part"
-    assert after.gone[:len(before.gone)] == before.gone and all(after.score(p) == 0 for p in after.gone)
+    assert after.gone[: len(before.gone)] == before.gone and all(after.score(p) == 0 for p in after.gone)
     if after.over:
         assert events[-1].TYPE == "game_over"
         assert after.winner is None or after.score(after.winner) == 3
@@ -78,7 +102,8 @@ def check_step(before: State, after: State, events: list[Event]) -> None:
 @SETTINGS
 @given(st.integers(2, 8), st.integers(0, 2**31 - 1), st.data())
 def test_random_games_keep_cards_tiles_points_and_turn_order_and_replay_to_the_same_state(
-        players: int, seed: int, data: st.DataObject) -> None:
+    players: int, seed: int, data: st.DataObject
+) -> None:
     """Random action sequences: 15 cards accounted for, faces fixed, points within 0-3, illegal actions
     change nothing, turns pass to the left of the last actor, the game ends or goes on legally, and the
     log replays to the live state."""

@@ -59,11 +59,29 @@ def test_mistake_rate_zero_gives_no_mistakes_and_one_gives_many() -> None:
 
 def test_simulate_command_prints_the_summary_and_writes_logs(tmp_path: Path) -> None:
     """`voicehost simulate bimbamm` prints games, turns per game, win rate by seat, mistakes, games/s."""
-    result = run_voicehost("simulate", "bimbamm", "--players", "3", "--games", "25", "--seed", "4",
-                           "--log-dir", str(tmp_path / "logs"), "--mistake-rate", "0.1")
+    result = run_voicehost(
+        "simulate",
+        "bimbamm",
+        "--players",
+        "3",
+        "--games",
+        "25",
+        "--seed",
+        "4",
+        "--log-dir",
+        str(tmp_path / "logs"),
+        "--mistake-rate",
+        "0.1",
+    )
     assert result.returncode == 0, result.stderr
-    for words in ("games: 25", "mean turns per game:", "win rate by seat: 1:", "3:", "mistakes per game:",
-                  "games per second:"):
+    for words in (
+        "games: 25",
+        "mean turns per game:",
+        "win rate by seat: 1:",
+        "3:",
+        "mistakes per game:",
+        "games per second:",
+    ):
         assert words in result.stdout
     assert len(list((tmp_path / "logs").glob("*.jsonl"))) == 25
 
@@ -78,15 +96,18 @@ def test_simulate_command_takes_an_explicit_tile_file(tmp_path: Path) -> None:
     assert [(t["white"], t["black"]) for t in setup["state"]["tiles"]] == [(t.white, t.black) for t in LAYOUT]
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--players", "1"], "--players must be 2 to 8"),
-    (["--players", "9"], "--players must be 2 to 8"),
-    (["--games", "0"], "--games must be at least 1"),
-    (["--mistake-rate", "1.5"], "--mistake-rate must be between 0 and 1"),
-    (["--tiles", "cat/dog"], "expected 15 tiles"),
-    (["--tiles", "missing.toml"], "cannot read tile file"),
-    (["--players", "many"], "invalid int value"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--players", "1"], "--players must be 2 to 8"),
+        (["--players", "9"], "--players must be 2 to 8"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--mistake-rate", "1.5"], "--mistake-rate must be between 0 and 1"),
+        (["--tiles", "cat/dog"], "expected 15 tiles"),
+        (["--tiles", "missing.toml"], "cannot read tile file"),
+        (["--players", "many"], "invalid int value"),
+    ],
+)
 def test_simulate_command_bad_options_give_one_line_and_status_2(argv: list[str], words: str) -> None:
     """Bad simulator options: one clear line on stderr, exit status 2, no traceback."""
     result = run_voicehost("simulate", "bimbamm", *argv)
@@ -96,7 +117,8 @@ def test_simulate_command_bad_options_give_one_line_and_status_2(argv: list[str]
 
 def test_simulate_command_takes_no_2p_variant(tmp_path: Path) -> None:
     """Ruling 5: `voicehost simulate bimbamm --players 2 --no-2p-variant` plays without the 2-player rule."""
-    result = run_voicehost("simulate", "bimbamm", "--players", "2", "--games", "3", "--no-2p-variant",
-                           "--log-dir", str(tmp_path))
+    result = run_voicehost(
+        "simulate", "bimbamm", "--players", "2", "--games", "3", "--no-2p-variant", "--log-dir", str(tmp_path)
+    )
     assert result.returncode == 0, result.stderr
     assert all(read_events(log)[0]["state"]["variant2p"] is False for log in tmp_path.glob("*.jsonl"))

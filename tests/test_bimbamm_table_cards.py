@@ -21,8 +21,29 @@ from tests.test_bimbamm import CAT, DOG, HEN, LAYOUT, PIG, layout, make_state, o
 from voicehost.eventlog import EventLogWriter, read_events
 from voicehost.rules.base import Event, IllegalAction, LogError
 from voicehost.rules.bimbamm import (
-    GAME, Action, Animal, Call, Cards, Challenge, Flip, Phase, Quit, Refuted, ResolveRace, ScorerFlips, SetupError,
-    Shout, Special, State, UseSpecial, apply, legal_actions, new_game, next_claim, replay, resume,
+    GAME,
+    Action,
+    Animal,
+    Call,
+    Cards,
+    Challenge,
+    Flip,
+    Phase,
+    Quit,
+    Refuted,
+    ResolveRace,
+    ScorerFlips,
+    SetupError,
+    Shout,
+    Special,
+    State,
+    UseSpecial,
+    apply,
+    legal_actions,
+    new_game,
+    next_claim,
+    replay,
+    resume,
     would_score,
 )
 from voicehost.sim.bimbamm import GameResult, play_game, simulate
@@ -30,14 +51,29 @@ from voicehost.sim.bimbamm import GameResult, play_game, simulate
 ABC = ("Ann", "Bob", "Cid")
 
 
-def table_state(players: Sequence[str] = ABC, *, points: Mapping[str, Sequence[Animal]] | None = None,
-                black_up: Iterable[int] = (), turn: str | None = None, special: Special = Special.SWAP,
-                variant2p: bool = False) -> State:
+def table_state(
+    players: Sequence[str] = ABC,
+    *,
+    points: Mapping[str, Sequence[Animal]] | None = None,
+    black_up: Iterable[int] = (),
+    turn: str | None = None,
+    special: Special = Special.SWAP,
+    variant2p: bool = False,
+) -> State:
     """A table-cards position: hands and pile unknown, these won cards and tiles."""
     won = points or {}
-    return State(players=tuple(players), tiles=layout(black_up), special=special, hands=(None,) * len(players),
-                 deck=(), points=tuple(tuple(won.get(p, ())) for p in players), turn=turn or players[0],
-                 variant2p=variant2p, seq=2, cards=Cards.TABLE)
+    return State(
+        players=tuple(players),
+        tiles=layout(black_up),
+        special=special,
+        hands=(None,) * len(players),
+        deck=(),
+        points=tuple(tuple(won.get(p, ())) for p in players),
+        turn=turn or players[0],
+        variant2p=variant2p,
+        seq=2,
+        cards=Cards.TABLE,
+    )
 
 
 def cat_race(**kwargs: Any) -> State:
@@ -91,8 +127,9 @@ def test_an_unknown_cards_mode_is_refused_at_setup() -> None:
 def test_table_cards_the_earliest_shouter_of_the_raced_animal_is_trusted_and_scores() -> None:
     """The first cat shout scores (the engine cannot see the card); the drawn card is unknown (null)."""
     state, events = play(cat_race(), ResolveRace(2.5, (Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35))))
-    assert of_type(events, "point") == [{"seq": 5, "t": 2.5, "type": "point", "player": "Bob", "animal": "cat",
-                                         "drew": None, "points": 1, "shout": 4}]
+    assert of_type(events, "point") == [
+        {"seq": 5, "t": 2.5, "type": "point", "player": "Bob", "animal": "cat", "drew": None, "points": 1, "shout": 4}
+    ]
     assert of_type(events, "mistake") == [] and state.won("Bob") == (CAT,) and state.hands == (None,) * 3
     assert state.phase is Phase.SCORER and state.scorer == "Bob" and state.scored is CAT
     assert state.declaration is not None and state.declaration.actor == "Ann"
@@ -115,7 +152,9 @@ def test_table_cards_a_shout_of_the_showing_animal_outside_a_race_is_not_judged_
 
 def test_table_cards_late_claims_after_the_scorer_are_no_mistake_and_score_nothing() -> None:
     """A later cat shout in the same window scores nothing and costs nothing (unless the scorer is challenged)."""
-    state, events = play(cat_race(points={"Cid": [DOG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3))))
+    state, events = play(
+        cat_race(points={"Cid": [DOG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)))
+    )
     assert len(of_type(events, "point")) == 1 and of_type(events, "mistake") == [] and state.won("Cid") == (DOG,)
     assert state.declaration is not None and [c.player for c in state.declaration.later] == ["Cid"]
 
@@ -126,15 +165,16 @@ def test_table_cards_late_claims_after_the_scorer_are_no_mistake_and_score_nothi
 def test_a_challenge_takes_the_point_back_costs_a_won_card_and_trusts_the_next_claim() -> None:
     """The table says Bob has no cat: his point is taken back, the shout is a no_card mistake (his
     last earlier card goes under the pile), and Cid, the next cat shouter, scores instead."""
-    state, _ = play(cat_race(points={"Bob": [DOG]}),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Ann", HEN, 1.25), Call("Cid", CAT, 1.3))))
+    state, _ = play(
+        cat_race(points={"Bob": [DOG]}),
+        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Ann", HEN, 1.25), Call("Cid", CAT, 1.3))),
+    )
     assert state.score("Bob") == 2 and state.scorer == "Bob"
     state, events = play(state, Challenge(3.0, "Bob"))
     assert [e.to_json() for e in events] == [
         {"seq": 9, "t": 3.0, "type": "challenge", "player": "Bob", "animal": "cat", "shout": 4, "points": 1},
         {"seq": 10, "t": 3.0, "type": "mistake", "player": "Bob", "reason": "no_card", "returned": "dog", "shout": 4},
-        {"seq": 11, "t": 3.0, "type": "point", "player": "Cid", "animal": "cat", "drew": None, "points": 1,
-         "shout": 8},
+        {"seq": 11, "t": 3.0, "type": "point", "player": "Cid", "animal": "cat", "drew": None, "points": 1, "shout": 8},
     ]
     assert state.won("Bob") == () and state.won("Cid") == (CAT,) and state.deck == ()
     assert state.phase is Phase.SCORER and state.scorer == "Cid" and state.turn == "Cid"
@@ -145,15 +185,21 @@ def test_a_challenge_with_no_later_claim_passes_play_left_of_the_player_who_flip
     state, _ = play(cat_race(), ResolveRace(2.0, (Call("Cid", CAT, 1.2),)))
     state, events = play(state, Challenge(3.0, "Cid"))
     assert [e.TYPE for e in events] == ["challenge", "mistake", "turn"]
-    assert of_type(events, "mistake")[0]["returned"] is None and state.points_by_name() == {"Ann": 0, "Bob": 0, "Cid": 0}
+    assert of_type(events, "mistake")[0]["returned"] is None and state.points_by_name() == {
+        "Ann": 0,
+        "Bob": 0,
+        "Cid": 0,
+    }
     assert state.phase is Phase.TURN and state.turn == "Bob" and state.declaration is None
 
 
 def test_a_challenge_also_settles_the_players_other_claims_of_that_animal() -> None:
     """Bob shouted cat twice and holds none: one no_card mistake for the window (his repeat is no
     second one); Cid's claim is next."""
-    state, _ = play(cat_race(points={"Bob": [DOG]}),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.3), Call("Cid", CAT, 1.4))))
+    state, _ = play(
+        cat_race(points={"Bob": [DOG]}),
+        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.3), Call("Cid", CAT, 1.4))),
+    )
     state, events = play(state, Challenge(3.0, "Bob"))
     assert [(m["returned"], m["shout"]) for m in of_type(events, "mistake")] == [("dog", 4)]
     assert of_type(events, "point")[0]["player"] == "Cid" and state.won("Bob") == ()
@@ -169,7 +215,9 @@ def test_a_challenged_chain_the_next_claim_can_be_challenged_too() -> None:
 
 def test_the_second_trusted_claim_can_win_the_game() -> None:
     """After a challenge the next claim is a point like any other: a third point wins at once."""
-    state, _ = play(cat_race(points={"Cid": [DOG, PIG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3))))
+    state, _ = play(
+        cat_race(points={"Cid": [DOG, PIG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)))
+    )
     state, events = play(state, Challenge(3.0, "Bob"))
     assert [e.TYPE for e in events] == ["challenge", "mistake", "point", "game_over"]
     assert state.over and state.winner == "Cid"
@@ -184,15 +232,19 @@ def test_a_refuted_claim_before_the_race_closes_is_a_no_card_mistake_and_the_nex
     refuted = (Refuted("Bob", CAT),)
     assert would_score(state, calls, refuted) == calls[1]
     state, events = play(state, ResolveRace(2.0, calls, refuted))
-    assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [("Bob", "no_card", "pig")]
+    assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
+        ("Bob", "no_card", "pig")
+    ]
     assert of_type(events, "point")[0]["player"] == "Cid" and not state.over and state.won("Bob") == (DOG,)
 
 
 def test_a_challenge_can_carry_refuted_later_claims_so_a_would_be_winner_shows_first() -> None:
     """Bob is challenged; Cid (2 points) is next and would win, so the host asks him first: his claim is
     refuted with the challenge (no_card), and Ann's later claim scores instead."""
-    state, _ = play(cat_race(points={"Cid": [DOG, PIG]}),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3), Call("Ann", CAT, 1.4))))
+    state, _ = play(
+        cat_race(points={"Cid": [DOG, PIG]}),
+        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3), Call("Ann", CAT, 1.4))),
+    )
     claim = next_claim(state)
     assert claim is not None and (claim.player, claim.animal, claim.shout) == ("Cid", CAT, 6)
     refuted = (Refuted("Cid", CAT),)
@@ -200,7 +252,9 @@ def test_a_challenge_can_carry_refuted_later_claims_so_a_would_be_winner_shows_f
     assert after is not None and after.player == "Ann"
     state, events = play(state, Challenge(3.0, "Bob", refuted))
     assert [(m["player"], m["returned"], m["shout"]) for m in of_type(events, "mistake")] == [
-        ("Bob", None, 4), ("Cid", "pig", 6)]
+        ("Bob", None, 4),
+        ("Cid", "pig", 6),
+    ]
     assert of_type(events, "point")[0]["player"] == "Ann" and not state.over and next_claim(state) is None
 
 
@@ -222,24 +276,34 @@ def test_table_cards_a_third_point_wins_at_once() -> None:
 
 
 CLAIMED = play(cat_race(), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))[0]
-DEALT_SCORER = play(make_state({"Ann": DOG, "Bob": CAT, "Cid": CAT}, black_up=[3]), Flip(1.0, "Ann", 6),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))[0]
+DEALT_SCORER = play(
+    make_state({"Ann": DOG, "Bob": CAT, "Cid": CAT}, black_up=[3]),
+    Flip(1.0, "Ann", 6),
+    ResolveRace(2.0, (Call("Bob", CAT, 1.2),)),
+)[0]
 
 
-@pytest.mark.parametrize("state, action, reason", [
-    (DEALT_SCORER, Challenge(3.0, "Bob"), "cards_known"),
-    (play(make_state({"Ann": DOG, "Bob": CAT}, black_up=[3]), Flip(1.0, "Ann", 6))[0],
-     ResolveRace(2.0, (Call("Bob", CAT, 1.2),), (Refuted("Bob", CAT),)), "cards_known"),
-    (table_state(), Challenge(3.0, "Ann"), "no_claim"),
-    (cat_race(), Challenge(3.0, "Ann"), "no_claim"),
-    (CLAIMED, Challenge(3.0, "Cid"), "not_scorer"),
-    (CLAIMED, Challenge(3.0, "Zed"), "unknown_player"),
-    (play(CLAIMED, ScorerFlips(3.0, "Bob", (0, 1)))[0], Challenge(4.0, "Bob"), "no_claim"),
-    (cat_race(), ResolveRace(2.0, (), (Refuted("Zed", CAT),)), "unknown_player"),
-    (cat_race(), ResolveRace(2.0, (), (Refuted("Bob", "cat"),)), "not_an_animal"),  # type: ignore[arg-type]
-])
+@pytest.mark.parametrize(
+    "state, action, reason",
+    [
+        (DEALT_SCORER, Challenge(3.0, "Bob"), "cards_known"),
+        (
+            play(make_state({"Ann": DOG, "Bob": CAT}, black_up=[3]), Flip(1.0, "Ann", 6))[0],
+            ResolveRace(2.0, (Call("Bob", CAT, 1.2),), (Refuted("Bob", CAT),)),
+            "cards_known",
+        ),
+        (table_state(), Challenge(3.0, "Ann"), "no_claim"),
+        (cat_race(), Challenge(3.0, "Ann"), "no_claim"),
+        (CLAIMED, Challenge(3.0, "Cid"), "not_scorer"),
+        (CLAIMED, Challenge(3.0, "Zed"), "unknown_player"),
+        (play(CLAIMED, ScorerFlips(3.0, "Bob", (0, 1)))[0], Challenge(4.0, "Bob"), "no_claim"),
+        (cat_race(), ResolveRace(2.0, (), (Refuted("Zed", CAT),)), "unknown_player"),
+        (cat_race(), ResolveRace(2.0, (), (Refuted("Bob", "cat"),)), "not_an_animal"),  # type: ignore[arg-type]
+    ],
+)
 def test_challenges_and_refutations_out_of_place_are_refused_and_change_nothing(
-        state: State, action: Action, reason: str) -> None:
+    state: State, action: Action, reason: str
+) -> None:
     """Challenge only a table-cards scorer before their flips; refute only with table cards: else refused."""
     before = state.to_json()
     with pytest.raises(IllegalAction) as caught:
@@ -261,10 +325,12 @@ def test_table_cards_a_mistake_names_the_returned_card_the_pile_stays_unknown() 
 def test_table_cards_swap_and_exchange_log_unknown_cards_and_turn_the_special_tile() -> None:
     """SWAP and EXCHANGE are done with physical cards: logged with null cards; the special tile turns."""
     state, events = play(table_state(), UseSpecial(1.0, "Ann"), UseSpecial(2.0, "Bob", "Ann"))
-    assert of_type(events, "swap") == [{"seq": 2, "t": 1.0, "type": "swap", "player": "Ann", "returned": None,
-                                        "drew": None}]
-    assert of_type(events, "exchange") == [{"seq": 4, "t": 2.0, "type": "exchange", "player": "Bob", "with": "Ann",
-                                            "gave": None, "got": None}]
+    assert of_type(events, "swap") == [
+        {"seq": 2, "t": 1.0, "type": "swap", "player": "Ann", "returned": None, "drew": None}
+    ]
+    assert of_type(events, "exchange") == [
+        {"seq": 4, "t": 2.0, "type": "exchange", "player": "Bob", "with": "Ann", "gave": None, "got": None}
+    ]
     assert state.special is Special.SWAP and state.turn == "Cid" and state.hands == (None,) * 3
     with pytest.raises(IllegalAction) as caught:
         apply(state, UseSpecial(3.0, "Cid", "Ann"))
@@ -281,8 +347,7 @@ def test_table_cards_two_player_rule_still_applies() -> None:
 
 def test_table_cards_a_scorers_flips_close_the_claim_and_can_open_a_new_race() -> None:
     """Once the scorer turns 2 tiles the claim stands (no challenge); a new five opens a new race."""
-    state, _ = play(table_state(black_up=[3, 10, 13]), Flip(1.0, "Ann", 6),
-                    ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+    state, _ = play(table_state(black_up=[3, 10, 13]), Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
     state, events = play(state, ScorerFlips(3.0, "Bob", (0, 1)))
     assert of_type(events, "race") == [{"seq": 8, "t": 3.0, "type": "race", "animal": "dog"}]
     assert state.declaration is None and state.phase is Phase.RACE and state.won("Bob") == (CAT,)
@@ -293,14 +358,22 @@ def test_table_cards_a_scorers_flips_close_the_claim_and_can_open_a_new_race() -
 
 def scripted_table_game() -> tuple[State, list[Event]]:
     """Swap, exchange, a challenged point, a refuted claim, a late claim and mistakes."""
-    state, events = new_game(["Ann", "Bob", "Cid"], random.Random(11), 11, tiles=LAYOUT, cards="table",
-                             first_player="Bob")
+    state, events = new_game(
+        ["Ann", "Bob", "Cid"], random.Random(11), 11, tiles=LAYOUT, cards="table", first_player="Bob"
+    )
     actions: list[Action] = [
-        UseSpecial(1.0, "Bob"), UseSpecial(2.0, "Cid", "Ann"), Flip(3.0, "Ann", 3), Flip(4.0, "Bob", 6),
+        UseSpecial(1.0, "Bob"),
+        UseSpecial(2.0, "Cid", "Ann"),
+        Flip(3.0, "Ann", 3),
+        Flip(4.0, "Bob", 6),
         ResolveRace(5.5, (Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6))),
-        Challenge(6.0, "Ann"), ScorerFlips(7.0, "Bob", (0, 1)), Flip(8.0, "Cid", 1), Flip(9.0, "Ann", 0),
+        Challenge(6.0, "Ann"),
+        ScorerFlips(7.0, "Bob", (0, 1)),
+        Flip(8.0, "Cid", 1),
+        Flip(9.0, "Ann", 0),
         ResolveRace(9.5, (Call("Bob", CAT, 9.2), Call("Cid", CAT, 9.3)), (Refuted("Bob", CAT),)),
-        ScorerFlips(10.0, "Cid", (2, 3)), Flip(11.0, "Ann", 12),
+        ScorerFlips(10.0, "Cid", (2, 3)),
+        Flip(11.0, "Ann", 12),
     ]
     for action in actions:
         state, produced = apply(state, action)
@@ -336,8 +409,11 @@ def test_a_refuted_claim_replays_from_the_logged_no_card_mistake() -> None:
     setup["state"]["points"] = {"Ann": [], "Bob": ["dog", "pig"], "Cid": []}
     setup["state"]["tiles"] = [t.to_json() for t in layout([3])]
     log = [setup, events[1].to_json()]
-    state, produced = play(state, Flip(1.0, "Ann", 6),
-                           ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), (Refuted("Bob", CAT),)))
+    state, produced = play(
+        state,
+        Flip(1.0, "Ann", 6),
+        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), (Refuted("Bob", CAT),)),
+    )
     log += [e.to_json() for e in produced]
     assert replay(log) == state and state.scorer == "Cid"
 
@@ -384,8 +460,12 @@ def random_table_action(data: st.DataObject, state: State, t: float) -> Action:
         actions = legal_actions(state, t)
         action = data.draw(st.sampled_from(actions)) if actions else Quit(t)
         if isinstance(action, ResolveRace):
-            calls = data.draw(st.lists(st.builds(Call, players, st.sampled_from(list(Animal)),
-                                                 st.floats(t - 2.0, t, allow_nan=False)), max_size=6))
+            calls = data.draw(
+                st.lists(
+                    st.builds(Call, players, st.sampled_from(list(Animal)), st.floats(t - 2.0, t, allow_nan=False)),
+                    max_size=6,
+                )
+            )
             refuted = data.draw(st.lists(st.builds(Refuted, players, st.sampled_from(list(Animal))), max_size=2))
             action = ResolveRace(t, tuple(calls), tuple(refuted))
         return action
@@ -396,21 +476,26 @@ def random_table_action(data: st.DataObject, state: State, t: float) -> Action:
         return Shout(t, data.draw(players), data.draw(st.sampled_from(list(Animal))), t)
     if kind == "quit":
         return Quit(t, data.draw(players))
-    return data.draw(st.one_of(st.builds(Flip, st.just(t), players, st.integers(-1, 15)),
-                               st.builds(Challenge, st.just(t), st.sampled_from(state.players + ("Zed",))),
-                               st.builds(ScorerFlips, st.just(t), players, st.tuples(st.integers(0, 14),
-                                                                                     st.integers(0, 14)))))
+    return data.draw(
+        st.one_of(
+            st.builds(Flip, st.just(t), players, st.integers(-1, 15)),
+            st.builds(Challenge, st.just(t), st.sampled_from(state.players + ("Zed",))),
+            st.builds(ScorerFlips, st.just(t), players, st.tuples(st.integers(0, 14), st.integers(0, 14))),
+        )
+    )
 
 
 @SETTINGS
 @given(st.integers(2, 8), st.integers(0, 2**31 - 1), st.data())
 def test_random_table_cards_games_keep_points_tiles_and_the_win_and_replay_to_the_same_state(
-        players: int, seed: int, data: st.DataObject) -> None:
+    players: int, seed: int, data: st.DataObject
+) -> None:
     """Random table-cards play: points 0-3 and never more than 3 of an animal won, tiles change only
     by flips, hands and pile stay unknown, illegal actions change nothing, the game ends exactly when
     someone reaches 3 points (or a quit), and the log replays to the live state."""
-    state, events = new_game(NAMES[:players], random.Random(seed), seed, cards="table",
-                             first_player=NAMES[seed % players])
+    state, events = new_game(
+        NAMES[:players], random.Random(seed), seed, cards="table", first_player=NAMES[seed % players]
+    )
     log: list[dict[str, Any]] = [e.to_json() for e in events]
     for step in range(1, 120):
         if state.over:
@@ -423,7 +508,9 @@ def test_random_table_cards_games_keep_points_tiles_and_the_win_and_replay_to_th
             continue
         flipped = [e.to_json()["tile"] for e in produced if e.TYPE == "flip"]
         for i, (old, new) in enumerate(zip(state.tiles, after.tiles)):
-            assert (old.white, old.black) == (new.white, new.black) and (old.up != new.up) == (flipped.count(i) % 2 == 1)
+            assert (old.white, old.black) == (new.white, new.black) and (old.up != new.up) == (
+                flipped.count(i) % 2 == 1
+            )
         assert all(0 <= len(w) <= 3 for w in after.points), "points never negative, never past 3"
         won = [c for w in after.points for c in w]
         assert all(won.count(a) <= 3 for a in Animal) and after.hands == (None,) * players and after.deck == ()
@@ -444,8 +531,9 @@ def test_simulated_table_cards_games_match_the_physical_cards_and_replay(players
     """Simulated table-cards games: the 15 physical cards stay accounted for, the engine's points are the
     physical won cards, false claims get challenged, and every log replays to the live state."""
     results: list[GameResult] = []
-    summary = simulate(players, 30, seed=players, mistake_rate=0.2, log_dir=tmp_path, keep=results.append,
-                       cards=Cards.TABLE)
+    summary = simulate(
+        players, 30, seed=players, mistake_rate=0.2, log_dir=tmp_path, keep=results.append, cards=Cards.TABLE
+    )
     assert summary.challenges > 0 and summary.games == 30
     for path, result in zip(sorted(tmp_path.glob("*.jsonl")), results):
         table = result.table
@@ -468,8 +556,22 @@ def test_simulated_table_cards_games_end_with_a_winner_and_are_seeded() -> None:
 
 def test_simulate_command_plays_table_cards(tmp_path: Path) -> None:
     """`voicehost simulate bimbamm --cards table` says so, prints challenges per game, logs "cards": "table"."""
-    result = run_voicehost("simulate", "bimbamm", "--players", "3", "--games", "10", "--seed", "2",
-                           "--cards", "table", "--mistake-rate", "0.2", "--log-dir", str(tmp_path))
+    result = run_voicehost(
+        "simulate",
+        "bimbamm",
+        "--players",
+        "3",
+        "--games",
+        "10",
+        "--seed",
+        "2",
+        "--cards",
+        "table",
+        "--mistake-rate",
+        "0.2",
+        "--log-dir",
+        str(tmp_path),
+    )
     assert result.returncode == 0, result.stderr
     assert "table cards" in result.stdout and "challenges per game:" in result.stdout
     assert read_events(tmp_path / "bimbamm-00001.jsonl")[0]["cards"] == "table"

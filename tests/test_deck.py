@@ -24,6 +24,7 @@ def base() -> Deck:
 
 # ------------------------------------------------------------------------------ the base deck
 
+
 def test_base_deck_loads_and_meets_the_counts(base: Deck) -> None:
     """The shipped deck: at least 45 red cards (8+ with two blanks) and 180 grey cards."""
     assert base.name == "base" and base.language == "en"
@@ -49,11 +50,24 @@ def test_base_deck_ids_and_texts_are_unique(base: Deck) -> None:
     assert len(ids) == len(set(ids)) and len(texts) == len(set(texts))
 
 
-@pytest.mark.parametrize("pattern", [
-    r"^BAM! has\b", r"^BAM! is\b", r"^BAM! was\b", r"^BAM! does\b", r"^BAM! brings\b",
-    r"^BAM! (always|never|secretly|really|usually) \w+",
-    r"\b[Aa] BAM!", r"\b[Tt]he BAM!", r"BAM!'s", r"^BAM!", r"BAM!\.$", r"\?$", r"BAM!\?$",
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"^BAM! has\b",
+        r"^BAM! is\b",
+        r"^BAM! was\b",
+        r"^BAM! does\b",
+        r"^BAM! brings\b",
+        r"^BAM! (always|never|secretly|really|usually) \w+",
+        r"\b[Aa] BAM!",
+        r"\b[Tt]he BAM!",
+        r"BAM!'s",
+        r"^BAM!",
+        r"BAM!\.$",
+        r"\?$",
+        r"BAM!\?$",
+    ],
+)
 def test_base_red_cards_exercise_the_grammar(base: Deck, pattern: str) -> None:
     """Red cards cover a blank as subject before has/is/was/does/brings (also with an adverb), 'a BAM!',
     'the BAM!', "BAM!'s", blanks at start and end, and questions."""
@@ -72,13 +86,20 @@ def test_base_grey_cards_carry_grammar_hints(base: Deck) -> None:
 
 def test_base_deck_does_not_reuse_the_published_examples(base: Deck) -> None:
     """None of the rulebook's printed example texts are on our cards."""
-    published = ["blood sausage", "hotel pool", "circus artists", "family planning", "variety to every relationship",
-                 "propeller"]
+    published = [
+        "blood sausage",
+        "hotel pool",
+        "circus artists",
+        "family planning",
+        "variety to every relationship",
+        "propeller",
+    ]
     texts = " ".join(c.text.lower() for c in (*base.red, *base.grey))
     assert not [p for p in published if p in texts]
 
 
 # ------------------------------------------------------------------------- malformed deck files
+
 
 @pytest.mark.parametrize("path", BAD, ids=[p.stem for p in BAD])
 def test_malformed_deck_gives_its_specific_error(path: Path) -> None:
@@ -99,8 +120,10 @@ def test_the_malformed_cases_cover_every_required_problem() -> None:
 def test_all_problems_of_a_deck_are_reported(tmp_path: Path) -> None:
     """A deck with several problems lists each one (the message shows the first and how many more)."""
     path = tmp_path / "many.toml"
-    path.write_text('[[red]]\nid = "a"\ntext = "no blank"\n\n[[grey]]\nid = "b"\n\n[[grey]]\nid = "c"\ntext = "x"\n'
-                    'wat = 1\n', encoding="utf-8")
+    path.write_text(
+        '[[red]]\nid = "a"\ntext = "no blank"\n\n[[grey]]\nid = "b"\n\n[[grey]]\nid = "c"\ntext = "x"\nwat = 1\n',
+        encoding="utf-8",
+    )
     with pytest.raises(DeckError) as caught:
         load_deck(path)
     assert len(caught.value.problems) == 3
@@ -118,6 +141,7 @@ def test_missing_deck_file_is_named() -> None:
 
 # ------------------------------------------------------------------------- combining and tags
 
+
 def test_decks_combine_in_order(base: Deck) -> None:
     """--deck base --deck my_cards.toml: all cards, base first, hints and templates kept."""
     combined = load_decks(["base", MY_CARDS])
@@ -131,8 +155,9 @@ def test_duplicate_ids_across_decks_are_refused() -> None:
     """An id used in two combined decks names both files and lines."""
     with pytest.raises(DeckError) as caught:
         load_decks(["base", DATA / "good" / "clash_with_base.toml"])
-    assert re.search(r"clash_with_base\.toml:2: card r001: duplicate id, already used in .*base\.toml:\d+",
-                     str(caught.value))
+    assert re.search(
+        r"clash_with_base\.toml:2: card r001: duplicate id, already used in .*base\.toml:\d+", str(caught.value)
+    )
 
 
 def test_decks_in_different_languages_do_not_combine() -> None:
@@ -156,6 +181,7 @@ def test_printed_numbers_follow_deck_order() -> None:
 
 
 # -------------------------------------------------------------------------------- the command
+
 
 def test_deck_check_prints_counts() -> None:
     """`voicehost deck check FILE` validates and prints red/grey counts and tags."""
@@ -200,8 +226,9 @@ def test_deck_list_with_a_bad_deck_is_one_line() -> None:
 def test_deck_print_writes_printable_cards(tmp_path: Path) -> None:
     """`voicehost deck print` writes a PDF: 9 cards a page, red then grey, numbers large, and it renders."""
     out = tmp_path / "cards.pdf"
-    result = run_voicehost("deck", "print", "--deck", "base", "--deck", str(MY_CARDS), "--tag", "family",
-                           "--out", str(out))
+    result = run_voicehost(
+        "deck", "print", "--deck", "base", "--deck", str(MY_CARDS), "--tag", "family", "--out", str(out)
+    )
     assert result.returncode == 0, result.stderr
     deck = load_decks(["base", MY_CARDS], ["family"])
     pages = -(-len(deck.red) // 9) + -(-len(deck.grey) // 9)
@@ -217,30 +244,39 @@ def test_deck_print_writes_printable_cards(tmp_path: Path) -> None:
 
 
 def _pdf_text(pdf: Path, page: int) -> str:
-    return subprocess.run(["pdftotext", "-f", str(page), "-l", str(page), "-layout", str(pdf), "-"],
-                          capture_output=True, text=True, timeout=60, check=True).stdout
+    return subprocess.run(
+        ["pdftotext", "-f", str(page), "-l", str(page), "-layout", str(pdf), "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
 
 
 def _assert_renders_with_colour(pdf: Path, tmp_path: Path) -> None:
     """Page 1 rendered at 60 dpi shows the red card bands and the black cut marks."""
     from matplotlib.image import imread
 
-    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")],
-                   check=True, timeout=60)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", str(pdf), str(tmp_path / "page")], check=True, timeout=60
+    )
     image = imread(next(tmp_path.glob("page*.png")))
     red = (image[..., 0] > 0.6) & (image[..., 1] < 0.2) & (image[..., 2] < 0.3)
     assert red.mean() > 0.05
-    margin = image[:int(image.shape[0] * 16 / 297), :, :3]  # the top 16 mm: only cut marks and nothing else
+    margin = image[: int(image.shape[0] * 16 / 297), :, :3]  # the top 16 mm: only cut marks and nothing else
     dark = margin.sum(axis=2) < 1.8
     assert 4 <= len(set(dark.nonzero()[1])) <= 4 * 3  # four vertical marks, a few pixels wide each
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["deck", "print", "--out", "/nonexistent-dir/cards.pdf"], "cannot write"),
-    (["deck", "print", "--tag", "no-such-tag", "--out", "x.pdf"], "no cards to print"),
-    (["deck", "print", "--paper", "a3", "--out", "x.pdf"], "invalid choice"),
-    (["deck", "check"], "required"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["deck", "print", "--out", "/nonexistent-dir/cards.pdf"], "cannot write"),
+        (["deck", "print", "--tag", "no-such-tag", "--out", "x.pdf"], "no cards to print"),
+        (["deck", "print", "--paper", "a3", "--out", "x.pdf"], "invalid choice"),
+        (["deck", "check"], "required"),
+    ],
+)
 def test_deck_print_and_check_errors_are_one_line(argv: list[str], words: str) -> None:
     """Unwritable output, an empty selection, bad options: one line, exit status 2."""
     result = run_voicehost(*argv)
@@ -260,8 +296,9 @@ def test_every_base_card_reads_as_a_sentence(base: Deck) -> None:
 
     for i, red in enumerate(base.red):
         for shift in (0, 101):
-            sentence = realizer.realize(red.text, [filler(i + shift), filler(i + shift + 7)][:red.blanks],
-                                        red.template)
+            sentence = realizer.realize(
+                red.text, [filler(i + shift), filler(i + shift + 7)][: red.blanks], red.template
+            )
             assert "BAM" not in sentence and sentence[0].isupper() and sentence[-1] in ".?!", sentence
     single = next(red for red in base.red if red.blanks == 1)
     for i in range(len(base.grey)):

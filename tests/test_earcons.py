@@ -17,7 +17,9 @@ def bands(samples: np.ndarray, rate: int, n: int = 512, hop: int = 128) -> np.nd
     spectrum = np.abs(np.fft.rfft(np.stack([samples[i * hop : i * hop + n] * window for i in range(frames)]), axis=1))
     freqs = np.fft.rfftfreq(n, 1 / rate)
     edges = np.geomspace(100, 8000, 49)
-    energy = np.stack([spectrum[:, (freqs >= lo) & (freqs < hi)].sum(axis=1) for lo, hi in zip(edges[:-1], edges[1:])], axis=1)
+    energy = np.stack(
+        [spectrum[:, (freqs >= lo) & (freqs < hi)].sum(axis=1) for lo, hi in zip(edges[:-1], edges[1:])], axis=1
+    )
     return np.log10(energy + 1e-4)
 
 
@@ -84,8 +86,13 @@ def test_earcons_are_told_apart_after_the_speaker(virtual_table: object) -> None
     assert device is not None
     templates = {e: render_earcon(e).samples for e in Earcon}
     blocks: list[np.ndarray] = []
-    monitor = sd.InputStream(device="vh_table_monitor", channels=1, samplerate=48000, dtype="float32",
-                             callback=lambda data, frames, t, status: blocks.append(data[:, 0].copy()))
+    monitor = sd.InputStream(
+        device="vh_table_monitor",
+        channels=1,
+        samplerate=48000,
+        dtype="float32",
+        callback=lambda data, frames, t, status: blocks.append(data[:, 0].copy()),
+    )
     with ChannelPlayer(device, rate=48000) as player, monitor:
         for earcon in Earcon:
             sound = render_earcon(earcon, 48000).samples

@@ -72,14 +72,22 @@ def test_enrolment_round_trip_through_the_virtual_table(virtual_table, tmp_path:
     import sounddevice as sd
 
     table = tmp_path / "table.toml"
-    table.write_text('[table]\nspeaker = "vh_table"\n\n'
-                     + "".join(f'[[seat]]\nname = "{n}"\ninput = {{ device = "vh_mics", channel = {c + 1} }}\n\n'
-                               for n, c in SEATS.items()), encoding="utf-8")
+    table.write_text(
+        '[table]\nspeaker = "vh_table"\n\n'
+        + "".join(
+            f'[[seat]]\nname = "{n}"\ninput = {{ device = "vh_mics", channel = {c + 1} }}\n\n' for n, c in SEATS.items()
+        ),
+        encoding="utf-8",
+    )
     rng = np.random.default_rng(3)
     spoken: dict[tuple[str, str], np.ndarray] = {}
     process = subprocess.Popen(
         [sys.executable, "-m", "voicehost", "enrol", "--config", str(table), "--game", "bimbamm", "--takes", "2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     def answer(line: str) -> None:
         heard = _heard_word(line)
@@ -112,14 +120,34 @@ def test_enrolment_round_trip_through_the_virtual_table(virtual_table, tmp_path:
     assert seconds < 400
 
     # The same voices shout in a race (other renditions, pink noise at 25 dB, crosstalk).
-    sounds = (fx.Sound("Ben", "shout", 0.8, "pig", VOICES["Ben"]), fx.Sound("Anna", "shout", 1.25, "donkey", VOICES["Anna"]))
+    sounds = (
+        fx.Sound("Ben", "shout", 0.8, "pig", VOICES["Ben"]),
+        fx.Sound("Anna", "shout", 1.25, "donkey", VOICES["Anna"]),
+    )
     scenario = fx.Scenario("enrolled_race", "bimbamm", ("Anna", "Ben"), sounds, 3.0, "pink", 25.0, 11)
     path = fx.write(fx.Renderer().render(scenario), tmp_path / "race")
     fixture = fx.read_fixture(path)
     tracks = [f"--track={seat}={tmp_path / 'race' / fixture.manifest['tracks'][seat]}" for seat in fixture.seats]  # type: ignore[index]
     enroll = [f"--enroll={seat}={folder / seat}" for seat in fixture.seats if seat in SEATS]
-    done = subprocess.run([sys.executable, "-m", "voicehost", "rank", "--game", "bimbamm", "--engine", "whisper", "--json",
-                           *tracks, *enroll], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "rank",
+            "--game",
+            "bimbamm",
+            "--engine",
+            "whisper",
+            "--json",
+            *tracks,
+            *enroll,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "enrolled" in done.stderr
     found = json.loads(done.stdout)["shouts"]
@@ -163,9 +191,29 @@ def test_setup_table_enrols_right_after_seating(virtual_table, tmp_path: Path) -
     espeak = EspeakVoice()
     name_audio = espeak.render("Ben", voice=espeak.resolve("gmw/en"))
     process = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Ben", "--inputs", "vh_mics",
-         "--speaker", "vh_table", "--out", str(out), "--enrol", "bimbamm", "--takes", "2"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "setup-table",
+            "--players",
+            "Ben",
+            "--inputs",
+            "vh_mics",
+            "--speaker",
+            "vh_table",
+            "--out",
+            str(out),
+            "--enrol",
+            "bimbamm",
+            "--takes",
+            "2",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     def answer(line: str) -> None:
         heard = _heard_word(line)

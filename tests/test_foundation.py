@@ -39,7 +39,9 @@ def test_every_subcommand_has_help(name: str) -> None:
     assert len(result.stdout.splitlines()) >= 3
 
 
-@pytest.mark.parametrize("argv", [["--bogus"], ["say", "--bogus", "x"], ["say", "--rate", "fast", "x"], ["doctor", "extra"]])
+@pytest.mark.parametrize(
+    "argv", [["--bogus"], ["say", "--bogus", "x"], ["say", "--rate", "fast", "x"], ["doctor", "extra"]]
+)
 def test_bad_options_give_one_line_and_status_2(argv: list[str]) -> None:
     """Unknown options and bad values: one line on stderr, exit code 2, no traceback."""
     result = run_voicehost(*argv)
@@ -90,7 +92,12 @@ def test_say_rate_changes_duration(tmp_path: Path) -> None:
     lengths = []
     for rate in ("120", "300"):
         out = tmp_path / f"r{rate}.wav"
-        assert run_voicehost("say", "one two three four five six seven", "--rate", rate, "--out", str(out), "--no-play").returncode == 0
+        assert (
+            run_voicehost(
+                "say", "one two three four five six seven", "--rate", rate, "--out", str(out), "--no-play"
+            ).returncode
+            == 0
+        )
         lengths.append(soundfile.info(str(out)).duration)
     assert lengths[1] < 0.7 * lengths[0]
 
@@ -101,7 +108,9 @@ def test_say_plays_into_the_virtual_table_speaker(tmp_path: Path, virtual_table)
     text = "Five pigs are showing. Who shouts first?"
     results = []
     recording = record_while(
-        "vh_table_monitor", 1, 48000,
+        "vh_table_monitor",
+        1,
+        48000,
         lambda: results.append(run_voicehost("say", text, "--device", "vh_table", "--out", str(out))),
     )
     assert results[0].returncode == 0, results[0].stderr
@@ -119,8 +128,12 @@ def test_say_routes_to_one_channel_only(virtual_table) -> None:  # type: ignore[
     """`say --channel 2` on the earphones device reaches channel 2 and not channel 1."""
     results = []
     recording = record_while(
-        "vh_phones_monitor", 4, 48000,
-        lambda: results.append(run_voicehost("say", "Your card is the pig.", "--device", "vh_phones", "--channel", "2")),
+        "vh_phones_monitor",
+        4,
+        48000,
+        lambda: results.append(
+            run_voicehost("say", "Your card is the pig.", "--device", "vh_phones", "--channel", "2")
+        ),
     )
     assert results[0].returncode == 0, results[0].stderr
     energy = np.sqrt(np.mean(recording**2, axis=0))
@@ -139,7 +152,16 @@ def test_doctor_reports_everything_in_plain_words() -> None:
     """`doctor` names each component it checked and passes on the test machine."""
     result = run_voicehost("doctor")
     assert result.returncode == 0, result.stdout + result.stderr
-    for part in ("Python", "espeak-ng voices", "sound output", "microphones", "PulseAudio", "Vosk models", "PocketSphinx English", "free disk"):
+    for part in (
+        "Python",
+        "espeak-ng voices",
+        "sound output",
+        "microphones",
+        "PulseAudio",
+        "Vosk models",
+        "PocketSphinx English",
+        "free disk",
+    ):
         assert part in result.stdout
     assert "vh_table" in result.stdout  # the virtual devices are seen
     assert "reachable" in result.stdout
@@ -149,7 +171,12 @@ def test_doctor_exits_nonzero_with_the_fix_when_something_required_fails(capsys:
     """A failing required check makes the report say FAIL with a fix, and signals failure."""
     from voicehost.doctor import Check, Level, print_report
 
-    failed = print_report([Check("Python", Level.OK, "3.11"), Check("espeak-ng voices", Level.FAIL, "not found", "sudo apt-get install espeak-ng")])
+    failed = print_report(
+        [
+            Check("Python", Level.OK, "3.11"),
+            Check("espeak-ng voices", Level.FAIL, "not found", "sudo apt-get install espeak-ng"),
+        ]
+    )
     out = capsys.readouterr().out
     assert failed
     assert "FAIL" in out and "fix: sudo apt-get install espeak-ng" in out

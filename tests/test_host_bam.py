@@ -31,12 +31,21 @@ def realizer() -> Realizer:
     return r
 
 
-def play(tmp_path: Path, realizer: Realizer, *, lines: str | None = None, bot: Any = None, seed: int = 1,
-         players: str = PLAYERS, **options: Any) -> tuple[Any, str, BamFlow, list[dict[str, Any]]]:
+def play(
+    tmp_path: Path,
+    realizer: Realizer,
+    *,
+    lines: str | None = None,
+    bot: Any = None,
+    seed: int = 1,
+    players: str = PLAYERS,
+    **options: Any,
+) -> tuple[Any, str, BamFlow, list[dict[str, Any]]]:
     """Run a BAM! game; return (outcome, transcript, flow, logged events)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    outcome, transcript, flow = run_offline("bam", players, seed=seed, lines=lines, bot=bot, tmp=tmp_path,
-                                            options={"realizer": realizer, **options})
+    outcome, transcript, flow = run_offline(
+        "bam", players, seed=seed, lines=lines, bot=bot, tmp=tmp_path, options={"realizer": realizer, **options}
+    )
     assert isinstance(flow, BamFlow)
     return outcome, transcript, flow, read_events(tmp_path / "game.jsonl")
 
@@ -73,11 +82,22 @@ def judge_bot(plan: list[tuple[str, str]] | None = None, seed: int = 7) -> Any:
 
 # ---- words -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("phrase, numbers", [
-    ("seven", [7]), ("seven then three", [7, 3]), ("7 then 3", [7, 3]), ("seven three", [7, 3]),
-    ("twenty one", [21]), ("one hundred and five", [105]), ("two hundred forty", [240]),
-    ("one hundred twelve then nine", [112, 9]), ("card number ten", [10]), ("banana", []),
-])
+
+@pytest.mark.parametrize(
+    "phrase, numbers",
+    [
+        ("seven", [7]),
+        ("seven then three", [7, 3]),
+        ("7 then 3", [7, 3]),
+        ("seven three", [7, 3]),
+        ("twenty one", [21]),
+        ("one hundred and five", [105]),
+        ("two hundred forty", [240]),
+        ("one hundred twelve then nine", [112, 9]),
+        ("card number ten", [10]),
+        ("banana", []),
+    ],
+)
 def test_spoken_numbers_join_compounds_and_split_lists(phrase: str, numbers: list[int]) -> None:
     """Card numbers are read from words: lists split, tens/hundreds join ('twenty one' is 21)."""
     assert spoken_numbers(phrase) == numbers
@@ -89,17 +109,25 @@ def test_printed_numbers_said_in_words_read_back() -> None:
     assert all(spoken_numbers(number_words(n)) == [n] for n in range(1, 400))
 
 
-@pytest.mark.parametrize("phrase, judged", [
-    ("best two worst four", (2, 4)), ("best is two and worst is four", (2, 4)),
-    ("worst four best two", (2, 4)), ("two is best and four is worst", (2, 4)),
-    ("the best is number three", (3, None)), ("worse one", (None, 1)), ("two and four", (None, None)),
-])
+@pytest.mark.parametrize(
+    "phrase, judged",
+    [
+        ("best two worst four", (2, 4)),
+        ("best is two and worst is four", (2, 4)),
+        ("worst four best two", (2, 4)),
+        ("two is best and four is worst", (2, 4)),
+        ("the best is number three", (3, None)),
+        ("worse one", (None, 1)),
+        ("two and four", (None, None)),
+    ],
+)
 def test_judgement_phrases(phrase: str, judged: tuple[int | None, int | None]) -> None:
     """'best two, worst four' and its usual variants name the best and the worst by number."""
     assert parse_judgement(phrase) == judged
 
 
 # ---- whole games ----------------------------------------------------------------------------
+
 
 def test_whole_game_to_the_end_and_its_log_replays(tmp_path: Path, realizer: Realizer) -> None:
     """Four players, K=1, base deck: four rounds hosted to game_over; the log replays to the same state."""
@@ -132,10 +160,12 @@ def test_private_hands_never_reach_the_table(tmp_path: Path, realizer: Realizer)
     played = {c for e in events if e["type"] == "submit" for c in e["cards"]}
     table = " ".join(table_lines(transcript)).lower()
     reds = " ".join(f["text"] for f in cards.values() if f["color"] == "red").lower()
-    unplayed = [f["text"].lower() for c, f in cards.items()
-                if f["color"] == "grey" and c not in played and len(f["text"]) > 6]
-    named = [t for t in unplayed if t in table and t not in reds
-             and not any(t in cards[p]["text"].lower() for p in played)]
+    unplayed = [
+        f["text"].lower() for c, f in cards.items() if f["color"] == "grey" and c not in played and len(f["text"]) > 6
+    ]
+    named = [
+        t for t in unplayed if t in table and t not in reds and not any(t in cards[p]["text"].lower() for p in played)
+    ]
     assert unplayed and named == []
     # and every played card was named at the table when the sentences were read
     assert all(cards[c]["text"].lower().rstrip(".") in table for c in played)
@@ -188,8 +218,11 @@ def test_judging_by_number_follows_the_shuffled_reading_order(tmp_path: Path, re
     reading = next(line for line in table_lines(transcript) if "All cards are in." in line)
     two = reading.split(" Two: ")[1].split(" Three: ")[0].lower()
     assert events[0]["cards"][submitted[order[1]]]["text"].lower() in two
-    assert any(line.startswith(f"host: Best: two. {order[1]} wins a point with") and f"Worst: three. {order[2]} takes the red card." in line
-               for line in table_lines(transcript))
+    assert any(
+        line.startswith(f"host: Best: two. {order[1]} wins a point with")
+        and f"Worst: three. {order[2]} takes the red card." in line
+        for line in table_lines(transcript)
+    )
     assert "Ben" not in reading and "Cem" not in reading.replace("Anna", "")
 
 
@@ -197,9 +230,20 @@ def test_every_illegal_action_gets_a_short_reprompt(tmp_path: Path, realizer: Re
     """Master submitting, unknown number, wrong count, judging early or by others, best = worst,
     no such sentence: each is answered in one line, nothing is applied, and the game goes on."""
     script = [
-        "Anna: seven", "Anna: best one worst two", "Ben: eleven", "Ben: seven then three", "Ben: banana",
-        "Ben: seven", "Ben: three", "Cem: two", "Dan: four", "Ben: best one worst two",
-        "Anna: best two worst two", "Anna: best nine worst one", "Anna: two and three", "Cem: five",
+        "Anna: seven",
+        "Anna: best one worst two",
+        "Ben: eleven",
+        "Ben: seven then three",
+        "Ben: banana",
+        "Ben: seven",
+        "Ben: three",
+        "Cem: two",
+        "Dan: four",
+        "Ben: best one worst two",
+        "Anna: best two worst two",
+        "Anna: best nine worst one",
+        "Anna: two and three",
+        "Cem: five",
         "Anna: best one worst two",
     ]
     lines = "".join(f"{i} {line}\n" for i, line in enumerate(script, start=1))
@@ -228,11 +272,14 @@ def test_every_illegal_action_gets_a_short_reprompt(tmp_path: Path, realizer: Re
 
 def test_same_card_twice_on_a_double_card(tmp_path: Path, realizer: Realizer) -> None:
     """'seven then seven' on a double-BAM! card is refused: two different cards are needed."""
-    outcome, transcript, flow, events = play(tmp_path, realizer, lines="1 Ben: seven then seven\n2 Ben: seven\n",
-                                             decks=(DOUBLE,))
+    outcome, transcript, flow, events = play(
+        tmp_path, realizer, lines="1 Ben: seven then seven\n2 Ben: seven\n", decks=(DOUBLE,)
+    )
     said = table_lines(transcript)
     assert "host: Ben, play two different cards." in said
-    assert "host: Ben, this card has two blanks: say two numbers, first blank first, for example seven then three." in said
+    assert (
+        "host: Ben, this card has two blanks: say two numbers, first blank first, for example seven then three." in said
+    )
     assert not any(e["type"] == "submit" for e in events)
 
 
@@ -246,15 +293,26 @@ def test_best_and_worst_in_two_parts(tmp_path: Path, realizer: Realizer) -> None
     assert (best["submission"], worst["submission"]) == (2, 1)
 
 
-@pytest.mark.parametrize("plan, title", [
-    ([("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Cem", "Anna")],
-     "Ben and Cem share the title The True BAM! Master: 2 points and 2 grey cards won each!"),
-    ([("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Anna", "Ben")],
-     "Ben and Cem have 1 point each; Ben won more grey cards (2 to 1), so Ben is The True BAM! Master!"),
-    ([("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Ben", "Anna")],
-     "Ben is The True BAM! Master with 3 points!"),
-])
-def test_tie_breaks_and_the_shared_title(tmp_path: Path, realizer: Realizer, plan: list[tuple[str, str]], title: str) -> None:
+@pytest.mark.parametrize(
+    "plan, title",
+    [
+        (
+            [("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Cem", "Anna")],
+            "Ben and Cem share the title The True BAM! Master: 2 points and 2 grey cards won each!",
+        ),
+        (
+            [("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Anna", "Ben")],
+            "Ben and Cem have 1 point each; Ben won more grey cards (2 to 1), so Ben is The True BAM! Master!",
+        ),
+        (
+            [("Ben", "Dan"), ("Cem", "Dan"), ("Ben", "Anna"), ("Ben", "Anna")],
+            "Ben is The True BAM! Master with 3 points!",
+        ),
+    ],
+)
+def test_tie_breaks_and_the_shared_title(
+    tmp_path: Path, realizer: Realizer, plan: list[tuple[str, str]], title: str
+) -> None:
     """Ties go to more grey cards won; a remaining tie shares the title 'The True BAM! Master'."""
     outcome, transcript, flow, events = play(tmp_path, realizer, bot=judge_bot(plan), decks=(SINGLE,))
     assert outcome.finished and events[-1]["type"] == "game_over"
@@ -265,21 +323,42 @@ def test_tie_breaks_and_the_shared_title(tmp_path: Path, realizer: Realizer, pla
 
 def test_my_hand_help_score_repeat_and_read_again(tmp_path: Path, realizer: Realizer) -> None:
     """'my hand' repeats the hand privately; help fits the player's role; score, repeat and 'read two' answer."""
-    script = ["Dan: repeat", "Ben: my hand", "Ben: help", "Anna: help", "Cem: score", "Ben: seven", "Ben: help",
-              "Cem: one", "Dan: one", "Anna: repeat", "Anna: help", "Cem: help", "Anna: read two", "Anna: my hand"]
+    script = [
+        "Dan: repeat",
+        "Ben: my hand",
+        "Ben: help",
+        "Anna: help",
+        "Cem: score",
+        "Ben: seven",
+        "Ben: help",
+        "Cem: one",
+        "Dan: one",
+        "Anna: repeat",
+        "Anna: help",
+        "Cem: help",
+        "Anna: read two",
+        "Anna: my hand",
+    ]
     lines = "".join(f"{i} {line}\n" for i, line in enumerate(script, start=1))
     outcome, transcript, flow, events = play(tmp_path, realizer, lines=lines, decks=(SINGLE,))
     all_lines = transcript.splitlines()
     assert sum(line.startswith("host → Ben: Ben, your cards: one, ") for line in all_lines) == 2
-    assert any(line.startswith("host → Anna: Anna, your cards: one, ") and line.endswith("You are the BAM! Master this round.")
-               for line in all_lines)
+    assert any(
+        line.startswith("host → Anna: Anna, your cards: one, ") and line.endswith("You are the BAM! Master this round.")
+        for line in all_lines
+    )
     said = table_lines(transcript)
     assert any(line.startswith("host: Say the number of the card you play, for example seven.") for line in said)
     assert any(line.startswith("host: You are the BAM! Master: when all cards are in") for line in said)
     assert "host: Scores: Anna 0, Ben 0, Cem 0 and Dan 0." in said
-    assert sum(line.startswith("host → Dan: Dan, your cards: one, ") for line in all_lines) == 2  # Dan's repeat: his last line
+    assert (
+        sum(line.startswith("host → Dan: Dan, your cards: one, ") for line in all_lines) == 2
+    )  # Dan's repeat: his last line
     assert any(line.startswith("host: Your card is in. Wait for the sentences.") for line in said)
-    assert any(line.startswith("host: Say best and worst, for example best two, worst one. Say read and a number") for line in said)
+    assert any(
+        line.startswith("host: Say best and worst, for example best two, worst one. Say read and a number")
+        for line in said
+    )
     assert any(line.startswith("host: Anna is choosing the best and the worst.") for line in said)
     assert f"host: Two: {flow.sentences[1]}" in said
     reading = next(line for line in said if "All cards are in." in line)
@@ -288,8 +367,9 @@ def test_my_hand_help_score_repeat_and_read_again(tmp_path: Path, realizer: Real
 
 def test_reminder_names_who_is_still_expected(tmp_path: Path, realizer: Realizer) -> None:
     """Without answers the host reminds the players still to submit (a limited number of times)."""
-    outcome, transcript, flow, events = play(tmp_path, realizer, lines="1 Ben: seven\n60 Anna: score\n",
-                                             decks=(SINGLE,), remind_after=2.0, reminders=2)
+    outcome, transcript, flow, events = play(
+        tmp_path, realizer, lines="1 Ben: seven\n60 Anna: score\n", decks=(SINGLE,), remind_after=2.0, reminders=2
+    )
     said = table_lines(transcript)
     assert said.count("host: Still waiting for Cem and Dan: say the number of your card.") == 2
 
@@ -297,7 +377,9 @@ def test_reminder_names_who_is_still_expected(tmp_path: Path, realizer: Realizer
 def test_phrases_follow_the_phase(tmp_path: Path, realizer: Realizer) -> None:
     """The microphones' phrases: hand numbers (and 'X then Y' on double cards) while submitting,
     'best N worst M' while judging, and the global commands."""
-    outcome, transcript, flow, events = play(tmp_path / "a", realizer, lines="1 Ben: seven then three\n", decks=(DOUBLE,))
+    outcome, transcript, flow, events = play(
+        tmp_path / "a", realizer, lines="1 Ben: seven then three\n", decks=(DOUBLE,)
+    )
     phrases = flow.phrases()
     assert {"seven", "ten", "seven then three", "then", "my hand", "score", "help", "repeat"} <= set(phrases)
     assert "eleven" not in phrases
@@ -310,8 +392,9 @@ def test_phrases_follow_the_phase(tmp_path: Path, realizer: Realizer) -> None:
 
 def test_quit_asks_the_table_and_stops_with_scores(tmp_path: Path, realizer: Realizer) -> None:
     """'quit' asks the table; another player's yes stops the game with the standings, unfinished (no game_over: it can be resumed)."""
-    outcome, transcript, flow, events = play(tmp_path, realizer, lines="1 Ben: seven\n2 Cem: quit\n3 Cem: yes\n4 Dan: yes\n",
-                                             decks=(SINGLE,))
+    outcome, transcript, flow, events = play(
+        tmp_path, realizer, lines="1 Ben: seven\n2 Cem: quit\n3 Cem: yes\n4 Dan: yes\n", decks=(SINGLE,)
+    )
     assert outcome.reason == "quit" and not outcome.finished and events[-1]["type"] == "submit"
     said = table_lines(transcript)
     assert "host: Cem wants to stop the game." in " ".join(said)
@@ -329,6 +412,7 @@ def test_resume_continues_from_the_log(tmp_path: Path, realizer: Realizer) -> No
     base = PlaySettings("", (), f"script:{script}", 0, tmp_path / "game.jsonl", None, True, {"realizer": realizer})
     settings = settings_for_resume(events, tmp_path / "game.jsonl", base)
     import io
+
     out = io.StringIO()
     run_session(settings, resume=events, stdout=out)
     after = read_events(tmp_path / "game.jsonl")
@@ -338,7 +422,10 @@ def test_resume_continues_from_the_log(tmp_path: Path, realizer: Realizer) -> No
     assert state.round == 2 and state.phase is bam.Phase.SUBMITTING
     resumed = out.getvalue()
     assert "host: Welcome back to BAM! Round one of four." in resumed
-    assert "host → Dan: Dan, your cards: one, " in resumed and "host → Ben: Ben, your cards" not in resumed.split("All cards")[0]
+    assert (
+        "host → Dan: Dan, your cards: one, " in resumed
+        and "host → Ben: Ben, your cards" not in resumed.split("All cards")[0]
+    )
 
 
 def test_bad_deck_is_refused_before_the_game(tmp_path: Path, realizer: Realizer) -> None:
@@ -346,6 +433,7 @@ def test_bad_deck_is_refused_before_the_game(tmp_path: Path, realizer: Realizer)
     bad = tmp_path / "bad.toml"
     bad.write_text('[[red]]\nid = "x1"\ntext = "No blank here."\n')
     from voicehost.decks import DeckError
+
     with pytest.raises(DeckError, match="bad.toml"):
         play(tmp_path, realizer, lines="1 Ben: seven\n", decks=(str(bad),))
     log = tmp_path / "game.jsonl"
@@ -363,7 +451,10 @@ def test_setup_lists_grey_cards_in_printed_order() -> None:
 
 # ---- table cards ------------------------------------------------------------------------------
 
-def play_without_earphones(tmp_path: Path, realizer: Realizer, lines: str, **options: Any) -> tuple[Any, str, BamFlow, list[dict[str, Any]]]:
+
+def play_without_earphones(
+    tmp_path: Path, realizer: Realizer, lines: str, **options: Any
+) -> tuple[Any, str, BamFlow, list[dict[str, Any]]]:
     """A game whose only output is the table speaker (no private routes at all)."""
     import io
 
@@ -383,7 +474,9 @@ def play_without_earphones(tmp_path: Path, realizer: Realizer, lines: str, **opt
     script = tmp_path / "script.txt"
     script.write_text(lines)
     out = io.StringIO()
-    service = SpeechService(EspeakVoice(), {TABLE: NullSink()}, clock, transcript=transcript_printer(players, out, True))
+    service = SpeechService(
+        EspeakVoice(), {TABLE: NullSink()}, clock, transcript=transcript_printer(players, out, True)
+    )
     log = EventLogWriter(tmp_path / "game.jsonl")
     host = Host(clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(1), log=log)
     flow = make_flow(host, 1, {"realizer": realizer, **options})
@@ -406,7 +499,9 @@ def test_table_cards_is_automatic_without_private_outputs(tmp_path: Path, realiz
     assert len(said) == len(transcript.splitlines())  # nothing private was even attempted
     assert "host: Ben's card is in." in said and "seven." not in " ".join(said[1:2])
     assert "host: Ben, I cannot tell you privately: you hold your own cards at this table." in said
-    assert any(line.startswith("host: Say the number printed on the card you play, for example seven.") for line in said)
+    assert any(
+        line.startswith("host: Say the number printed on the card you play, for example seven.") for line in said
+    )
     assert "printed grey cards and deal ten to each player" in said[0]
 
 
@@ -426,8 +521,10 @@ def table_bot(seed: int) -> Any:
             gone = state.out_of_play()
             free = [n for n, c in flow.printed.items() if c not in gone]
             picks = rng.sample(free, state.blanks * len(state.waiting_for))
-            return [(1.0 + i, p, " then ".join(number_words(n) for n in picks[i * state.blanks:(i + 1) * state.blanks]))
-                    for i, p in enumerate(state.waiting_for)]
+            return [
+                (1.0 + i, p, " then ".join(number_words(n) for n in picks[i * state.blanks : (i + 1) * state.blanks]))
+                for i, p in enumerate(state.waiting_for)
+            ]
         if state.phase is bam.Phase.JUDGING:
             best, worst = rng.sample(range(1, len(state.reading) + 1), 2)
             return [(2.0, state.master, f"best {number_phrase(best)} worst {number_phrase(worst)}")]
@@ -458,17 +555,29 @@ def test_table_cards_whole_game_replays_and_tells_no_hands(tmp_path: Path, reali
 def test_table_cards_refusals_name_the_card(tmp_path: Path, realizer: Realizer) -> None:
     """Printed cards: a number not in the deck, a card on the table, a won card and a discarded
     card are each refused with a re-prompt; play goes on."""
+
     def decide(flow: Any, now: float) -> list[tuple[float, str, str]]:
         state: bam.BamState = flow.state
         if state.round == 1 and state.phase is bam.Phase.SUBMITTING:
-            return [(1, "Ben", "seven"), (2, "Cem", "seven"), (3, "Cem", "fifty"), (4, "Cem", "eight"), (5, "Dan", "nine")]
+            return [
+                (1, "Ben", "seven"),
+                (2, "Cem", "seven"),
+                (3, "Cem", "fifty"),
+                (4, "Cem", "eight"),
+                (5, "Dan", "nine"),
+            ]
         if state.round == 1 and state.phase is bam.Phase.JUDGING:
             return [(1, "Anna", "best one worst two")]
         if state.round == 2 and state.phase is bam.Phase.SUBMITTING and not state.submitted:
             won = next(n for n, c in flow.printed.items() if any(c in stack for stack in state.won_grey.values()))
             thrown = next(n for n, c in flow.printed.items() if c in state.discard)
-            return [(1, "Cem", number_phrase(won)), (2, "Dan", number_phrase(thrown)),
-                    (3, "Cem", "three"), (4, "Dan", "four"), (5, "Anna", "five")]
+            return [
+                (1, "Cem", number_phrase(won)),
+                (2, "Dan", number_phrase(thrown)),
+                (3, "Cem", "three"),
+                (4, "Dan", "four"),
+                (5, "Anna", "five"),
+            ]
         return []
 
     outcome, transcript, flow, events = play(tmp_path, realizer, bot=decide, decks=(SINGLE,), cards="table")
@@ -479,19 +588,23 @@ def test_table_cards_refusals_name_the_card(tmp_path: Path, realizer: Realizer) 
     assert "host: Cem, card seven is already on the table this round: play another." in said
     assert "host: Cem, there is no card fifty in this deck." in said
     assert f"host: Cem, card {number_phrase(won)} was won as a point: play another." in said
-    assert any(line.startswith("host: Dan, card ") and line.endswith("is on the discard pile: play another.") for line in said)
+    assert any(
+        line.startswith("host: Dan, card ") and line.endswith("is on the discard pile: play another.") for line in said
+    )
     assert [e["player"] for e in events if e["type"] == "submit"] == ["Ben", "Cem", "Dan", "Cem", "Dan", "Anna"]
     assert state.round == 2 and state.phase is bam.Phase.JUDGING
 
 
 def test_table_cards_resume_keeps_the_mode(tmp_path: Path, realizer: Realizer) -> None:
     """A table-cards game resumed on a session with private routes stays a table-cards game."""
-    outcome, transcript, flow, events = play(tmp_path, realizer, lines="1 Ben: seven\n", seed=3, cards="table",
-                                             decks=(SINGLE,))
+    outcome, transcript, flow, events = play(
+        tmp_path, realizer, lines="1 Ben: seven\n", seed=3, cards="table", decks=(SINGLE,)
+    )
     script = tmp_path / "more.txt"
     script.write_text("1 Cem: twelve\n2 Dan: my hand\n")
     base = PlaySettings("", (), f"script:{script}", 0, tmp_path / "game.jsonl", None, True, {"realizer": realizer})
     import io
+
     out = io.StringIO()
     run_session(settings_for_resume(events, tmp_path / "game.jsonl", base), resume=events, stdout=out)
     after = read_events(tmp_path / "game.jsonl")
@@ -502,6 +615,7 @@ def test_table_cards_resume_keeps_the_mode(tmp_path: Path, realizer: Realizer) -
 
 
 # ---- issue 14: the double-BAM! winner chooses the card to keep -------------------------------
+
 
 def keep_bot(answer: str | None) -> Any:
     """Players submit their cards 7+3, 3+7, 1+2; the master says 'best one worst two'; the best
@@ -535,7 +649,9 @@ def test_double_bam_winner_is_asked_which_card_to_keep(tmp_path: Path, realizer:
     assert any(f"{best['player']}, which card do you keep" in line for line in table_lines(transcript))
 
 
-def test_double_bam_keep_question_defaults_to_the_first_card_after_a_few_seconds(tmp_path: Path, realizer: Realizer) -> None:
+def test_double_bam_keep_question_defaults_to_the_first_card_after_a_few_seconds(
+    tmp_path: Path, realizer: Realizer
+) -> None:
     """Nobody answers the keep question: after a few seconds the host keeps the first blank's card and says so."""
     outcome, transcript, flow, events = play(tmp_path, realizer, bot=keep_bot(None), decks=(DOUBLE,))
     submitted = {e["player"]: e["cards"] for e in events if e["type"] == "submit"}
@@ -543,7 +659,7 @@ def test_double_bam_keep_question_defaults_to_the_first_card_after_a_few_seconds
     assert best["card"] == submitted[best["player"]][0]
     lines = table_lines(transcript)
     asked = next(i for i, line in enumerate(lines) if "which card do you keep" in line)
-    assert any("keeps the first card" in line for line in lines[asked + 1:])
+    assert any("keeps the first card" in line for line in lines[asked + 1 :])
     reading = next(e for e in events if e["type"] == "reading")["t"]
     assert 3.0 <= KEEP_WAIT <= 10.0 and best["t"] >= reading + KEEP_WAIT
 

@@ -67,8 +67,10 @@ class TimedBot:
             self._asked = marker
             now = self.clock.now()
             kept = [(h, True) for h, keep in self._pending if keep]
-            new = [(Heard(s.player, s.phrase, now + s.delay, now + s.delay + s.length, 1.0, "mic", s.level_db), s.keep)
-                   for s in self.decide(self.flow, now)]
+            new = [
+                (Heard(s.player, s.phrase, now + s.delay, now + s.delay + s.length, 1.0, "mic", s.level_db), s.keep)
+                for s in self.decide(self.flow, now)
+            ]
             self._pending = sorted(kept + new, key=lambda item: item[0].end)
         if not self._pending or (deadline is not None and self._pending[0][0].end > deadline):
             if deadline is None:
@@ -77,7 +79,7 @@ class TimedBot:
             return []
         end = self._pending[0][0].end
         heard = [h for h, _ in self._pending if h.end <= end + 1e-9]
-        self._pending = self._pending[len(heard):]
+        self._pending = self._pending[len(heard) :]
         self.clock.advance_to(end)
         return heard
 
@@ -85,10 +87,18 @@ class TimedBot:
         pass
 
 
-def host_bots(tmp: Path, decide: Decide, *, seed: int = 1, options: dict[str, object] | None = None,
-              players: tuple[str, ...] = PLAYERS) -> tuple[Outcome, str, BimBamBumFlow]:
+def host_bots(
+    tmp: Path,
+    decide: Decide,
+    *,
+    seed: int = 1,
+    options: dict[str, object] | None = None,
+    players: tuple[str, ...] = PLAYERS,
+) -> tuple[Outcome, str, BimBamBumFlow]:
     """Run a game with bots; return (outcome, transcript, flow)."""
-    settings = PlaySettings("bimbambum", players, "script:/dev/null", seed, tmp / "game.jsonl", None, True, options or {})
+    settings = PlaySettings(
+        "bimbambum", players, "script:/dev/null", seed, tmp / "game.jsonl", None, True, options or {}
+    )
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
     flow = built.flow
@@ -100,9 +110,13 @@ def host_bots(tmp: Path, decide: Decide, *, seed: int = 1, options: dict[str, ob
     return outcome, out.getvalue(), flow
 
 
-def host_script(tmp: Path, lines: str, *, seed: int = 1, options: dict[str, object] | None = None) -> tuple[Outcome, str, BimBamBumFlow]:
+def host_script(
+    tmp: Path, lines: str, *, seed: int = 1, options: dict[str, object] | None = None
+) -> tuple[Outcome, str, BimBamBumFlow]:
     """Run a game from timed script lines ('1.5 Anna: two bam')."""
-    outcome, transcript, flow = run_offline("bimbambum", ",".join(PLAYERS), seed=seed, lines=lines, tmp=tmp, options=options)
+    outcome, transcript, flow = run_offline(
+        "bimbambum", ",".join(PLAYERS), seed=seed, lines=lines, tmp=tmp, options=options
+    )
     assert isinstance(flow, BimBamBumFlow)
     return outcome, transcript, flow
 
@@ -149,7 +163,12 @@ def count_pile(state: bb.State, pile: int) -> int:
     return 4 if phrase == bb.cards.CALL else len(phrase.split())
 
 
-def aiming(want: int, rng: random.Random, stop: Callable[[BimBamBumFlow], bool], slaps: Callable[[bb.State], list[Say]] | None = None) -> Decide:
+def aiming(
+    want: int,
+    rng: random.Random,
+    stop: Callable[[BimBamBumFlow], bool],
+    slaps: Callable[[bb.State], list[Say]] | None = None,
+) -> Decide:
     """Bots that play right, preferring a pile whose yell repeats ``want`` times, until ``stop``; then quit."""
 
     def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
@@ -163,7 +182,11 @@ def aiming(want: int, rng: random.Random, stop: Callable[[BimBamBumFlow], bool],
             if slaps is not None:
                 return slaps(state)
             return [Say(0.2 + 0.3 * k, p, "ship") for k, p in enumerate(state.after(state.caller))]
-        piles = [p for p in range(3) if count_pile(state, p) == want] or [p for p in range(3) if count_pile(state, p) != 4] or [0]
+        piles = (
+            [p for p in range(3) if count_pile(state, p) == want]
+            or [p for p in range(3) if count_pile(state, p) != 4]
+            or [0]
+        )
         return [play_right(state, rng.choice(piles), now)]
 
     return decide
@@ -238,7 +261,9 @@ def test_without_levels_the_first_player_is_drawn_by_the_seed(tmp_path: Path) ->
     for seed in (1, 2, 3, 4, 5, 6):
         folder = tmp_path / str(seed)
         folder.mkdir()
-        outcome, transcript, flow = host_bots(folder, shouts({p: None for p in PLAYERS}, {p: 0.2 for p in PLAYERS}), seed=seed)
+        outcome, transcript, flow = host_bots(
+            folder, shouts({p: None for p in PLAYERS}, {p: 0.2 for p in PLAYERS}), seed=seed
+        )
         firsts[seed] = of_type(flow, "setup")[0]["state"]["turn"]
         assert f"so I drew lots: it is {firsts[seed]}." in transcript
     again = tmp_path / "again"
@@ -285,7 +310,9 @@ def test_the_window_opens_when_the_announcement_ends(tmp_path: Path) -> None:
     assert delays[1] > 3.0  # the second play came more than 3 s after the first play was heard: on time all the same
     spans = flow.host.mouth.service.spans(TABLE)
     for turn in turns[:3]:
-        said = [s for s in spans if s.text.endswith(f"{turn['player']}: {turn['card']}.") and abs(s.end - turn["t"]) < 1e-3]
+        said = [
+            s for s in spans if s.text.endswith(f"{turn['player']}: {turn['card']}.") and abs(s.end - turn["t"]) < 1e-3
+        ]
         assert said, f"no announcement ends at the turn's t ({turn})"
     late = of_type(flow, "mistake")[0]  # the window closed before the late play was heard: the host's timeout
     assert late["reason"] == "timeout" and late["player"] == turns[2]["player"] and late["onset"] is None
@@ -327,13 +354,16 @@ def test_the_time_running_out_sound_plays_before_the_window_ends(tmp_path: Path)
     assert warnings[0].start == pytest.approx(closes - WARN_BEFORE, abs=1e-3) and warnings[0].end < closes
     lines = transcript.splitlines()
     assert lines.index("host: (sound: time is running out)") < next(
-        i for i, line in enumerate(lines) if line.startswith("host: Time's up, Anna!"))
+        i for i, line in enumerate(lines) if line.startswith("host: Time's up, Anna!")
+    )
 
     card = deal(1).top("Anna")
     assert card is not None
-    outcome, transcript, flow = host_bots(tmp_path / "quick", scripted([(0.5, "Anna", f"one {card.value}"),
-                                                                        (1.5, "Ben", "quit"), (2.0, "Cem", "yes")]),
-                                          options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path / "quick",
+        scripted([(0.5, "Anna", f"one {card.value}"), (1.5, "Ben", "quit"), (2.0, "Cem", "yes")]),
+        options={"first_player": "Anna"},
+    )
     assert of_type(flow, "play")[0]["ok"]
     assert not [s for s in flow.host.mouth.service.spans(TABLE) if s.text == "(sound: time running out)"]
 
@@ -346,7 +376,9 @@ def test_no_window_variant_reminds_instead_of_a_timeout(tmp_path: Path) -> None:
     assert options["window"] is None
     card = deal(1).top("Anna")
     assert card is not None
-    outcome, transcript, flow = host_bots(tmp_path, scripted([(80, "Anna", f"one {card.value}"), (82, "Ben", "quit")]), options=options)
+    outcome, transcript, flow = host_bots(
+        tmp_path, scripted([(80, "Anna", f"one {card.value}"), (82, "Ben", "quit")]), options=options
+    )
     setup = of_type(flow, "setup")[0]
     assert setup["state"]["window"] is None
     assert "mistake" not in kinds(flow)
@@ -388,7 +420,9 @@ def test_the_wrong_number_of_repetitions_is_a_wrong_word(tmp_path: Path, times: 
     card = deal(1).top("Anna")
     assert card is not None
     said = " ".join([card.value] * times)
-    outcome, transcript, flow = host_script(tmp_path, f"1 Anna: two {said}\n2 Ben: quit\n", options={"first_player": "Anna"})
+    outcome, transcript, flow = host_script(
+        tmp_path, f"1 Anna: two {said}\n2 Ben: quit\n", options={"first_player": "Anna"}
+    )
     play, mistake = of_type(flow, "play")[0], of_type(flow, "mistake")[0]
     assert play["pile"] == 1 and play["said"] == said and play["expected"] == card.value and not play["ok"]
     assert mistake["reason"] == "wrong_word" and mistake["player"] == "Anna"
@@ -400,20 +434,25 @@ def test_the_wrong_word_is_a_wrong_word(tmp_path: Path) -> None:
     card = deal(1).top("Anna")
     assert card is not None
     other = next(c for c in bb.Card if c is not card)
-    outcome, transcript, flow = host_script(tmp_path, f"1 Anna: three {other.value}\n2 Ben: quit\n", options={"first_player": "Anna"})
+    outcome, transcript, flow = host_script(
+        tmp_path, f"1 Anna: three {other.value}\n2 Ben: quit\n", options={"first_player": "Anna"}
+    )
     assert of_type(flow, "mistake")[0]["reason"] == "wrong_word"
     assert of_type(flow, "penalty")[0]["took_pile"] == 2
     assert f"Mistake, Anna: it was {card.value}, not {other.value}." in transcript
 
 
-@pytest.mark.parametrize("phrase,answer", [
-    ("two", "Anna: pile two, and the yell?"),
-    ("bam bam", "Anna: which pile? Say it with the yell, like two "),
-    ("banana split", "Sorry Anna, I did not understand."),
-    ("four bam", "Anna: one pile, one, two or three, then the yell."),
-    ("one two bim", "Anna: one pile, one, two or three, then the yell."),
-    ("bim bam bum", "Anna: which pile?"),
-])
+@pytest.mark.parametrize(
+    "phrase,answer",
+    [
+        ("two", "Anna: pile two, and the yell?"),
+        ("bam bam", "Anna: which pile? Say it with the yell, like two "),
+        ("banana split", "Sorry Anna, I did not understand."),
+        ("four bam", "Anna: one pile, one, two or three, then the yell."),
+        ("one two bim", "Anna: one pile, one, two or three, then the yell."),
+        ("bim bam bum", "Anna: which pile?"),
+    ],
+)
 def test_bad_and_ambiguous_phrases_get_a_re_prompt(tmp_path: Path, phrase: str, answer: str) -> None:
     """A pile without a yell, a yell without a pile, nonsense or a pile that does not exist is re-prompted; nothing is judged."""
     card = deal(1).top("Anna")
@@ -445,7 +484,9 @@ def test_read_play_understands_piles_yells_and_fillers() -> None:
 
 def test_a_double_yell_skips_the_next_player_and_is_announced(tmp_path: Path) -> None:
     """A right yell of the word twice is announced 'Skip NAME!' and the turn goes to the player after."""
-    outcome, transcript, flow = host_bots(tmp_path, aiming(2, random.Random(1), lambda f: "skip" in kinds(f)), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(2, random.Random(1), lambda f: "skip" in kinds(f)), options={"first_player": "Anna"}
+    )
     events = [e.to_json() for e in flow.host.events]
     i = kinds(flow).index("skip")
     player = events[i - 1]["player"]
@@ -457,7 +498,9 @@ def test_a_double_yell_skips_the_next_player_and_is_announced(tmp_path: Path) ->
 
 def test_a_triple_yell_reverses_and_is_announced(tmp_path: Path) -> None:
     """A right yell of the word three times is announced 'Reverse!' and the turn goes the other way round."""
-    outcome, transcript, flow = host_bots(tmp_path, aiming(3, random.Random(1), lambda f: "reverse" in kinds(f)), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(3, random.Random(1), lambda f: "reverse" in kinds(f)), options={"first_player": "Anna"}
+    )
     events = [e.to_json() for e in flow.host.events]
     i = kinds(flow).index("reverse")
     player, direction, nxt = events[i - 1]["player"], events[i]["direction"], events[i + 1]
@@ -481,7 +524,9 @@ def test_the_last_to_slap_is_ranked_by_onset_not_by_arrival(tmp_path: Path) -> N
         # 'late' begins 0.05 s later but is short, so it reaches the host first
         return [Say(0.50, late, "ship", 0.3), Say(0.45, early, "slap", 0.6)]
 
-    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"}
+    )
     slapped = of_type(flow, "slap")
     assert [s["player"] for s in slapped] == [order["early"], order["late"]]
     mistake = of_type(flow, "mistake")[0]
@@ -503,7 +548,9 @@ def test_a_player_who_does_not_slap_is_last_when_the_window_closes(tmp_path: Pat
         missing.append(silent)
         return [Say(0.4, slapper, "slap")]
 
-    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"}
+    )
     mistake = of_type(flow, "mistake")[0]
     call = of_type(flow, "bimbambum")[0]
     assert mistake["reason"] == "last_to_slap" and mistake["player"] == missing[0] and mistake["onset"] is None
@@ -521,10 +568,14 @@ def test_a_slap_begun_before_the_yell_does_not_count(tmp_path: Path) -> None:
         early.append(a)
         return [Say(-0.8, a, "slap", 1.0), Say(0.5, b, "ship")]  # a's clap began 0.3 s before the yell did
 
-    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"}
+    )
     mistake = of_type(flow, "mistake")[0]
     assert mistake["reason"] == "last_to_slap" and mistake["player"] == early[0] and mistake["onset"] is None
-    assert [s["player"] for s in of_type(flow, "slap")] == [p for p in PLAYERS if p not in (early[0], of_type(flow, "bimbambum")[0]["player"])]
+    assert [s["player"] for s in of_type(flow, "slap")] == [
+        p for p in PLAYERS if p not in (early[0], of_type(flow, "bimbambum")[0]["player"])
+    ]
     assert f"{early[0]} did not slap!" in transcript and "not everyone has slapped" not in transcript
 
 
@@ -535,7 +586,9 @@ def test_slapping_on_your_own_call_is_a_mistake(tmp_path: Path) -> None:
         assert state.caller is not None
         return [Say(0.3, state.caller, "ship")]
 
-    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"}
+    )
     call, mistake = of_type(flow, "bimbambum")[0], of_type(flow, "mistake")[0]
     assert mistake["reason"] == "slapped_own_call" and mistake["player"] == call["player"]
     assert f"Mistake, {call['player']}: no slapping on your own bim bam bum!" in transcript
@@ -549,7 +602,9 @@ def test_the_host_is_silent_during_a_slap_race(tmp_path: Path) -> None:
         a, b = state.after(state.caller)
         return [Say(0.3, a, "one bim"), Say(0.6, a, "slap"), Say(1.0, b, "ship")]
 
-    outcome, transcript, flow = host_bots(tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, aiming(4, random.Random(3), until_race, slaps), options={"first_player": "Anna"}
+    )
     call, first_slap = of_type(flow, "bimbambum")[0], of_type(flow, "slap")[0]
     spans = flow.host.mouth.service.spans(TABLE)
     race_end = of_type(flow, "slap")[-1]["onset"]
@@ -583,7 +638,7 @@ def test_a_pause_during_a_slap_race_reopens_it_after_resume(tmp_path: Path) -> N
     outcome, transcript, flow = host_bots(tmp_path, decide, options={"first_player": "Anna"})
     names = kinds(flow)
     i = names.index("bimbambum")
-    assert names[i + 1:i + 5] == ["resumed", "slap", "slap", "mistake"]
+    assert names[i + 1 : i + 5] == ["resumed", "slap", "slap", "mistake"]
     resumed = flow.host.events[i + 1].to_json()
     assert all(e["onset"] >= resumed["t"] for e in of_type(flow, "slap"))
     assert of_type(flow, "mistake")[0]["player"] == calls[0] and of_type(flow, "mistake")[0]["reason"] == "last_to_slap"
@@ -600,9 +655,19 @@ def test_voice_commands_answer_in_this_game(tmp_path: Path) -> None:
     card = deal(1).top("Anna")
     assert card is not None
     lines = [
-        (0.3, "Cem", "my card"), (0.6, "Anna", "pause"), (1, "Ben", "score"), (2, "Anna", "help"), (3, "Ben", "help"),
-        (4, "Cem", "table"), (7, "Ben", "slower"), (8, "Ben", "faster"), (100, "Anna", f"one {card.value}"),
-        (200, "Anna", "resume"), (202, "Anna", f"one {card.value}"), (204, "Ben", "quit"), (204.5, "Cem", "yes"),
+        (0.3, "Cem", "my card"),
+        (0.6, "Anna", "pause"),
+        (1, "Ben", "score"),
+        (2, "Anna", "help"),
+        (3, "Ben", "help"),
+        (4, "Cem", "table"),
+        (7, "Ben", "slower"),
+        (8, "Ben", "faster"),
+        (100, "Anna", f"one {card.value}"),
+        (200, "Anna", "resume"),
+        (202, "Anna", f"one {card.value}"),
+        (204, "Ben", "quit"),
+        (204.5, "Cem", "yes"),
     ]
     outcome, transcript, flow = host_bots(tmp_path, scripted(lines), options={"first_player": "Anna"})
     start = of_type(flow, "setup")[0]["t"]
@@ -615,7 +680,9 @@ def test_voice_commands_answer_in_this_game(tmp_path: Path) -> None:
     assert "I will speak more slowly." in transcript and "I will speak faster." in transcript
     assert "Paused." in transcript and "The game is paused. Say resume to go on." in transcript
     plays = of_type(flow, "play")
-    assert len(plays) == 1 and plays[0]["onset"] == pytest.approx(start + 202) and plays[0]["ok"]  # on time: the window reopened after the pause
+    assert (
+        len(plays) == 1 and plays[0]["onset"] == pytest.approx(start + 202) and plays[0]["ok"]
+    )  # on time: the window reopened after the pause
     assert "resumed" in kinds(flow) and "mistake" not in kinds(flow)
     assert outcome.reason == "quit" and not of_type(flow, "game_over") and "The game stops here." in transcript
     assert bb.replay(read_events(tmp_path / "game.jsonl")) == flow.state
@@ -625,7 +692,9 @@ def test_repeat_says_the_last_announcement_again(tmp_path: Path) -> None:
     """'repeat' says the host's last table announcement once more (here the first card)."""
     card = deal(1).top("Anna")
     assert card is not None
-    outcome, transcript, flow = host_bots(tmp_path, scripted([(0.5, "Ben", "repeat"), (5, "Ben", "quit")]), options={"first_player": "Anna"})
+    outcome, transcript, flow = host_bots(
+        tmp_path, scripted([(0.5, "Ben", "repeat"), (5, "Ben", "quit")]), options={"first_player": "Anna"}
+    )
     lines = [line for line in transcript.splitlines() if line.startswith("host: ")]
     assert lines[1] == lines[2] == f"host: Anna starts. Anna: {card.value}."
 
@@ -645,9 +714,29 @@ def test_phrases_follow_the_phase() -> None:
     assert "bim bam bum" in flow.phrases() and "two bam bam" not in flow.phrases()
     flow.state = deal(1)
     on_turn = flow.phrases()
-    assert {"one bim", "two bam bam", "three bum bum bum", "two bim bam bum", "bim bam bum", "ship", "slap", "repeat", "help", "quit"} <= set(on_turn)
-    flow.state = bb.State(players=PLAYERS, decks=flow.state.decks, piles=((), (), ()), box=(), turn="Anna",
-                          phase=bb.Phase.SLAP, caller="Anna", slap_opens=0.0, slap_closes=2.0)
+    assert {
+        "one bim",
+        "two bam bam",
+        "three bum bum bum",
+        "two bim bam bum",
+        "bim bam bum",
+        "ship",
+        "slap",
+        "repeat",
+        "help",
+        "quit",
+    } <= set(on_turn)
+    flow.state = bb.State(
+        players=PLAYERS,
+        decks=flow.state.decks,
+        piles=((), (), ()),
+        box=(),
+        turn="Anna",
+        phase=bb.Phase.SLAP,
+        caller="Anna",
+        slap_opens=0.0,
+        slap_closes=2.0,
+    )
     in_race = flow.phrases()
     assert {"ship", "slap", "score"} <= set(in_race) and "one bim" not in in_race
     assert flow.likely() == []
@@ -664,10 +753,19 @@ def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:
     card = state.top(state.turn)
     assert card is not None
     others = [c for c in Card if c is not card]
-    flow.state = bb.State(players=PLAYERS, decks=state.decks, piles=((others[0],), (others[1],), ()), box=(), turn=state.turn)
+    flow.state = bb.State(
+        players=PLAYERS, decks=state.decks, piles=((others[0],), (others[1],), ()), box=(), turn=state.turn
+    )
     likely = flow.likely()
     word = card.value
-    assert {word, f"{word} {word}", f"one {word} {word} {word}", f"three {word}", "bim bam bum", "three bim bam bum"} <= set(likely)
+    assert {
+        word,
+        f"{word} {word}",
+        f"one {word} {word} {word}",
+        f"three {word}",
+        "bim bam bum",
+        "three bim bam bum",
+    } <= set(likely)
     assert "one bim bam bum" not in likely and not any(c.value in likely for c in others)
     assert set(likely) <= set(flow.phrases())
 
@@ -679,7 +777,10 @@ def test_options_become_settings_and_bad_ones_are_refused() -> None:
 
     parser = argparse.ArgumentParser()
     flow_module.add_arguments(parser)
-    assert flow_module.options_from_args(parser.parse_args(["--window", "4.5", "--slap-window", "1.5"])) == {"window": 4.5, "slap_window": 1.5}
+    assert flow_module.options_from_args(parser.parse_args(["--window", "4.5", "--slap-window", "1.5"])) == {
+        "window": 4.5,
+        "slap_window": 1.5,
+    }
     with pytest.raises(SystemExit):
         parser.parse_args(["--window", "4", "--no-window"])
     host = Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1))  # type: ignore[arg-type]
@@ -702,14 +803,42 @@ def test_play_command_runs_the_game_from_a_script(tmp_path: Path, capsys: pytest
     script = tmp_path / "game.txt"
     script.write_text(f"1 Ben: one {card.value}\n2 Cem: quit\n")
     log = tmp_path / "game.jsonl"
-    status = main(["play", "bimbambum", "--players", "Anna,Ben,Cem", "--input", f"script:{script}", "--seed", "7",
-                   "--first", "ben", "--slap-window", "1.5", "--log", str(log)])
+    status = main(
+        [
+            "play",
+            "bimbambum",
+            "--players",
+            "Anna,Ben,Cem",
+            "--input",
+            f"script:{script}",
+            "--seed",
+            "7",
+            "--first",
+            "ben",
+            "--slap-window",
+            "1.5",
+            "--log",
+            str(log),
+        ]
+    )
     assert status == 0
     events = read_events(log)
     assert events[0]["state"]["slap_window"] == 1.5 and events[0]["state"]["turn"] == "Ben"
     assert [e for e in events if e["type"] == "play"][0]["ok"]
-    status = main(["play", "bimbambum", "--players", "Anna,Ben,Cem", "--input", f"script:{script}", "--first", "Zed",
-                   "--log", str(tmp_path / "bad.jsonl")])
+    status = main(
+        [
+            "play",
+            "bimbambum",
+            "--players",
+            "Anna,Ben,Cem",
+            "--input",
+            f"script:{script}",
+            "--first",
+            "Zed",
+            "--log",
+            str(tmp_path / "bad.jsonl"),
+        ]
+    )
     err = capsys.readouterr().err
     assert status != 0 and "Zed" in err and len(err.strip().splitlines()) == 1
 
@@ -733,7 +862,7 @@ def test_a_stopped_game_resumes_from_its_log(tmp_path: Path) -> None:
     result = run_session(settings_for_resume(events, log, base), resume=events, stdout=out)
     assert "Welcome back to Bim Bam Bum!" in out.getvalue()
     final = read_events(log)
-    assert [e["type"] for e in final[len(events):]][:3] == ["resumed", "turn", "play"]
+    assert [e["type"] for e in final[len(events) :]][:3] == ["resumed", "turn", "play"]
     assert [e for e in final if e["type"] == "play"][-1]["ok"]
     assert not result.finished and not bb.replay(final).over  # the whole log, old and new, replays
 
@@ -742,18 +871,19 @@ def test_an_absent_player_is_asked_about_and_the_game_ends_instead_of_looping(tm
     """Nobody answers (the player whose turn it is has left): after two missed windows the host
     asks whether they left, after four the game ends with a game-over event, long before the
     input gives up (before, "Time's up … New round" looped for ever)."""
-    outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path,
-                                            bot=lambda flow, now: [])
+    outcome, transcript, flow = run_offline("bimbambum", "Anna,Ben,Cem", seed=3, tmp=tmp_path, bot=lambda flow, now: [])
     events = read_events(tmp_path / "game.jsonl")
     assert events[-1]["type"] == "game_over", [e["type"] for e in events][-5:]
     first = flow.first  # type: ignore[attr-defined]
     assert f"{first} has missed two turns. If {first} has left the table, say: a player has left." in transcript
-    assert f"{first} has not played four times in a row: Bim Bam Bum! cannot go on without {first}'s cards" in transcript
+    assert (
+        f"{first} has not played four times in a row: Bim Bam Bum! cannot go on without {first}'s cards" in transcript
+    )
     assert sum(1 for e in events if e["type"] == "mistake" and e.get("reason") == "timeout") == 3, events
 
 
 def test_a_player_who_left_ends_the_game_when_the_table_says_so(tmp_path: Path) -> None:
-    """"A player has left" (said by anyone, whole phrase) ends the game with the cards left; "I
+    """ "A player has left" (said by anyone, whole phrase) ends the game with the cards left; "I
     think Cem has left" is a stray sentence and changes nothing."""
     said: list[str] = []
 

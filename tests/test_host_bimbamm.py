@@ -61,8 +61,14 @@ def test_races_are_ranked_by_onset_not_by_arrival(tmp_path: Path) -> None:
     holders = [p for p in state.players if state.hand(p) is animal]
     tiles = [i for i, t in enumerate(state.tiles) if t.black is animal][:2]
     lines = f"1 Anna: flip {tiles[0] + 1}\n3 Ben: flip {tiles[1] + 1}\n"
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=seed, lines=lines, tmp=tmp_path,
-                                            options={"first_player": "Anna", "race_window": 100.0})
+    outcome, transcript, flow = run_offline(
+        "bimbamm",
+        "Anna,Ben,Cem",
+        seed=seed,
+        lines=lines,
+        tmp=tmp_path,
+        options={"first_player": "Anna", "race_window": 100.0},
+    )
     flow_state = flow.state  # type: ignore[attr-defined]
     assert flow_state.phase is bb.Phase.RACE and animal in flow_state.race
     flow.host.log = None  # type: ignore[attr-defined]
@@ -109,14 +115,18 @@ def test_a_race_opening_and_a_race_nobody_wins_are_in_the_transcript(tmp_path: P
 
 def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
     """'seven', 'flip seven', 'swap' and (typed) 'exchange with NAME' become the right actions; a bad tile number is explained."""
-    lines = "\n".join([
-        "1 Anna: flip twenty",       # no such tile: explained, still Anna's turn
-        "3 Anna: swap",              # special tile (SWAP) → it turns to EXCHANGE
-        "6 Ben: exchange",           # no target: host asks whom, numbered
-        "8 Ben: exchange with cem",  # typed: EXCHANGE with Cem
-        "11 Cem: seven",             # a plain number flips
-    ])
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"})
+    lines = "\n".join(
+        [
+            "1 Anna: flip twenty",  # no such tile: explained, still Anna's turn
+            "3 Anna: swap",  # special tile (SWAP) → it turns to EXCHANGE
+            "6 Ben: exchange",  # no target: host asks whom, numbered
+            "8 Ben: exchange with cem",  # typed: EXCHANGE with Cem
+            "11 Cem: seven",  # a plain number flips
+        ]
+    )
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"}
+    )
     events = read_events(tmp_path / "game.jsonl")
     kinds = [e["type"] for e in events]
     assert "swap" in kinds and "exchange" in kinds
@@ -129,14 +139,18 @@ def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
 
 def test_out_of_turn_words_are_answered_not_applied(tmp_path: Path) -> None:
     """A number said by someone whose turn it is not gets a short answer and changes nothing."""
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: seven\n", tmp=tmp_path, options={"first_player": "Anna"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: seven\n", tmp=tmp_path, options={"first_player": "Anna"}
+    )
     assert "Ben, it is Anna's turn." in transcript
     assert not any(e["type"] == "flip" for e in read_events(tmp_path / "game.jsonl"))
 
 
 def test_a_shout_without_five_is_a_mistake(tmp_path: Path) -> None:
     """Shouting an animal when no five show is judged a mistake (no_five) and announced."""
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: pig\n", tmp=tmp_path, options={"first_player": "Anna"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=2, lines="1 Ben: pig\n", tmp=tmp_path, options={"first_player": "Anna"}
+    )
     mistakes = [e for e in read_events(tmp_path / "game.jsonl") if e["type"] == "mistake"]
     assert mistakes and mistakes[0]["reason"] == "no_five" and mistakes[0]["player"] == "Ben"
     assert "Mistake, Ben: there are not five pigs" in transcript
@@ -144,11 +158,24 @@ def test_a_shout_without_five_is_a_mistake(tmp_path: Path) -> None:
 
 def test_voice_commands_answer(tmp_path: Path) -> None:
     """repeat, score, help, tiles, my card, slower, faster, pause/resume each get their answer."""
-    lines = "\n".join([
-        "1 Ben: score", "2 Ben: tiles", "3 Cem: my card", "4 Anna: help", "5 Ben: repeat",
-        "6 Ben: slower", "7 Ben: faster", "8 Anna: pause", "9 Anna: seven", "10 Anna: resume", "12 Anna: seven",
-    ])
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"})
+    lines = "\n".join(
+        [
+            "1 Ben: score",
+            "2 Ben: tiles",
+            "3 Cem: my card",
+            "4 Anna: help",
+            "5 Ben: repeat",
+            "6 Ben: slower",
+            "7 Ben: faster",
+            "8 Anna: pause",
+            "9 Anna: seven",
+            "10 Anna: resume",
+            "12 Anna: seven",
+        ]
+    )
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"}
+    )
     assert "Points: Anna 0, Ben 0 and Cem 0." in transcript
     assert "Tiles: one " in transcript and "The special tile shows swap." in transcript
     assert "host → Cem: Cem, your card is the" in transcript
@@ -165,13 +192,17 @@ def test_quit_asks_the_table_and_a_quit_game_resumes(tmp_path: Path) -> None:
     from voicehost.host.build import PlaySettings, run_session, settings_for_resume
 
     lines = "1 Ben: quit\n2 Anna: no\n4 Ben: quit\n80 Ben: quit\n81 Ben: yes\n82 Anna: yes please\n"
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben", seed=2, lines=lines, tmp=tmp_path,
-                                            options={"first_player": "Anna"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben", seed=2, lines=lines, tmp=tmp_path, options={"first_player": "Anna"}
+    )
     events = read_events(tmp_path / "game.jsonl")
     assert outcome.reason == "quit" and not outcome.finished and all(e["type"] != "game_over" for e in events)
     assert transcript.count("Ben wants to stop the game.") == 3
     assert "We go on." in transcript and "Nobody said yes: the game goes on." in transcript
-    assert "Ben, someone else must say yes." in transcript and "The game stops here. Points: Anna 0 and Ben 0." in transcript
+    assert (
+        "Ben, someone else must say yes." in transcript
+        and "The game stops here. Points: Anna 0 and Ben 0." in transcript
+    )
     script = tmp_path / "resume.txt"
     script.write_text("1 Anna: seven\n")
     log = tmp_path / "game.jsonl"
@@ -179,8 +210,11 @@ def test_quit_asks_the_table_and_a_quit_game_resumes(tmp_path: Path) -> None:
     out = __import__("io").StringIO()
     run_session(settings_for_resume(events, log, base), resume=events, stdout=out)
     assert "Welcome back to Bim Bamm!" in out.getvalue()
-    new = read_events(log)[len(events):]
-    assert [(e["type"], e.get("player"), e.get("tile")) for e in new[:2]] == [("resumed", None, None), ("flip", "Anna", 6)], new
+    new = read_events(log)[len(events) :]
+    assert [(e["type"], e.get("player"), e.get("tile")) for e in new[:2]] == [
+        ("resumed", None, None),
+        ("flip", "Anna", 6),
+    ], new
 
 
 def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:
@@ -192,7 +226,20 @@ def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:
     first.write_text("1 Anna: flip 3\n3 Ben: flip 5\n")
     second = tmp_path / "two.txt"
     second.write_text("1 Cem: flip 9\n")
-    played = run_voicehost("play", "bimbamm", "--players", "Anna,Ben,Cem", "--input", f"script:{first}", "--seed", "4", "--log", str(log), "--first", "Anna")
+    played = run_voicehost(
+        "play",
+        "bimbamm",
+        "--players",
+        "Anna,Ben,Cem",
+        "--input",
+        f"script:{first}",
+        "--seed",
+        "4",
+        "--log",
+        str(log),
+        "--first",
+        "Anna",
+    )
     assert played.returncode == 0, played.stderr
     assert "voicehost resume" in played.stdout
     before = read_events(log)
@@ -201,7 +248,7 @@ def test_resume_continues_the_log_with_seq_and_time(tmp_path: Path) -> None:
     assert "Welcome back to Bim Bamm!" in resumed.stdout
     after = read_events(log)
     assert after[: len(before)] == before
-    new = after[len(before):]
+    new = after[len(before) :]
     assert new[0]["type"] == "resumed" and new[0]["seq"] == len(before)
     assert new[0]["t"] > before[-1]["t"]
     assert any(e["type"] == "flip" and e["player"] == "Cem" and e["tile"] == 8 for e in new)
@@ -221,8 +268,9 @@ def _two_black(seed: int) -> tuple[bb.Animal, list[int]]:
 
 def test_table_cards_start_with_the_cat_holder_saying_me(tmp_path: Path) -> None:
     """Table cards: the host asks who holds a cat; the player who says 'me' begins; hands are not logged."""
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="2 Ben: me\n", tmp=tmp_path,
-                                            options={"cards": "table"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=3, lines="2 Ben: me\n", tmp=tmp_path, options={"cards": "table"}
+    )
     assert "Whoever holds a cat, say me." in transcript
     assert "Ben holds the cat." in transcript and "Ben begins." in transcript
     setup = read_events(tmp_path / "game.jsonl")[0]
@@ -234,8 +282,14 @@ def test_table_cards_start_with_the_cat_holder_saying_me(tmp_path: Path) -> None
 
 def test_table_cards_without_an_answer_the_first_seat_begins(tmp_path: Path) -> None:
     """Table cards: if nobody says 'me', the first seat begins after the wait."""
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="30 Anna: help\n", tmp=tmp_path,
-                                            options={"cards": "table", "cat_wait": 5.0})
+    outcome, transcript, flow = run_offline(
+        "bimbamm",
+        "Anna,Ben,Cem",
+        seed=3,
+        lines="30 Anna: help\n",
+        tmp=tmp_path,
+        options={"cards": "table", "cat_wait": 5.0},
+    )
     assert "Nobody said me, so Anna begins." in transcript
     assert read_events(tmp_path / "game.jsonl")[0]["state"]["turn"] == "Anna"
 
@@ -244,9 +298,15 @@ def test_table_cards_a_shout_is_trusted_and_can_be_challenged(tmp_path: Path) ->
     """Table cards: the earliest shout scores on trust; 'challenge' from another player takes the point back (no_card)."""
     animal, tiles = _two_black(3)
     script = _race_script(3, tiles, f"5.5 Cem: {animal.value}\n20 Anna: challenge\n")
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines="1 Anna: me\n" + "\n".join(
-        f"{float(t.split()[0]) + 1} {' '.join(t.split()[1:])}" for t in script.splitlines()), tmp=tmp_path,
-        options={"cards": "table"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm",
+        "Anna,Ben,Cem",
+        seed=3,
+        lines="1 Anna: me\n"
+        + "\n".join(f"{float(t.split()[0]) + 1} {' '.join(t.split()[1:])}" for t in script.splitlines()),
+        tmp=tmp_path,
+        options={"cards": "table"},
+    )
     events = read_events(tmp_path / "game.jsonl")
     kinds = [e["type"] for e in events]
     assert "point" in kinds and "challenge" in kinds
@@ -262,8 +322,9 @@ def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Pat
 
     animal, tiles = _two_black(3)
     lines = f"1 Anna: me\n2 Anna: flip {tiles[0] + 1}\n4 Ben: flip {tiles[1] + 1}\n"
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=3, lines=lines, tmp=tmp_path,
-                                            options={"cards": "table", "race_window": 100.0})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=3, lines=lines, tmp=tmp_path, options={"cards": "table", "race_window": 100.0}
+    )
     f = flow
     f.host.log = None  # type: ignore[attr-defined]
     state = f.state  # type: ignore[attr-defined]
@@ -286,7 +347,9 @@ def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> No
     pairs of the scored animal's tiles for the scorer."""
     from voicehost.rules.bimbamm.state import evolve
 
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=2, lines="", tmp=tmp_path, options={"first_player": "Anna"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=2, lines="", tmp=tmp_path, options={"first_player": "Anna"}
+    )
     state = flow.state  # type: ignore[attr-defined]
     turn = flow.phrases()  # type: ignore[attr-defined]
     assert "flip seven" in turn and "seven" in turn and "swap" in turn and "cat" in turn
@@ -316,7 +379,22 @@ def test_play_with_no_2p_variant_switches_the_two_player_rule_off(tmp_path: Path
     script.write_text("1 Ben: quit\n")
     for extra, expected in (([], True), (["--no-2p-variant"], False)):
         log = tmp_path / f"game{len(extra)}.jsonl"
-        status = main(["play", "bimbamm", "--players", "Anna,Ben", "--input", f"script:{script}", "--seed", "2",
-                       "--cards", "dealt", "--log", str(log), *extra])
+        status = main(
+            [
+                "play",
+                "bimbamm",
+                "--players",
+                "Anna,Ben",
+                "--input",
+                f"script:{script}",
+                "--seed",
+                "2",
+                "--cards",
+                "dealt",
+                "--log",
+                str(log),
+                *extra,
+            ]
+        )
         assert status == 0
         assert read_events(log)[0]["state"]["variant2p"] is expected

@@ -21,12 +21,14 @@ def script(*lines: str) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def play(tmp_path: Path, *lines: str, players: str = "Anna,Ben,Cem", **options: Any) -> tuple[Any, list[str], Any,
-                                                                                              list[dict[str, Any]]]:
+def play(
+    tmp_path: Path, *lines: str, players: str = "Anna,Ben,Cem", **options: Any
+) -> tuple[Any, list[str], Any, list[dict[str, Any]]]:
     """Run Bim Bamm! (seed 2: Anna and Ben hold a dog, Cem a donkey; tiles nine and twelve turn to
     dogs); return (outcome, what the host said at the table, flow, logged events)."""
-    outcome, transcript, flow = run_offline("bimbamm", players, seed=2, tmp=tmp_path, lines=script(*lines),
-                                            options={**SLOW, **options})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", players, seed=2, tmp=tmp_path, lines=script(*lines), options={**SLOW, **options}
+    )
     said = [line for line in transcript.splitlines() if line.startswith("host: ")]
     return outcome, said, flow, read_events(tmp_path / "game.jsonl")
 
@@ -43,7 +45,7 @@ def test_after_two_reminders_the_table_is_asked_and_yes_skips_the_player(tmp_pat
     assert said.count(reminder) == 2
     question = said.index("host: Ben has not answered. Skip Ben? Say yes or no.")
     assert question > max(i for i, line in enumerate(said) if line == reminder)
-    assert "host: Skip Ben? Say yes or no." in said[question + 1:]
+    assert "host: Skip Ben? Say yes or no." in said[question + 1 :]
     assert "host: Ben has left the game: Ben's card goes under the pile. Still playing: Anna and Cem." in said
     assert kinds(events)[-2:] == ["left", "turn"] and events[-2]["player"] == "Ben" and events[-1]["player"] == "Cem"
     assert "host: Points: Anna 0, Ben 0 (left the game) and Cem 0." in said
@@ -51,7 +53,7 @@ def test_after_two_reminders_the_table_is_asked_and_yes_skips_the_player(tmp_pat
 
 
 def test_no_keeps_waiting_and_the_asked_player_speaking_drops_the_question(tmp_path: Path) -> None:
-    """"no" keeps waiting (the question comes back after two more reminders); Ben's own "yes" says
+    """ "no" keeps waiting (the question comes back after two more reminders); Ben's own "yes" says
     he is here; then Ben plays: nobody leaves."""
     outcome, said, flow, events = play(tmp_path, "1 Anna: seven", "35 Anna: no", "80 Ben: yes", "82 Ben: swap")
     assert "host: We wait for Ben." in said and "host: Ben is here: we wait for Ben." in said
@@ -61,17 +63,24 @@ def test_no_keeps_waiting_and_the_asked_player_speaking_drops_the_question(tmp_p
 
 
 def test_a_player_has_left_asks_about_the_awaited_player(tmp_path: Path) -> None:
-    """"a player has left" names nobody: the host asks about the player it waits for, and yes skips them."""
+    """ "a player has left" names nobody: the host asks about the player it waits for, and yes skips them."""
     outcome, said, flow, events = play(tmp_path, "1 Anna: seven", "3 Cem: a player has left", "4 Anna: yes")
     assert said[said.index("host: Skip Ben? Say yes or no.") - 1] == "host: Ben."
     assert [e["player"] for e in events if e["type"] == "left"] == ["Ben"]
 
 
 def test_a_typed_named_leaver_is_skipped_and_their_later_words_are_not_played(tmp_path: Path) -> None:
-    """"drop Cem" (typed) on Ben's turn: Cem leaves, it stays Ben's turn, Ben's flip passes the turn
+    """ "drop Cem" (typed) on Ben's turn: Cem leaves, it stays Ben's turn, Ben's flip passes the turn
     to Anna (Cem is skipped); "I think Cem has left" changes nothing; Cem's words are not played."""
-    outcome, said, flow, events = play(tmp_path, "1 Anna: seven", "3 Ben: I think Cem has left", "4 Anna: drop Cem",
-                                       "6 Cem: three", "7 Ben: three", "9 Cem: donkey")
+    outcome, said, flow, events = play(
+        tmp_path,
+        "1 Anna: seven",
+        "3 Ben: I think Cem has left",
+        "4 Anna: drop Cem",
+        "6 Cem: three",
+        "7 Ben: three",
+        "9 Cem: donkey",
+    )
     assert kinds(events)[2:] == ["flip", "turn", "left", "flip", "turn"]
     assert events[-1]["player"] == "Anna" and events[4]["player"] == "Cem"
     assert "host: Cem has left the game: Cem's card goes under the pile. Still playing: Anna and Ben." in said
@@ -82,21 +91,25 @@ def test_a_typed_named_leaver_is_skipped_and_their_later_words_are_not_played(tm
 def test_the_scorer_who_leaves_takes_the_point_with_them(tmp_path: Path) -> None:
     """Ben scores the dog, then never names his two tiles: after two reminders the table skips him;
     the dog and his new card go under the pile, nobody turns tiles, Cem plays next."""
-    outcome, said, flow, events = play(tmp_path, "1 Anna: nine", "3 Ben: twelve", "6 Ben: dog", "90 Anna: yes",
-                                       race_window=10.0)
+    outcome, said, flow, events = play(
+        tmp_path, "1 Anna: nine", "3 Ben: twelve", "6 Ben: dog", "90 Anna: yes", race_window=10.0
+    )
     assert [(e["player"], e["animal"]) for e in events if e["type"] == "point"] == [("Ben", "dog")]
     assert "host: Ben has not answered. Skip Ben? Say yes or no." in said
     left = next(line for line in said if line.startswith("host: Ben has left the game"))
-    assert left == ("host: Ben has left the game: Ben's card and the dog Ben won go under the pile. The point for "
-                    "the dog leaves with Ben: nobody turns tiles. Still playing: Anna and Cem.")
+    assert left == (
+        "host: Ben has left the game: Ben's card and the dog Ben won go under the pile. The point for "
+        "the dog leaves with Ben: nobody turns tiles. Still playing: Anna and Cem."
+    )
     assert kinds(events)[-2:] == ["left", "turn"] and events[-1]["player"] == "Cem"
     assert events[-2]["won"] == ["dog"] and bb.replay(events) == flow.state
 
 
 def test_nobody_is_skipped_while_a_race_is_open(tmp_path: Path) -> None:
-    """"a player has left" during a race: the host asks to say it again when the race is over."""
-    outcome, said, flow, events = play(tmp_path, "1 Anna: nine", "3 Ben: twelve", "6 Cem: a player has left",
-                                       race_window=10.0)
+    """ "a player has left" during a race: the host asks to say it again when the race is over."""
+    outcome, said, flow, events = play(
+        tmp_path, "1 Anna: nine", "3 Ben: twelve", "6 Cem: a player has left", race_window=10.0
+    )
     assert "host: Cem, first the race: say it again when it is over." in said
     assert "left" not in kinds(events) and "race" in kinds(events)
 
@@ -105,8 +118,10 @@ def test_fewer_than_two_players_left_ends_the_game_with_the_summary(tmp_path: Pa
     """Two players, Ben leaves: the game ends at once, with the reason and the points; "repeat" after
     the game says the summary again."""
     outcome, said, flow, events = play(tmp_path, "1 Anna: drop Ben", "3 Anna: repeat", players="Anna,Ben")
-    summary = ("Only Anna is left, and Bim Bamm! needs at least two players: the game ends here. "
-               "Points: Anna 0 and Ben 0 (left the game).")
+    summary = (
+        "Only Anna is left, and Bim Bamm! needs at least two players: the game ends here. "
+        "Points: Anna 0 and Ben 0 (left the game)."
+    )
     assert outcome.finished and events[-1]["type"] == "game_over" and events[-1]["reason"] == "too_few_players"
     assert events[-1]["winner"] is None
     assert said[-2] == f"host: {summary}" and said[-1].endswith(summary)

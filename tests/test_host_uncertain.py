@@ -30,14 +30,24 @@ def _race_setup() -> tuple[int, str, list[str], list[int]]:
 
 def _play(tmp_path: Path, shouts: list[Heard]) -> tuple[str, list[dict[str, object]], str]:
     seed, animal, holders, tiles = _race_setup()
-    settings = PlaySettings("bimbamm", ("Anna", "Ben", "Cem"), "script:/dev/null", seed, tmp_path / "game.jsonl", None,
-                            True, {"first_player": "Anna", "race_window": 2.0})
+    settings = PlaySettings(
+        "bimbamm",
+        ("Anna", "Ben", "Cem"),
+        "script:/dev/null",
+        seed,
+        tmp_path / "game.jsonl",
+        None,
+        True,
+        {"first_player": "Anna", "race_window": 2.0},
+    )
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
     clock = built.host.clock
     assert isinstance(clock, SimClock)
-    flips = [Heard("Anna", f"flip {tiles[0] + 1}", 1.0, 1.5, 1.0, "script"),
-             Heard("Ben", f"flip {tiles[1] + 1}", 4.0, 4.5, 1.0, "script")]
+    flips = [
+        Heard("Anna", f"flip {tiles[0] + 1}", 1.0, 1.5, 1.0, "script"),
+        Heard("Ben", f"flip {tiles[1] + 1}", 4.0, 4.5, 1.0, "script"),
+    ]
     try:
         Session(built.flow, HeardInput(flips + shouts, clock), built.host).run()
     finally:
@@ -61,9 +71,11 @@ def test_an_uncertain_shout_is_asked_back_and_keeps_its_onset_rank(tmp_path: Pat
     start, animal, holders = _race_time(tmp_path)
     early, late = holders[1], holders[0]
     t = start + 0.3
-    shouts = [Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
-              Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0),
-              Heard(early, "yes", t + 3.5, t + 3.8, 0.9, "mic", -20.0)]
+    shouts = [
+        Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
+        Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0),
+        Heard(early, "yes", t + 3.5, t + 3.8, 0.9, "mic", -20.0),
+    ]
     transcript, events, _ = _play(tmp_path, shouts)
     assert f"{early}: {animal}?" in transcript
     points = [e for e in events if e["type"] == "point"]
@@ -71,14 +83,16 @@ def test_an_uncertain_shout_is_asked_back_and_keeps_its_onset_rank(tmp_path: Pat
 
 
 def test_an_uncertain_shout_denied_does_not_count(tmp_path: Path) -> None:
-    """"no" drops the uncertain shout; the other holder's later shout wins."""
+    """ "no" drops the uncertain shout; the other holder's later shout wins."""
     (tmp_path / "dry").mkdir()
     start, animal, holders = _race_time(tmp_path)
     early, late = holders[1], holders[0]
     t = start + 0.3
-    shouts = [Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
-              Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0),
-              Heard(early, "no", t + 2.0, t + 2.3, 0.9, "mic", -20.0)]
+    shouts = [
+        Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
+        Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0),
+        Heard(early, "no", t + 2.0, t + 2.3, 0.9, "mic", -20.0),
+    ]
     transcript, events, _ = _play(tmp_path, shouts)
     assert f"Sorry, {early}." in transcript
     points = [e for e in events if e["type"] == "point"]
@@ -91,8 +105,10 @@ def test_an_unanswered_question_is_said_to_lapse(tmp_path: Path) -> None:
     start, animal, holders = _race_time(tmp_path)
     early, late = holders[1], holders[0]
     t = start + 0.3
-    shouts = [Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
-              Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0)]
+    shouts = [
+        Heard(early, animal, t, t + 0.4, 0.4, "mic", -20.0, uncertain=True),
+        Heard(late, animal, t + 0.2, t + 0.6, 0.9, "mic", -20.0),
+    ]
     transcript, events, _ = _play(tmp_path, shouts)
     assert f"{early}, I did not hear {animal} clearly" in transcript
     points = [e for e in events if e["type"] == "point"]

@@ -76,8 +76,14 @@ def _recording(folder: Path, data: bytes) -> object:
 
 
 LOADERS: dict[str, Callable[[Path, bytes], object]] = {
-    "deck": _deck, "catalog": _catalog, "checksums": _checksums, "table": _table, "log": _log,
-    "script": _script, "session file": _session_file, "recording": _recording,
+    "deck": _deck,
+    "catalog": _catalog,
+    "checksums": _checksums,
+    "table": _table,
+    "log": _log,
+    "script": _script,
+    "session file": _session_file,
+    "recording": _recording,
 }
 """Each loader, given a fresh folder and a file's bytes (written where it looks for them)."""
 
@@ -123,8 +129,16 @@ def test_devices_fifos_folders_and_huge_files_are_refused_at_once(tmp_path: Path
     folder = tmp_path / "in"
     folder.mkdir()
     load = LOADERS[kind]
-    names = {"deck": "deck.toml", "catalog": "catalog.toml", "checksums": RECORDS_FILE, "table": "table.toml",
-             "log": "game.jsonl", "script": "script.txt", "session file": "game.session.json", "recording": "session.json"}
+    names = {
+        "deck": "deck.toml",
+        "catalog": "catalog.toml",
+        "checksums": RECORDS_FILE,
+        "table": "table.toml",
+        "log": "game.jsonl",
+        "script": "script.txt",
+        "session file": "game.session.json",
+        "recording": "session.json",
+    }
     target = folder / names[kind]
     if what == "zero device":
         target.symlink_to("/dev/zero")
@@ -160,16 +174,70 @@ def test_the_command_line_says_one_line_for_a_deep_deck_and_dev_zero_catalog(tmp
 
 # ---- random content (hypothesis) --------------------------------------------------------------
 
-SCALARS = (st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-           | st.text(max_size=12) | st.sampled_from(["bimbamm", "bam", "Anna", "Ben", "setup", "vosk", "en", "BAM! x", "nan"]))
-FIELDS = ["id", "text", "tags", "template", "number", "mass", "proper", "article", "name", "language", "description",
-          "schema", "model", "vocab", "engine", "url", "size", "sha256", "verified", "license", "md5", "speaker",
-          "seat", "input", "output", "latency", "device", "channel", "game", "players", "seed", "options",
-          "race_window", "window", "quick", "rounds", "decks", "rate", "speech_rate", "start_frame", "offsets",
-          "lang", "model", "red", "grey", "deck", "table", "seq", "t", "type"]
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(["bimbamm", "bam", "Anna", "Ben", "setup", "vosk", "en", "BAM! x", "nan"])
+)
+FIELDS = [
+    "id",
+    "text",
+    "tags",
+    "template",
+    "number",
+    "mass",
+    "proper",
+    "article",
+    "name",
+    "language",
+    "description",
+    "schema",
+    "model",
+    "vocab",
+    "engine",
+    "url",
+    "size",
+    "sha256",
+    "verified",
+    "license",
+    "md5",
+    "speaker",
+    "seat",
+    "input",
+    "output",
+    "latency",
+    "device",
+    "channel",
+    "game",
+    "players",
+    "seed",
+    "options",
+    "race_window",
+    "window",
+    "quick",
+    "rounds",
+    "decks",
+    "rate",
+    "speech_rate",
+    "start_frame",
+    "offsets",
+    "lang",
+    "model",
+    "red",
+    "grey",
+    "deck",
+    "table",
+    "seq",
+    "t",
+    "type",
+]
 KEYS = st.sampled_from(FIELDS) | st.text(max_size=8)
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
-                      max_leaves=25)
+VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5), max_leaves=25
+)
 DOCUMENTS = st.dictionaries(KEYS, VALUES, max_size=6)
 
 
@@ -208,7 +276,11 @@ def log_files(draw: st.DrawFn) -> bytes:
     for seq in range(len(lines), len(lines) + draw(st.integers(0, 5))):
         event = draw(st.dictionaries(KEYS, VALUES, max_size=4))
         if draw(st.integers(0, 4)):
-            event.update(seq=seq, t=draw(st.floats(0, 100) | SCALARS), type=draw(st.sampled_from(["turn", "point", "x"]) | SCALARS))
+            event.update(
+                seq=seq,
+                t=draw(st.floats(0, 100) | SCALARS),
+                type=draw(st.sampled_from(["turn", "point", "x"]) | SCALARS),
+            )
         lines.append(json.dumps(event))
     return ("\n".join(lines) + ("\n" if draw(st.booleans()) else "")).encode()
 
@@ -231,11 +303,19 @@ def documents_for(kind: str) -> st.SearchStrategy[bytes]:
         return st.one_of(noise, log_files())
     if kind == "script":
         return st.one_of(noise, scripts())
-    plausible = st.fixed_dictionaries({"game": st.sampled_from(["bimbamm", "bam", "bimbambum"]) | SCALARS,
-                                       "players": st.just(["Anna", "Ben"]) | VALUES,
-                                       "seed": st.just(3) | SCALARS},
-                                      optional={"options": VALUES | st.dictionaries(st.sampled_from(FIELDS), SCALARS),
-                                                "speech_rate": SCALARS, "rate": SCALARS, "offsets": VALUES})
+    plausible = st.fixed_dictionaries(
+        {
+            "game": st.sampled_from(["bimbamm", "bam", "bimbambum"]) | SCALARS,
+            "players": st.just(["Anna", "Ben"]) | VALUES,
+            "seed": st.just(3) | SCALARS,
+        },
+        optional={
+            "options": VALUES | st.dictionaries(st.sampled_from(FIELDS), SCALARS),
+            "speech_rate": SCALARS,
+            "rate": SCALARS,
+            "offsets": VALUES,
+        },
+    )
     return st.one_of(noise, (plausible | VALUES).map(lambda v: json.dumps(v).encode()))
 
 
@@ -252,8 +332,9 @@ def test_random_files_load_cleanly_or_give_one_line(tmp_path: Path, kind: str, d
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(log=log_files(), session=documents_for("session file"))
-def test_resume_of_a_random_log_continues_or_says_one_line(tmp_path: Path, log: bytes, session: bytes,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_of_a_random_log_continues_or_says_one_line(
+    tmp_path: Path, log: bytes, session: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
     """'voicehost resume' on a random log with a random session file: status 0 or 2 with one line, never a traceback."""
     from voicehost.cli import main
 

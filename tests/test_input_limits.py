@@ -22,21 +22,24 @@ def one_line_usage(result: subprocess.CompletedProcess[str]) -> None:
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr, result.stderr
 
 
-@pytest.mark.parametrize("argv", [
-    ["play", "bimbamm", *PLAYERS, "--race-window", "nan"],
-    ["play", "bimbamm", *PLAYERS, "--race-window", "inf"],
-    ["play", "bimbamm", *PLAYERS, "--race-window", "1e9"],
-    ["play", "bimbamm", *PLAYERS, "--race-window", "-1"],
-    ["play", "bimbambum", "--players", "A,B,C", "--window", "nan"],
-    ["play", "bimbambum", "--players", "A,B,C", "--slap-window", "-2"],
-    ["play", "bimbambum", "--players", "A,B,C", "--quick", "0"],
-    ["play", "bam", "--players", "A,B,C", "--rounds", "-3"],
-    ["play", "bimbamm", *PLAYERS, "--seed", "-1"],
-    ["play", "bimbamm", *PLAYERS, "--seed", "abc"],
-    ["models", "download", "x", "--timeout", "-1"],
-    ["models", "download", "x", "--timeout", "nan"],
-    ["replay", "somewhere", "--tolerance", "inf"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "bimbamm", *PLAYERS, "--race-window", "nan"],
+        ["play", "bimbamm", *PLAYERS, "--race-window", "inf"],
+        ["play", "bimbamm", *PLAYERS, "--race-window", "1e9"],
+        ["play", "bimbamm", *PLAYERS, "--race-window", "-1"],
+        ["play", "bimbambum", "--players", "A,B,C", "--window", "nan"],
+        ["play", "bimbambum", "--players", "A,B,C", "--slap-window", "-2"],
+        ["play", "bimbambum", "--players", "A,B,C", "--quick", "0"],
+        ["play", "bam", "--players", "A,B,C", "--rounds", "-3"],
+        ["play", "bimbamm", *PLAYERS, "--seed", "-1"],
+        ["play", "bimbamm", *PLAYERS, "--seed", "abc"],
+        ["models", "download", "x", "--timeout", "-1"],
+        ["models", "download", "x", "--timeout", "nan"],
+        ["replay", "somewhere", "--tolerance", "inf"],
+    ],
+)
 def test_numeric_options_are_finite_and_in_range(argv: list[str]) -> None:
     """NaN hung the host, inf and 1e9 never closed a race, -1 was accepted: every numeric option is checked by argparse."""
     one_line_usage(run_voicehost(*argv, "--input", "text") if argv[0] == "play" else run_voicehost(*argv))
@@ -53,19 +56,29 @@ def test_the_option_table_knows_exactly_each_games_settings(game: str) -> None:
     assert set(OPTIONS[game]) == fields
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"options": {"race_window": "soon"}}, "race_window"),
-    ({"options": {"race_window": 1e9}}, "race_window"),
-    ({"options": ["race_window", 2]}, "options must be a table"),
-    ({"options": {"realizer": "x"}}, "no option 'realizer'"),
-    ({"options": {"first_player": "Anna\u001b[2J"}}, "ESC"),
-])
-def test_numbers_read_back_from_a_saved_session_are_checked(tmp_path: Path, change: dict[str, object], words: str) -> None:
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"options": {"race_window": "soon"}}, "race_window"),
+        ({"options": {"race_window": 1e9}}, "race_window"),
+        ({"options": ["race_window", 2]}, "options must be a table"),
+        ({"options": {"realizer": "x"}}, "no option 'realizer'"),
+        ({"options": {"first_player": "Anna\u001b[2J"}}, "ESC"),
+    ],
+)
+def test_numbers_read_back_from_a_saved_session_are_checked(
+    tmp_path: Path, change: dict[str, object], words: str
+) -> None:
     """A hand-edited or damaged GAME.session.json gives one line, never a traceback or a game that cannot end."""
     script = tmp_path / "s.txt"
     script.write_text("22.00 Anna: flip nine\n")
     log = tmp_path / "game.jsonl"
-    assert run_voicehost("play", "bimbamm", *PLAYERS, "--seed", "2", "--input", f"script:{script}", "--log", str(log)).returncode == 0
+    assert (
+        run_voicehost(
+            "play", "bimbamm", *PLAYERS, "--seed", "2", "--input", f"script:{script}", "--log", str(log)
+        ).returncode
+        == 0
+    )
     session = tmp_path / "game.session.json"
     session.write_text(json.dumps({**json.loads(session.read_text()), **change}))
     result = run_voicehost("resume", str(log), "--input", f"script:{script}")
@@ -76,13 +89,24 @@ def test_numbers_read_back_from_a_saved_session_are_checked(tmp_path: Path, chan
 def test_a_log_whose_setup_seed_is_not_a_number_is_one_line(tmp_path: Path) -> None:
     """seed 'abc' in the log's setup event: one line (it raised ValueError)."""
     log = tmp_path / "game.jsonl"
-    log.write_text(json.dumps({"seq": 0, "t": 0.0, "type": "setup", "game": "bimbamm", "players": ["Anna", "Ben"],
-                               "seed": "abc"}) + "\n")
+    log.write_text(
+        json.dumps({"seq": 0, "t": 0.0, "type": "setup", "game": "bimbamm", "players": ["Anna", "Ben"], "seed": "abc"})
+        + "\n"
+    )
     one_line_usage(run_voicehost("resume", str(log), "--input", "text"))
 
 
-@pytest.mark.parametrize("field, value", [("speech_rate", 0), ("rate", 0), ("seed", "abc"), ("options", [1, 2]), ("rate", "fast"),
-                                          ("offsets", {"Anna": float("inf")})])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("speech_rate", 0),
+        ("rate", 0),
+        ("seed", "abc"),
+        ("options", [1, 2]),
+        ("rate", "fast"),
+        ("offsets", {"Anna": float("inf")}),
+    ],
+)
 def test_a_recorded_sessions_numbers_are_checked(tmp_path: Path, field: str, value: object) -> None:
     """A recording's session.json with rate 0, seed 'abc', options as a list …: one line, status 2."""
     from voicehost.errors import InputError
@@ -101,7 +125,9 @@ def test_script_times_must_be_finite_seconds_from_zero(tmp_path: Path, time: str
     """Script lines with time nan or inf were accepted: now one line naming the file and line."""
     script = tmp_path / "s.txt"
     script.write_text(f"1.0 Anna: help\n{time} Ben: help\n")
-    result = run_voicehost("play", "bimbamm", *PLAYERS, "--input", f"script:{script}", "--log", str(tmp_path / "g.jsonl"))
+    result = run_voicehost(
+        "play", "bimbamm", *PLAYERS, "--input", f"script:{script}", "--log", str(tmp_path / "g.jsonl")
+    )
     one_line_usage(result)
     assert f"{script}:2" in result.stderr
 
@@ -109,9 +135,25 @@ def test_script_times_must_be_finite_seconds_from_zero(tmp_path: Path, time: str
 def test_invalid_utf8_typed_in_text_mode_does_not_hang_the_game(tmp_path: Path) -> None:
     """Bytes that are not UTF-8 on standard input (strict decoding) killed the input thread and hung the game."""
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
-    result = subprocess.run([sys.executable, "-m", "voicehost", "play", "bimbamm", *PLAYERS, "--input", "text",
-                             "--log", str(tmp_path / "g.jsonl")], input=b"Anna: help\n\xff\xfe bad\nAnna: score\n",
-                            capture_output=True, timeout=60, cwd=ROOT, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "play",
+            "bimbamm",
+            *PLAYERS,
+            "--input",
+            "text",
+            "--log",
+            str(tmp_path / "g.jsonl"),
+        ],
+        input=b"Anna: help\n\xff\xfe bad\nAnna: score\n",
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     assert b"Points: Anna 0 and Ben 0" in result.stdout
 
@@ -124,10 +166,14 @@ def test_control_and_bidi_characters_never_reach_the_terminal(tmp_path: Path, ch
     """ESC, BEL, NUL, DEL and bidi overrides in card ids, card texts, player and seat names are refused, and quoted escaped."""
     escaped = json.dumps(char)[1:-1]
     deck = tmp_path / "deck.toml"
-    deck.write_text(f'[[red]]\nid = "r{escaped}1"\ntext = "BAM! is here"\n[[grey]]\nid = "g1"\ntext = "Cats {escaped}"\n')
+    deck.write_text(
+        f'[[red]]\nid = "r{escaped}1"\ntext = "BAM! is here"\n[[grey]]\nid = "g1"\ntext = "Cats {escaped}"\n'
+    )
     results = [
         run_voicehost("deck", "check", str(deck)),
-        run_voicehost("play", "bimbamm", "--players", f"Anna{char},Ben", "--input", "text") if char != "\u0000" else None,
+        run_voicehost("play", "bimbamm", "--players", f"Anna{char},Ben", "--input", "text")
+        if char != "\u0000"
+        else None,
         run_voicehost("rank", "--game", "bimbamm", "--track", f"An{char}na=x.wav") if char != "\u0000" else None,
         run_voicehost("setup-table", "--players", f"Anna{char},Ben") if char != "\u0000" else None,
     ]
@@ -149,12 +195,15 @@ def test_a_table_config_seat_name_with_an_escape_is_refused(tmp_path: Path) -> N
         load_table(table)
 
 
-@pytest.mark.parametrize("red, grey, words", [
-    ("BAM! BAM! BAM! BAM! BAM!", ["a", "b", "c", "d", "e"], "5 BAM! blanks"),
-    ("no blank here", ["a"], "has no blank"),
-    ("BAM! and BAM!", ["a"], "1 grey card"),
-    ("BAM! is " + "long " * 120, ["x"], "at most 500"),
-])
+@pytest.mark.parametrize(
+    "red, grey, words",
+    [
+        ("BAM! BAM! BAM! BAM! BAM!", ["a", "b", "c", "d", "e"], "5 BAM! blanks"),
+        ("no blank here", ["a"], "has no blank"),
+        ("BAM! and BAM!", ["a"], "1 grey card"),
+        ("BAM! is " + "long " * 120, ["x"], "at most 500"),
+    ],
+)
 def test_bam_render_takes_one_or_two_blanks_of_printable_text(red: str, grey: list[str], words: str) -> None:
     """The rules allow one or two blanks; five were accepted. One grey card per blank; card-sized texts."""
     result = run_voicehost("bam", "render", red, *grey)
@@ -183,8 +232,9 @@ def test_say_refuses_text_too_long_at_once_and_splits_long_text_for_espeak() -> 
 def test_say_renders_the_longest_text_it_accepts(tmp_path: Path) -> None:
     """20,000 characters of sentences (60,000 crashed espeak-ng 2 times in 5) render completely to a WAV."""
     out = tmp_path / "long.wav"
-    result = run_voicehost("say", ("Hello there, how are you today? " * 700)[:20_000], "--no-play", "--out", str(out),
-                           timeout=300)
+    result = run_voicehost(
+        "say", ("Hello there, how are you today? " * 700)[:20_000], "--no-play", "--out", str(out), timeout=300
+    )
     assert result.returncode == 0, result.stderr
     assert out.stat().st_size > 1_000_000
 
@@ -202,7 +252,16 @@ def test_models_install_refuses_a_language_code_with_a_path(tmp_path: Path) -> N
 
     archive = tmp_path / "my-model.zip"
     make_zip(archive, model_contents())
-    result = run_voicehost("models", "--models-dir", str(tmp_path / "models"), "install", str(archive),
-                           "--name", "my-model", "--lang", "../../x")
+    result = run_voicehost(
+        "models",
+        "--models-dir",
+        str(tmp_path / "models"),
+        "install",
+        str(archive),
+        "--name",
+        "my-model",
+        "--lang",
+        "../../x",
+    )
     one_line_usage(result)
     assert not (tmp_path / "models" / "my-model").exists()

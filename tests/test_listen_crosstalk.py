@@ -22,7 +22,9 @@ class Table:
     def __init__(self, seats: tuple[SeatName, ...], seconds: float, seed: int, noise_db: float = -52.0) -> None:
         rng = np.random.default_rng(seed)
         self.seats = seats
-        self.audio = {s: (synth.pink_noise(int(seconds * RATE), rng) * 10 ** (noise_db / 20)).astype(np.float32) for s in seats}
+        self.audio = {
+            s: (synth.pink_noise(int(seconds * RATE), rng) * 10 ** (noise_db / 20)).astype(np.float32) for s in seats
+        }
 
     def shout(self, seat: SeatName, clip: np.ndarray, at: float, leaks: dict[SeatName, tuple[float, float]]) -> None:
         """Put ``clip`` on ``seat`` at ``at`` s and its leak (gain dB, delay s) on the others."""
@@ -111,7 +113,9 @@ def test_latency_offsets_are_applied_before_comparing() -> None:
 def test_the_table_speaker_owns_nothing() -> None:
     """The same sentence at about the same level on every seat (the host's voice): no owner at all."""
     table = Table(("Anna", "Ben", "Cleo"), 3.0, seed=5)
-    host = set_active_level(synth.render_speech("the cat and the dog", synth.SynthVoice(synth.TtsEngine.ESPEAK, "en-us")), -22)
+    host = set_active_level(
+        synth.render_speech("the cat and the dog", synth.SynthVoice(synth.TtsEngine.ESPEAK, "en-us")), -22
+    )
     for seat, (gain, delay) in {"Anna": (0.0, 0.003), "Ben": (-1.5, 0.004), "Cleo": (1.0, 0.0025)}.items():
         table._add(seat, (host * 10 ** (gain / 20)).astype(np.float32), 0.8 + delay)
     assert _resolve(table) == []

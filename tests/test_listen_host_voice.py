@@ -22,8 +22,10 @@ from voicehost.listen.pipeline import Listener
 from voicehost.speak.output import RecordingSink
 
 RATE = 16000
-HOST_TEXT = ("Welcome to Bim Bamm! Players, clockwise: Anna, Ben and Cem. Fifteen tiles lie white side up. "
-             "When five tiles show the same animal, shout its name!")
+HOST_TEXT = (
+    "Welcome to Bim Bamm! Players, clockwise: Anna, Ben and Cem. Fifteen tiles lie white side up. "
+    "When five tiles show the same animal, shout its name!"
+)
 
 
 @lru_cache(maxsize=1)
@@ -32,8 +34,15 @@ def _host_speech() -> np.ndarray:
     return set_active_level(synth.render_speech(HOST_TEXT, synth.ENGLISH_VOICES[6], RATE), -20.0)
 
 
-def _table(seconds: float, seats: int, *, seed: int, host_db: float = -32.0, host_at: float = 0.5,
-           shouts: tuple[tuple[int, float, str], ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+def _table(
+    seconds: float,
+    seats: int,
+    *,
+    seed: int,
+    host_db: float = -32.0,
+    host_at: float = 0.5,
+    shouts: tuple[tuple[int, float, str], ...] = (),
+) -> tuple[np.ndarray, np.ndarray]:
     """(mics, reference): the host heard at every microphone through its own room path at
     ``host_db``, players' words at -18 dBFS at their own microphone, pink noise at -63 dBFS."""
     rng = np.random.default_rng(seed)
@@ -71,9 +80,16 @@ def _db(x: np.ndarray) -> float:
     return float(10 * np.log10(np.mean(x.astype(np.float64) ** 2) + 1e-20))
 
 
-def _listen(mics: np.ndarray, seats: tuple[str, ...], reference: np.ndarray | None = None,
-            spans: tuple[tuple[float, float], ...] = (), block: int = 1600) -> Listener:
-    listener = Listener(seats, None, ["cat"], reference=Reference.from_samples(reference, RATE) if reference is not None else None)
+def _listen(
+    mics: np.ndarray,
+    seats: tuple[str, ...],
+    reference: np.ndarray | None = None,
+    spans: tuple[tuple[float, float], ...] = (),
+    block: int = 1600,
+) -> Listener:
+    listener = Listener(
+        seats, None, ["cat"], reference=Reference.from_samples(reference, RATE) if reference is not None else None
+    )
     for start, end in spans:
         listener.ignore(start, end)
     for start in range(0, len(mics), block):
@@ -97,7 +113,9 @@ def test_the_canceller_gives_the_same_output_for_any_block_size() -> None:
     mics, reference = _table(3.0, 1, seed=2)
     first, echo_first, _ = _cancel(mics[:, 0], reference, block=97)
     for block in (1, 1600, 16000):
-        again, echo_again, _ = _cancel(mics[:, 0], reference, block=block) if block > 1 else _cancel(mics[: RATE, 0], reference)
+        again, echo_again, _ = (
+            _cancel(mics[:, 0], reference, block=block) if block > 1 else _cancel(mics[:RATE, 0], reference)
+        )
         n = len(again)
         assert np.array_equal(first[:n], again) and np.array_equal(echo_first[:n], echo_again), block
 
@@ -169,7 +187,9 @@ def test_the_listener_hears_the_same_with_any_block_size_while_cancelling() -> N
     mics, reference = _table(9.5, 3, seed=5, shouts=((1, 6.0, "cat"),))
     a = _listen(mics, ("Anna", "Ben", "Cem"), reference, block=512)
     b = _listen(mics, ("Anna", "Ben", "Cem"), reference, block=4096)
-    assert [(d.event.seat, d.event.onset, d.event.end) for d in a.decisions] == [(d.event.seat, d.event.onset, d.event.end) for d in b.decisions]
+    assert [(d.event.seat, d.event.onset, d.event.end) for d in a.decisions] == [
+        (d.event.seat, d.event.onset, d.event.end) for d in b.decisions
+    ]
 
 
 def test_the_tap_places_what_the_speaker_plays_on_the_frame_axis_and_cuts_it_on_barge_in() -> None:
@@ -191,7 +211,9 @@ def test_the_tap_places_what_the_speaker_plays_on_the_frame_axis_and_cuts_it_on_
 def test_a_recording_keeps_the_hosts_voice_aligned_with_the_microphones(tmp_path: Path) -> None:
     """--record writes host.wav from the recording's first frame: what the speaker played at
     session frame n is host.wav's frame n - start."""
-    recorder = SessionRecorder(tmp_path, ("Anna", "Ben"), RATE, {"game": "bimbamm", "players": ["Anna", "Ben"], "seed": 1})
+    recorder = SessionRecorder(
+        tmp_path, ("Anna", "Ben"), RATE, {"game": "bimbamm", "players": ["Anna", "Ben"], "seed": 1}
+    )
     recorder.block(AudioBlock(np.zeros((RATE, 2), np.float32), 8000, RATE, seats=("Anna", "Ben")))
     recorder.host(12000, np.full(1000, 0.25, np.float32))
     recorder.block(AudioBlock(np.zeros((RATE, 2), np.float32), 8000 + RATE, RATE, seats=("Anna", "Ben")))

@@ -80,6 +80,7 @@ def test_room_noise_after_digital_silence_is_no_event_and_a_shout_in_it_keeps_it
 def test_a_microphone_that_returns_after_a_dropout_is_not_heard_as_a_sound(dropout: float) -> None:
     """Noise, a stretch of digital zeros (a lost device filled with silence), the noise again, then a
     shout 0.6 s later: exactly one event, the shout's, at the onset found without the dropout."""
+
     def scene(gap: float) -> np.ndarray:
         rng = np.random.default_rng(4)
         before = synth.pink_noise(2 * RATE, rng) * 10 ** (-42 / 20)
@@ -135,7 +136,9 @@ def test_words_far_apart_are_separate_events() -> None:
     assert len(events) == 2
 
 
-@pytest.mark.parametrize("kind, expected", [("clap", EventKind.SLAP), ("slap", EventKind.SLAP), ("cough", EventKind.NOISE)])
+@pytest.mark.parametrize(
+    "kind, expected", [("clap", EventKind.SLAP), ("slap", EventKind.SLAP), ("cough", EventKind.NOISE)]
+)
 def test_claps_and_slaps_are_slaps_and_coughs_are_not(kind: str, expected: EventKind) -> None:
     """Impulsive hits are SLAP; a cough (broadband, slower, unpitched) is NOISE, never a slap."""
     rng = np.random.default_rng(11)
@@ -184,6 +187,8 @@ def test_history_keeps_the_newest_samples_by_session_frame() -> None:
     history.write(np.arange(60, dtype=np.float32), 0)
     history.write(np.arange(60, 90, dtype=np.float32), 70)
     assert history.end == 100
-    assert np.array_equal(history.read(55, 75), np.r_[np.arange(55, 60), np.zeros(10), np.arange(60, 65)].astype(np.float32))
+    assert np.array_equal(
+        history.read(55, 75), np.r_[np.arange(55, 60), np.zeros(10), np.arange(60, 65)].astype(np.float32)
+    )
     history.write(np.ones(50, np.float32), 100)
     assert history.start == 50 and np.all(history.read(0, 50) == 0)

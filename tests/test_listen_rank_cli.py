@@ -36,8 +36,13 @@ def _all_right(found: list[dict[str, object]], fixture: Fixture, tolerance: floa
     """Every reported shout is one the players really made: right player, phrase and onset."""
     left = list(fixture.expected)
     for shout in found:
-        same = [e for e in left if e["player"] == shout["player"] and e["phrase"] == shout["phrase"]
-                and abs(float(e["onset"]) - float(shout["onset"])) <= tolerance]  # type: ignore[arg-type]
+        same = [
+            e
+            for e in left
+            if e["player"] == shout["player"]
+            and e["phrase"] == shout["phrase"]
+            and abs(float(e["onset"]) - float(shout["onset"])) <= tolerance
+        ]  # type: ignore[arg-type]
         assert same, f"{shout} was not shouted (expected {fixture.expected})"
         left.remove(same[0])
 
@@ -111,7 +116,9 @@ def test_whatever_is_reported_was_really_shouted_by_that_player(name: str) -> No
     fixture = read_fixture(FIXTURES / f"{name}.json")
     left = list(fixture.expected)
     for shout in _rank(fixture):
-        same = [e for e in left if e["player"] == shout["player"] and abs(float(e["onset"]) - float(shout["onset"])) <= 0.04]  # type: ignore[arg-type]
+        same = [
+            e for e in left if e["player"] == shout["player"] and abs(float(e["onset"]) - float(shout["onset"])) <= 0.04
+        ]  # type: ignore[arg-type]
         assert same, f"{shout} is no shout of that player (expected {fixture.expected})"
         left.remove(same[0])
 
@@ -136,7 +143,9 @@ def test_table_output_and_plot(tmp_path: Path) -> None:
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 20000
 
 
-@pytest.mark.parametrize("subtype, rate, everyone", [("PCM_24", 48000, True), ("FLOAT", 44100, True), ("PCM_16", 8000, False)])
+@pytest.mark.parametrize(
+    "subtype, rate, everyone", [("PCM_24", 48000, True), ("FLOAT", 44100, True), ("PCM_16", 8000, False)]
+)
 def test_other_formats_and_rates_give_the_same_ranking(tmp_path: Path, subtype: str, rate: int, everyone: bool) -> None:
     """The same race re-encoded (24-bit 48 kHz, float 44.1 kHz: same players in the same order;
     16-bit 8 kHz telephone band: accepted, and whoever the recogniser still understands is in order)."""
@@ -161,8 +170,17 @@ def test_tracks_of_different_lengths_are_padded(tmp_path: Path) -> None:
     fixture = read_fixture(FIXTURES / "race2_close.json")
     rec = fixture.load()
     soundfile.write(str(tmp_path / "a.wav"), rec.samples[:, 0], 16000)
-    soundfile.write(str(tmp_path / "b.wav"), rec.samples[: -16000, 1], 16000)
-    result = run_voicehost("rank", "--game", "bimbamm", "--track", f"Anna={tmp_path / 'a.wav'}", "--track", f"Ben={tmp_path / 'b.wav'}", "--json")
+    soundfile.write(str(tmp_path / "b.wav"), rec.samples[:-16000, 1], 16000)
+    result = run_voicehost(
+        "rank",
+        "--game",
+        "bimbamm",
+        "--track",
+        f"Anna={tmp_path / 'a.wav'}",
+        "--track",
+        f"Ben={tmp_path / 'b.wav'}",
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -189,8 +207,20 @@ def _bad(tmp_path: Path) -> dict[str, list[str]]:
     }
 
 
-@pytest.mark.parametrize("case", ["not audio", "truncated", "empty", "0 channels", "missing", "fewer channels than seats",
-                                  "name without file", "same seat twice", "seat twice in --seats"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "not audio",
+        "truncated",
+        "empty",
+        "0 channels",
+        "missing",
+        "fewer channels than seats",
+        "name without file",
+        "same seat twice",
+        "seat twice in --seats",
+    ],
+)
 def test_bad_input_gives_one_line_naming_the_file_and_exit_2(tmp_path: Path, case: str) -> None:
     """Bad files and track specs: one line on stderr naming the file (or the seat), exit status 2."""
     args = _bad(tmp_path)[case]

@@ -25,6 +25,7 @@ def _truth(fixture: Fixture) -> FakeRecognizer:
     def answer(segment: Segment) -> str | None:
         sound = fixture.sound_at(segment.event.seat, segment.event.onset)
         return str(sound["phrase"]) if sound and sound["kind"] == "shout" else None
+
     return FakeRecognizer(answer)
 
 
@@ -48,7 +49,12 @@ def _shout(player: str, phrase: str, onset: float) -> Shout:
 
 def test_ranked_first_and_last_follow_the_onset() -> None:
     """ranked() sorts by onset; first() is the earliest valid one; last() the latest of a phrase."""
-    shouts = [_shout("Ben", "dog", 1.02), _shout("Anna", "cat", 1.0), _shout("Cleo", "slap", 1.5), _shout("Dev", "slap", 1.45)]
+    shouts = [
+        _shout("Ben", "dog", 1.02),
+        _shout("Anna", "cat", 1.0),
+        _shout("Cleo", "slap", 1.5),
+        _shout("Dev", "slap", 1.45),
+    ]
     assert [s.player for s in ranked(shouts)] == ["Anna", "Ben", "Dev", "Cleo"]
     assert first(shouts, ["dog"]).player == "Ben"  # type: ignore[union-attr]
     assert last(shouts, "slap").player == "Cleo"  # type: ignore[union-attr]
@@ -86,7 +92,9 @@ def test_chatter_coughs_laughter_and_the_host_produce_nothing(fixture: Fixture) 
     impulsive is taken for a slap, nothing leaks into a shout)."""
     found, listener = _run(fixture)
     assert found == []
-    assert all(d.event.kind is not EventKind.SLAP for d in listener.decisions if fixture.manifest["game"] == "bimbambum")
+    assert all(
+        d.event.kind is not EventKind.SLAP for d in listener.decisions if fixture.manifest["game"] == "bimbambum"
+    )
 
 
 def test_shouts_do_not_depend_on_the_block_size() -> None:
@@ -195,7 +203,9 @@ def test_live_microphones_feed_the_same_listener(virtual_table: object) -> None:
     listener = Listener(rec.seats, FakeRecognizer(lambda seg: by_seat.get(seg.event.seat)), BIMBAMM_PHRASES)
     shouts: list[Shout] = []
     with LiveSource([LiveInput("vh_mics", rec.seats)], WallClock(), device_rate=48000) as source:
-        player = threading.Thread(target=lambda: sd.play(played, 48000, device="vh_mics_play", blocking=True, latency=0.2))
+        player = threading.Thread(
+            target=lambda: sd.play(played, 48000, device="vh_mics_play", blocking=True, latency=0.2)
+        )
         time.sleep(0.3)
         player.start()
         deadline = time.monotonic() + rec.duration + 5
@@ -234,5 +244,6 @@ def test_an_impulsive_sound_goes_to_the_recogniser_when_slaps_do_not_count() -> 
     assert impulsive and all(d.shout is not None and d.shout.phrase == "slap" for d in impulsive)
     heard = [d for d in words.decisions if d.event.kind is EventKind.SLAP]
     assert heard and all(d.event.onset in asked for d in heard)
-    assert all(d.shout is not None and d.shout.phrase == "cat"
-               for d in words.decisions if d.event.kind is EventKind.SLAP)
+    assert all(
+        d.shout is not None and d.shout.phrase == "cat" for d in words.decisions if d.event.kind is EventKind.SLAP
+    )

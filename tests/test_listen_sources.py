@@ -17,7 +17,14 @@ from voicehost.clock import SimClock, WallClock
 from voicehost.errors import AudioFormatError, InputError
 from tools.listen_fixtures import read_fixture
 from voicehost.listen.sources import (
-    FileSource, LiveInput, LiveSource, load_multichannel, load_tracks, parse_seats, parse_track, read_audio,
+    FileSource,
+    LiveInput,
+    LiveSource,
+    load_multichannel,
+    load_tracks,
+    parse_seats,
+    parse_track,
+    read_audio,
 )
 
 FIXTURE = ROOT / "audio_fixtures" / "race2_quiet.json"
@@ -30,8 +37,16 @@ def _tone(rate: int, seconds: float = 0.5, freq: float = 440.0) -> np.ndarray:
 
 @pytest.mark.parametrize(
     "rate, subtype, fmt",
-    [(8000, "PCM_16", "WAV"), (16000, "PCM_16", "WAV"), (22050, "PCM_24", "WAV"), (44100, "PCM_16", "WAV"),
-     (48000, "FLOAT", "WAV"), (48000, "PCM_32", "WAV"), (32000, "PCM_16", "FLAC"), (44100, "PCM_24", "FLAC")],
+    [
+        (8000, "PCM_16", "WAV"),
+        (16000, "PCM_16", "WAV"),
+        (22050, "PCM_24", "WAV"),
+        (44100, "PCM_16", "WAV"),
+        (48000, "FLOAT", "WAV"),
+        (48000, "PCM_32", "WAV"),
+        (32000, "PCM_16", "FLAC"),
+        (44100, "PCM_24", "FLAC"),
+    ],
 )
 def test_every_common_format_is_read_and_resampled_to_16k(tmp_path: Path, rate: int, subtype: str, fmt: str) -> None:
     """8-48 kHz, 16/24/32-bit and float, WAV and FLAC: read, resampled to 16 kHz, same duration and pitch."""

@@ -69,8 +69,14 @@ class Feeder:
         """Buffers PortAudio could not play in time (the microphones then heard zeros, late audio)."""
         # 0.2 s of buffer: a busy machine (CI's two cores, the game's recogniser in another process)
         # stalled the default low-latency stream, and its underruns shifted a shout by 0.45 s.
-        self._stream = sd.OutputStream(device="vh_mics_play", channels=self.audio.shape[1], samplerate=RATE,
-                                       dtype="float32", latency=0.2, callback=self._callback)
+        self._stream = sd.OutputStream(
+            device="vh_mics_play",
+            channels=self.audio.shape[1],
+            samplerate=RATE,
+            dtype="float32",
+            latency=0.2,
+            callback=self._callback,
+        )
 
     def _callback(self, out: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         out.fill(0.0)
@@ -124,15 +130,41 @@ def table_config(path: Path, anna: int, ben: int) -> Path:
     return path
 
 
-def play_live(recording: Path, table: Path, out: Path, *, stop_at: float | None = None, timeout: float = 100.0) -> LiveRun:
+def play_live(
+    recording: Path, table: Path, out: Path, *, stop_at: float | None = None, timeout: float = 100.0
+) -> LiveRun:
     """Run `voicehost play` on the virtual devices and feed it ``recording`` from t = 0; stop it with
     Ctrl-C at session time ``stop_at`` (None: wait until the game ends)."""
     samples, rate = soundfile.read(str(recording), dtype="float32", always_2d=True)
     start_file = out / "start.json"
     run = LiveRun()
-    args = [sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--seed", "1", "--first", "Anna",
-            "--cards", "dealt", "--input", "mic", "--engine", ENGINE, "--config", str(table), "--log", str(out / "live.jsonl"),
-            "--record", str(out / "recorded"), "--start-file", str(start_file)]
+    args = [
+        sys.executable,
+        "-m",
+        "voicehost",
+        "play",
+        "bimbamm",
+        "--players",
+        "Anna,Ben",
+        "--seed",
+        "1",
+        "--first",
+        "Anna",
+        "--cards",
+        "dealt",
+        "--input",
+        "mic",
+        "--engine",
+        ENGINE,
+        "--config",
+        str(table),
+        "--log",
+        str(out / "live.jsonl"),
+        "--record",
+        str(out / "recorded"),
+        "--start-file",
+        str(start_file),
+    ]
     with SpeakerMonitor() as monitor, Feeder(samples, rate) as feeder:
         process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         lines: queue.Queue[str | None] = queue.Queue()
@@ -140,7 +172,9 @@ def play_live(recording: Path, table: Path, out: Path, *, stop_at: float | None 
         deadline = time.monotonic() + timeout
         try:
             while not start_file.exists():
-                assert process.poll() is None and time.monotonic() < deadline, "play did not start:\n" + _drain(lines, run)
+                assert process.poll() is None and time.monotonic() < deadline, "play did not start:\n" + _drain(
+                    lines, run
+                )
                 time.sleep(0.01)
             time.sleep(0.05)
             run.origin = feeder.origin = float(json.loads(start_file.read_text())["monotonic"])
@@ -178,7 +212,9 @@ def _drain(lines: "queue.Queue[str | None]", run: LiveRun) -> str:
     return "\n".join(run.output)
 
 
-def recorded_shift(fed: np.ndarray, recorded: np.ndarray, start_frame: int, t: float, rate: int = 16000) -> float | None:
+def recorded_shift(
+    fed: np.ndarray, recorded: np.ndarray, start_frame: int, t: float, rate: int = 16000
+) -> float | None:
     """Seconds by which the line fed at session time ``t`` lies later in the live recording (whose
     first frame is session frame ``start_frame``): cross-correlation of 1.5 s, searched over ±0.3 s;
     None when the recording ends too soon after the line (the game ended)."""
@@ -208,7 +244,9 @@ def test_a_recorded_game_played_into_the_microphones_gives_the_recorded_events(s
     text = "\n".join(run.output)
     assert run.returncode == 0, text
     expected, live = read_events(session / "events.jsonl"), read_events(tmp_path / "live.jsonl")
-    assert compare_events(expected, live, tolerance=ONSET_TOLERANCE) == [], f"{text}\n(feeder underflows: {run.underflows})"
+    assert compare_events(expected, live, tolerance=ONSET_TOLERANCE) == [], (
+        f"{text}\n(feeder underflows: {run.underflows})"
+    )
     shouts = [(e["player"], round(g["onset"] - e["onset"], 3)) for e, g in zip(expected, live) if e["type"] == "shout"]
     print(f"\nonsets live - recorded: {shouts}")
     assert len(shouts) == 2
@@ -217,8 +255,15 @@ def test_a_recorded_game_played_into_the_microphones_gives_the_recorded_events(s
     recorded, _ = soundfile.read(str(tmp_path / "recorded" / "mics.wav"), dtype="float32", always_2d=True)
     fed, _ = soundfile.read(str(session / "mics.flac"), dtype="float32", always_2d=True)
     spec = load_spec(SPEC)
-    found = [recorded_shift(fed[:, spec.players.index(line.player)], recorded[:, spec.players.index(line.player)],
-                            int(data["start_frame"]), line.t) for line in spec.lines]
+    found = [
+        recorded_shift(
+            fed[:, spec.players.index(line.player)],
+            recorded[:, spec.players.index(line.player)],
+            int(data["start_frame"]),
+            line.t,
+        )
+        for line in spec.lines
+    ]
     shifts = [s for s in found if s is not None]
     print(f"recorded microphones vs fed recording, per line (s): {[round(s, 4) for s in shifts]}")
     assert len(shifts) >= 4 and max(abs(s) for s in shifts) <= ALIGNMENT_TOLERANCE

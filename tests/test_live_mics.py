@@ -54,6 +54,7 @@ RATE = 48000
 
 # ---- the session above the microphones --------------------------------------------------------
 
+
 class ScriptedMicrophones:
     """Timed typed lines plus microphone changes at given times, on a simulated clock: a stand-in
     for the live input, to test the session's handling above it."""
@@ -83,12 +84,25 @@ class ScriptedMicrophones:
         pass
 
 
-def run_scripted(tmp: Path, game: str, script: str, changes: list[tuple[float, tuple[str, ...], bool]],
-                 options: dict[str, object] | None = None) -> tuple[str, list[dict[str, Any]], Session]:
+def run_scripted(
+    tmp: Path,
+    game: str,
+    script: str,
+    changes: list[tuple[float, tuple[str, ...], bool]],
+    options: dict[str, object] | None = None,
+) -> tuple[str, list[dict[str, Any]], Session]:
     """Play ``script`` with microphone ``changes``; (transcript, events, session)."""
     (tmp / "script.txt").write_text(script)
-    settings = PlaySettings(game, ("Anna", "Ben", "Cem"), f"script:{tmp / 'script.txt'}", 1, tmp / "game.jsonl", None, True,
-                            options or {"first_player": "Anna"})
+    settings = PlaySettings(
+        game,
+        ("Anna", "Ben", "Cem"),
+        f"script:{tmp / 'script.txt'}",
+        1,
+        tmp / "game.jsonl",
+        None,
+        True,
+        options or {"first_player": "Anna"},
+    )
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
     clock = built.host.clock
@@ -104,10 +118,12 @@ def run_scripted(tmp: Path, game: str, script: str, changes: list[tuple[float, t
 def test_a_stopped_microphone_pauses_the_game_until_it_is_back(tmp_path: Path) -> None:
     """Ben's microphone stops: the host says so and pauses (a flip meanwhile is refused); when it is
     back the host says so and the game goes on by itself (the same flip is then applied)."""
-    transcript, events, session = run_scripted(tmp_path, "bimbamm", "32 Anna: flip two\n45 Anna: flip two\n",
-                                               [(30.0, ("Ben",), True), (40.0, ("Ben",), False)])
-    assert ("host: Ben's microphone stopped: the game is paused until it is back. "
-            "Say continue to go on without it.") in transcript
+    transcript, events, session = run_scripted(
+        tmp_path, "bimbamm", "32 Anna: flip two\n45 Anna: flip two\n", [(30.0, ("Ben",), True), (40.0, ("Ben",), False)]
+    )
+    assert (
+        "host: Ben's microphone stopped: the game is paused until it is back. Say continue to go on without it."
+    ) in transcript
     assert "host: The game is paused. Say resume to go on." in transcript
     assert "host: Ben's microphone is back. Let's go on." in transcript
     flips = [e for e in events if e["type"] == "flip"]
@@ -116,9 +132,10 @@ def test_a_stopped_microphone_pauses_the_game_until_it_is_back(tmp_path: Path) -
 
 
 def test_continue_goes_on_without_the_stopped_microphone(tmp_path: Path) -> None:
-    """"continue" during a microphone pause goes on without it; its return is announced, no pause."""
-    transcript, events, session = run_scripted(tmp_path, "bimbamm", "33 Cem: continue\n36 Anna: flip two\n",
-                                               [(30.0, ("Ben",), True), (40.0, ("Ben",), False)])
+    """ "continue" during a microphone pause goes on without it; its return is announced, no pause."""
+    transcript, events, session = run_scripted(
+        tmp_path, "bimbamm", "33 Cem: continue\n36 Anna: flip two\n", [(30.0, ("Ben",), True), (40.0, ("Ben",), False)]
+    )
     assert "host: We go on without Ben's microphone." in transcript
     assert [e["t"] >= 36 for e in events if e["type"] == "flip"] == [True]
     assert "host: Ben's microphone is back." in transcript and "Let's go on." not in transcript
@@ -127,8 +144,9 @@ def test_continue_goes_on_without_the_stopped_microphone(tmp_path: Path) -> None
 
 def test_a_microphone_back_during_a_players_pause_does_not_resume_it(tmp_path: Path) -> None:
     """The players paused: a microphone stopping and coming back meanwhile leaves the game paused."""
-    transcript, events, session = run_scripted(tmp_path, "bimbamm", "30 Anna: pause\n37 Anna: flip two\n",
-                                               [(32.0, ("Ben",), True), (35.0, ("Ben",), False)])
+    transcript, events, session = run_scripted(
+        tmp_path, "bimbamm", "30 Anna: pause\n37 Anna: flip two\n", [(32.0, ("Ben",), True), (35.0, ("Ben",), False)]
+    )
     assert "host: Ben's microphone is back. Say resume to go on." in transcript
     assert not [e for e in events if e["type"] == "flip"] and session.paused
 
@@ -136,16 +154,20 @@ def test_a_microphone_back_during_a_players_pause_does_not_resume_it(tmp_path: P
 def test_when_every_microphone_stopped_nobody_is_asked_to_say_continue(tmp_path: Path) -> None:
     """One device for the whole table stops: the announcement names everybody and waits."""
     transcript, _, session = run_scripted(tmp_path, "bimbamm", "", [(30.0, ("Anna", "Ben", "Cem"), True)])
-    assert ("host: Anna's, Ben's and Cem's microphones stopped: the game is paused until they are back."
-            in transcript)
+    assert "host: Anna's, Ben's and Cem's microphones stopped: the game is paused until they are back." in transcript
     assert "Say continue" not in transcript and session.paused
 
 
 def test_a_microphone_pause_freezes_the_play_window_and_reopens_it(tmp_path: Path) -> None:
     """Bim Bam Bum!: a microphone stopping during a player's window takes no time off it (no late
     mistake while paused) and the window reopens (a "resumed" event) when the microphone is back."""
-    _, events, _ = run_scripted(tmp_path, "bimbambum", "120 Cem: score\n", [(25.0, ("Ben",), True), (60.0, ("Ben",), False)],
-                                options={"first_player": "Anna", "quick": 3})
+    _, events, _ = run_scripted(
+        tmp_path,
+        "bimbambum",
+        "120 Cem: score\n",
+        [(25.0, ("Ben",), True), (60.0, ("Ben",), False)],
+        options={"first_player": "Anna", "quick": 3},
+    )
     turn = next(e for e in events if e["type"] == "turn")
     assert turn["t"] < 25.0  # Anna's turn began: her window runs until 3 s after the host has named her card
     assert not [e for e in events if e["type"] == "mistake" and e["t"] < 60.0]
@@ -155,6 +177,7 @@ def test_a_microphone_pause_freezes_the_play_window_and_reopens_it(tmp_path: Pat
 
 
 # ---- LiveSource on the virtual devices ----------------------------------------------------------
+
 
 def pactl(*args: str) -> str:
     """Run pactl against the test session's PulseAudio daemon."""
@@ -177,7 +200,9 @@ def dead_default_source(virtual_table: object) -> Iterator[None]:
     """While the test runs, the daemon's default source is a suspended null source (see the module
     docstring); the old default comes back afterwards."""
     old = pactl("get-default-source")
-    module = pactl("load-module", "module-null-source", "source_name=vh9_nowhere", f"rate={RATE}", "channels=1", "channel_map=mono")
+    module = pactl(
+        "load-module", "module-null-source", "source_name=vh9_nowhere", f"rate={RATE}", "channels=1", "channel_map=mono"
+    )
     pactl("suspend-source", "vh9_nowhere", "1")
     pactl("set-default-source", "vh9_nowhere")
     try:
@@ -284,7 +309,9 @@ def test_a_vanished_device_is_noticed_filled_with_silence_and_placed_right_when_
         assert contiguous([b for b in blocks if b.start_frame < int(back.t * source.rate) - 1600], ("Ben", "Cem"))
         played, heard = click_time(source, clock, blocks, "Ben")
         stats = {s.device: s for s in source.stats}
-    print(f"\nlost {lost.t - gone:.2f} s after the unload; click placed {1000 * (heard - played):+.1f} ms from its DAC time; {stats}")
+    print(
+        f"\nlost {lost.t - gone:.2f} s after the unload; click placed {1000 * (heard - played):+.1f} ms from its DAC time; {stats}"
+    )
     assert abs(heard - played) <= 0.005
     assert stats["vh_phones_monitor"].outages == 1 and 0.5 < stats["vh_phones_monitor"].down_seconds < 15
     assert stats["vh_mics"].outages == 0
@@ -331,10 +358,14 @@ def test_overflows_are_counted_never_fatal_and_summed_up(virtual_table: object) 
     assert audio.blocks > 0 and after  # the listener got the blocks around the overflows; reading went on
     assert "(microphones: 2 input overflows so far: the computer fell behind" in terminal.getvalue()
     assert terminal.getvalue().endswith("(microphones: 'vh_mics' (Anna, Ben): 2 overflows, never stopped)\n")
-    assert device_summary(DeviceStats("usb", ("Cem",), 1, 2, 7.25)) == "'usb' (Cem): 1 overflow, stopped 2 times (7.2 s without sound)"
+    assert (
+        device_summary(DeviceStats("usb", ("Cem",), 1, 2, 7.25))
+        == "'usb' (Cem): 1 overflow, stopped 2 times (7.2 s without sound)"
+    )
 
 
 # ---- `voicehost play --input mic` with a microphone that comes and goes ------------------------
+
 
 class Play:
     """`voicehost play bimbamm` on the virtual devices, Anna on vh_mics channel 2 and Ben on the
@@ -355,7 +386,8 @@ class Play:
         (tmp / "table.toml").write_text(
             '[table]\nspeaker = "vh_table"\n'
             '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 2 }\n'
-            '[[seat]]\nname = "Ben"\ninput = { device = "vh9_ben", channel = 1 }\n')
+            '[[seat]]\nname = "Ben"\ninput = { device = "vh9_ben", channel = 1 }\n'
+        )
         self.module: str | None = None
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
@@ -363,7 +395,9 @@ class Play:
 
     def load(self) -> None:
         """Plug Ben's microphone in."""
-        self.module = pactl("load-module", "module-null-sink", "sink_name=vh9_ben", f"rate={RATE}", "channels=1", "channel_map=mono")
+        self.module = pactl(
+            "load-module", "module-null-sink", "sink_name=vh9_ben", f"rate={RATE}", "channels=1", "channel_map=mono"
+        )
 
     def unload(self) -> None:
         """Pull Ben's microphone out."""
@@ -373,10 +407,35 @@ class Play:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--seed", "1", "--first", "Anna",
-             "--cards", "dealt", "--input", "mic", "--config", str(self.tmp / "table.toml"), "--log", str(self.tmp / "game.jsonl"),
-             "--start-file", str(self.tmp / "start.json")],
-            cwd=ROOT, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            [
+                sys.executable,
+                "-m",
+                "voicehost",
+                "play",
+                "bimbamm",
+                "--players",
+                "Anna,Ben",
+                "--seed",
+                "1",
+                "--first",
+                "Anna",
+                "--cards",
+                "dealt",
+                "--input",
+                "mic",
+                "--config",
+                str(self.tmp / "table.toml"),
+                "--log",
+                str(self.tmp / "game.jsonl"),
+                "--start-file",
+                str(self.tmp / "start.json"),
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -450,18 +509,24 @@ def test_play_pauses_when_a_microphone_is_pulled_out_and_goes_on_when_it_is_back
     ben_plays.unload()
     pulled = time.monotonic()
     note = ben_plays.expect("(microphone 'vh9_ben' (Ben) stopped: no sound for", 10)
-    noticed = ben_plays.expect("host: Ben's microphone stopped: the game is paused until it is back. "
-                               "Say continue to go on without it.", 5)
+    noticed = ben_plays.expect(
+        "host: Ben's microphone stopped: the game is paused until it is back. Say continue to go on without it.", 5
+    )
     log_before = (ben_plays.tmp / "game.jsonl").read_text()
     ben_plays.load()
     plugged = time.monotonic()
     back = ben_plays.expect("host: Ben's microphone is back. Let's go on.", 15)
     status = ben_plays.interrupt()
-    print(f"\nstop noticed {note - pulled:.2f} s and announced {noticed - pulled:.2f} s after the unload, "
-          f"return announced {back - plugged:.2f} s after the load")
+    print(
+        f"\nstop noticed {note - pulled:.2f} s and announced {noticed - pulled:.2f} s after the unload, "
+        f"return announced {back - plugged:.2f} s after the load"
+    )
     assert status == 130
     log = (ben_plays.tmp / "game.jsonl").read_text()
-    assert log.startswith(log_before) and [e["type"] for e in read_events(ben_plays.tmp / "game.jsonl")][:2] == ["setup", "turn"]
+    assert log.startswith(log_before) and [e["type"] for e in read_events(ben_plays.tmp / "game.jsonl")][:2] == [
+        "setup",
+        "turn",
+    ]
     assert all(json.loads(line) for line in log.splitlines())
     summary = "\n".join(ben_plays.output)
     assert "(microphones: 'vh_mics' (Anna): 0 overflows, never stopped)" in summary

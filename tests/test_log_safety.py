@@ -70,8 +70,9 @@ class DiskFull:
         return wrote
 
 
-def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ENOSPC mid-game: the host says so and pauses, the log keeps only whole lines; with room again, 'resume' saves what waited."""
     import io
 
@@ -80,8 +81,16 @@ def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(tmp_p
 
     script = tmp_path / "script.txt"
     script.write_text(FIRST + "30 Anna: resume\n31 Anna: resume\n")
-    settings = PlaySettings("bimbamm", ("Anna", "Ben"), f"script:{script}", 2, tmp_path / "game.jsonl", None, True,
-                            {"first_player": "Anna", "cards": "dealt"})
+    settings = PlaySettings(
+        "bimbamm",
+        ("Anna", "Ben"),
+        f"script:{script}",
+        2,
+        tmp_path / "game.jsonl",
+        None,
+        True,
+        {"first_player": "Anna", "cards": "dealt"},
+    )
     disk = DiskFull(room=1500)
     monkeypatch.setattr("voicehost.eventlog.os.write", disk)
     out = io.StringIO()
@@ -111,16 +120,25 @@ def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(tmp_p
     assert [e.seq for e in built.host.events] == [e["seq"] for e in events]
 
 
-def test_a_disk_that_stays_full_ends_with_one_line_and_a_resumable_log(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_disk_that_stays_full_ends_with_one_line_and_a_resumable_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """When the disk never frees up: one line saying what is not saved and how to resume; the log resumes."""
     from voicehost.eventlog import LogWriteError
     from voicehost.host.build import PlaySettings, run_session
 
     script = tmp_path / "script.txt"
     script.write_text(FIRST)
-    settings = PlaySettings("bimbamm", ("Anna", "Ben"), f"script:{script}", 2, tmp_path / "game.jsonl", None, True,
-                            {"first_player": "Anna", "cards": "dealt"})
+    settings = PlaySettings(
+        "bimbamm",
+        ("Anna", "Ben"),
+        f"script:{script}",
+        2,
+        tmp_path / "game.jsonl",
+        None,
+        True,
+        {"first_player": "Anna", "cards": "dealt"},
+    )
     monkeypatch.setattr("voicehost.eventlog.os.write", DiskFull(room=1500))
     with pytest.raises(LogWriteError) as caught:
         run_session(settings, stdout=open(os.devnull, "w"))
@@ -171,8 +189,15 @@ def _recording(tmp_path: Path) -> Path:
     folder.mkdir()
     log = played(tmp_path)
     (folder / "events.jsonl").write_bytes(log.read_bytes())
-    session = {"game": "bimbamm", "players": ["Anna", "Ben"], "seed": 2,
-               "options": {"first_player": "Anna", "cards": "dealt"}, "lang": "en", "engine": "sphinx", "rate": 16000}
+    session = {
+        "game": "bimbamm",
+        "players": ["Anna", "Ben"],
+        "seed": 2,
+        "options": {"first_player": "Anna", "cards": "dealt"},
+        "lang": "en",
+        "engine": "sphinx",
+        "rate": 16000,
+    }
     (folder / "session.json").write_text(json.dumps(session))
     soundfile.write(str(folder / "mics.wav"), np.zeros((16000, 2), dtype=np.float32), 16000, subtype="PCM_16")
     return folder
@@ -184,23 +209,43 @@ def test_replay_never_writes_into_the_recording_it_checks(tmp_path: Path) -> Non
     truth = (folder / "events.jsonl").read_bytes()
     over = run_voicehost("replay", str(folder), "--quiet", "--log", str(folder / "events.jsonl"), timeout=300)
     assert over.returncode == 2 and "inside the recording" in over.stderr
-    wav = run_voicehost("replay", str(folder), "--quiet", "--log", str(tmp_path / "r.jsonl"),
-                        "--speech-wav", str(folder / "host.wav"), timeout=300)
+    wav = run_voicehost(
+        "replay",
+        str(folder),
+        "--quiet",
+        "--log",
+        str(tmp_path / "r.jsonl"),
+        "--speech-wav",
+        str(folder / "host.wav"),
+        timeout=300,
+    )
     assert wav.returncode == 2 and "inside the recording" in wav.stderr
     assert (folder / "events.jsonl").read_bytes() == truth and not (folder / "host.wav").exists()
-    default = subprocess.run([sys.executable, "-m", "voicehost", "replay", str(folder), "--quiet"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=300)
+    default = subprocess.run(
+        [sys.executable, "-m", "voicehost", "replay", str(folder), "--quiet"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "logs/replay-recording-1.jsonl" in default.stdout, default.stdout + default.stderr
     assert sorted(p.name for p in folder.iterdir()) == ["events.jsonl", "mics.wav", "session.json"]
 
 
 @pytest.mark.parametrize("how, status, words", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "SIGTERM")])
-def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(tmp_path: Path, how: signal.Signals, status: int,
-                                                        words: str) -> None:
+def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(
+    tmp_path: Path, how: signal.Signals, status: int, words: str
+) -> None:
     """Stopped by Ctrl-C (130) or SIGTERM (143, it exited silently before): the log is intact and the way to resume is told."""
     log = tmp_path / "game.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "voicehost", *PLAY, "--input", "text", "--log", str(log)],
-                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "voicehost", *PLAY, "--input", "text", "--log", str(log)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not (log.exists() and log.stat().st_size) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -214,8 +259,13 @@ def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(tmp_path: Path, how: sig
 
 def test_kill_9_at_random_moments_loses_no_announced_event_and_every_resume_works() -> None:
     """A short run of bench/bench_crash.py (the 50-kill soak is run by hand; README has its numbers): 6 kills, all checks pass."""
-    result = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_crash.py"), "--runs", "6", "--seed", "7"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bench_crash.py"), "--runs", "6", "--seed", "7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "6 kills during a game" in result.stdout and "announced events lost: 0" in result.stdout
 

@@ -63,8 +63,12 @@ ZIP_CASES = {
     "zip absolute path": lambda zf: zf.writestr("/tmp/voicehost-evil.txt", b"x"),
     "zip dot-dot": lambda zf: zf.writestr(f"{TEST_MODEL}/../../evil.txt", b"x"),
     "zip backslash dot-dot": lambda zf: zf.writestr("..\\evil.txt", b"x"),
-    "zip symlink outside": lambda zf: zf.writestr(*_zip_entry(f"{TEST_MODEL}/link", b"../../../etc/passwd", stat.S_IFLNK | 0o777)),
-    "zip absolute symlink": lambda zf: zf.writestr(*_zip_entry(f"{TEST_MODEL}/link", b"/etc/passwd", stat.S_IFLNK | 0o777)),
+    "zip symlink outside": lambda zf: zf.writestr(
+        *_zip_entry(f"{TEST_MODEL}/link", b"../../../etc/passwd", stat.S_IFLNK | 0o777)
+    ),
+    "zip absolute symlink": lambda zf: zf.writestr(
+        *_zip_entry(f"{TEST_MODEL}/link", b"/etc/passwd", stat.S_IFLNK | 0o777)
+    ),
     "zip device": lambda zf: zf.writestr(*_zip_entry(f"{TEST_MODEL}/dev", b"", stat.S_IFCHR | 0o644)),
 }
 TAR_CASES = {
@@ -134,6 +138,7 @@ def test_zip_bomb_is_measured_against_the_catalog_unpacked_size(tmp_path: Path) 
 
 def test_links_inside_the_archive_become_plain_files(tmp_path: Path) -> None:
     """A symlink or hard link to a file inside the archive is unpacked as a copy: no link is ever written."""
+
     def links(tf: tarfile.TarFile) -> None:
         tf.addfile(_tar_entry(f"{TEST_MODEL}/graph/copy.fst", tarfile.SYMTYPE, "Gr.fst"))
         tf.addfile(_tar_entry(f"{TEST_MODEL}/hard.mdl", tarfile.LNKTYPE, f"{TEST_MODEL}/am/final.mdl"))
@@ -169,6 +174,7 @@ def test_ctrl_c_during_unpacking_leaves_nothing(tmp_path: Path) -> None:
         def report(done: int, total: int) -> None:
             if label.startswith("unpacking") and done > total // 3:
                 raise KeyboardInterrupt
+
         return report
 
     with pytest.raises(KeyboardInterrupt):
@@ -198,8 +204,9 @@ def test_killed_unpacking_never_looks_installed(tmp_path: Path) -> None:
     archive = tmp_path / f"{name}.zip"
     make_zip(archive, model_contents(big=3_000_000), prefix=name)
     models = tmp_path / "models"
-    result = subprocess.run([sys.executable, "-c", KILLER, str(archive), str(models)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", KILLER, str(archive), str(models)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == -signal.SIGKILL, result.stderr
     leftovers = list(models.iterdir())
     assert len(leftovers) == 1 and leftovers[0].name.startswith(".partial-")
@@ -237,7 +244,9 @@ def test_not_an_archive_is_a_one_line_error(content: bytes, tmp_path: Path) -> N
     """A file that is no archive: one line naming it, exit 2, nothing installed."""
     bogus = tmp_path / "vosk-model-small-en-us-0.15.zip"
     bogus.write_bytes(content)
-    result = run_voicehost("models", "--models-dir", str(tmp_path / "m"), "install", str(bogus), "--name", "x", "--lang", "en")
+    result = run_voicehost(
+        "models", "--models-dir", str(tmp_path / "m"), "install", str(bogus), "--name", "x", "--lang", "en"
+    )
     assert result.returncode == 2, result.stderr
     assert str(bogus) in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert installed_vosk_models(tmp_path / "m") == []

@@ -35,7 +35,9 @@ def test_builtin_catalog_has_the_required_models() -> None:
     catalog = load_catalog()
     names = {e.name: e for e in catalog.entries}
     assert {"vosk-model-small-en-us-0.15", "vosk-model-small-de-0.15", "vosk-model-small-ko-0.22"} <= set(names)
-    assert [names[n].vocab for n in ("vosk-model-small-en-us-0.15", "vosk-model-small-de-0.15", "vosk-model-small-ko-0.22")] == ["en", "de", "ko"]
+    assert [
+        names[n].vocab for n in ("vosk-model-small-en-us-0.15", "vosk-model-small-de-0.15", "vosk-model-small-ko-0.22")
+    ] == ["en", "de", "ko"]
     for entry in catalog.entries:
         assert entry.engine is Engine.VOSK
         assert entry.url.startswith("https://") and entry.url.endswith(entry.name + ".zip")
@@ -80,10 +82,10 @@ def test_good_catalog_parses() -> None:
         (lambda t: t.replace('engine = "vosk"', 'engine = "whisper"'), ":7: engine:"),
         (lambda t: t.replace('license = "CC0-1.0"', 'licence = "CC0-1.0"'), ":12: licence: unknown field"),
         (lambda t: t.replace('sha256 = "0' + "0" * 63 + '"', 'sha256 = ""'), ":11: verified: true needs a sha256"),
-        (lambda t: t + "\n" + t[t.index("[[model]]"):], ":15: name: 'vosk-model-small-xx-0.1' appears twice"),
+        (lambda t: t + "\n" + t[t.index("[[model]]") :], ":15: name: 'vosk-model-small-xx-0.1' appears twice"),
         (lambda t: t.replace('vocab = "xx"', 'vocab = "English"'), ":5: vocab:"),
         (lambda t: t.replace("url = ", "url = = "), "not valid TOML"),
-        (lambda t: t.replace(".zip\"", ".exe\""), ":8: url:"),
+        (lambda t: t.replace('.zip"', '.exe"'), ":8: url:"),
         (lambda t: "colour = 1\n" + t, ":1: unknown top-level key 'colour'"),
     ],
 )

@@ -33,8 +33,17 @@ def _setup(tmp_path: Path, server: ModelServer, data: bytes, **catalog: object) 
 
 
 def _download(catalog: Path, models: Path, *extra: str, timeout: float = 120):  # type: ignore[no-untyped-def]
-    return run_voicehost("models", "--catalog", str(catalog), "--models-dir", str(models), "download", TEST_MODEL,
-                         *extra, timeout=timeout)
+    return run_voicehost(
+        "models",
+        "--catalog",
+        str(catalog),
+        "--models-dir",
+        str(models),
+        "download",
+        TEST_MODEL,
+        *extra,
+        timeout=timeout,
+    )
 
 
 def _part(models: Path) -> Path:
@@ -48,7 +57,12 @@ def test_download_checks_installs_and_shows_progress(archive: bytes, tmp_path: P
         result = _download(catalog, models)
     assert result.returncode == 0, result.stderr
     assert f"downloading {TEST_MODEL}.zip" in result.stderr
-    assert " MB of 6." in result.stderr and "(100%)" in result.stderr and "MB/s" in result.stderr and "ETA" in result.stderr
+    assert (
+        " MB of 6." in result.stderr
+        and "(100%)" in result.stderr
+        and "MB/s" in result.stderr
+        and "ETA" in result.stderr
+    )
     assert (models / TEST_MODEL / "am" / "final.mdl").stat().st_size == 6_000_000
     assert not _part(models).exists()
     assert server.state.sent == len(archive)

@@ -81,8 +81,18 @@ def test_the_command_line_stops_a_trickle_within_the_stall_window(tmp_path: Path
         catalog = tmp_path / "catalog.toml"
         catalog.write_text(catalog_toml(server.url(), size=5000, sha="0" * 64))
         started = time.monotonic()
-        result = run_voicehost("models", "--catalog", str(catalog), "--models-dir", str(tmp_path / "m"), "download",
-                               TEST_MODEL, "--timeout", "1", timeout=60)
+        result = run_voicehost(
+            "models",
+            "--catalog",
+            str(catalog),
+            "--models-dir",
+            str(tmp_path / "m"),
+            "download",
+            TEST_MODEL,
+            "--timeout",
+            "1",
+            timeout=60,
+        )
     assert result.returncode == 1 and "stalled" in result.stderr and "resume" in result.stderr
     assert time.monotonic() - started < 30
 
@@ -93,8 +103,9 @@ def test_a_server_promising_more_than_the_catalog_says_is_refused_before_downloa
     with ModelServer(big) as server:
         catalog = tmp_path / "catalog.toml"
         catalog.write_text(catalog_toml(server.url(f"{TEST_MODEL}.zip"), size=30_000, sha="0" * 64))
-        result = run_voicehost("models", "--catalog", str(catalog), "--models-dir", str(tmp_path / "m"), "download",
-                               TEST_MODEL, timeout=60)
+        result = run_voicehost(
+            "models", "--catalog", str(catalog), "--models-dir", str(tmp_path / "m"), "download", TEST_MODEL, timeout=60
+        )
     assert result.returncode == 1 and "the catalog says" in result.stderr
     part = tmp_path / "m" / DOWNLOADS / f"{TEST_MODEL}.zip.part"
     assert not part.exists() or part.stat().st_size <= 30_000
@@ -104,13 +115,18 @@ def test_archive_members_with_names_too_long_for_the_disk_are_refused(tmp_path: 
     """Tar members named longer than NAME_MAX or PATH_MAX: one line, nothing written (OSError traceback before)."""
     archive = tmp_path / "long.tar.gz"
     with tarfile.open(archive, "w:gz") as tf:
-        for name in (f"{TEST_MODEL}/am/final.mdl", f"{TEST_MODEL}/conf/model.conf", f"{TEST_MODEL}/" + "n" * 300,
-                     f"{TEST_MODEL}/" + "/".join(["d" * 200] * 30) + "/f"):
+        for name in (
+            f"{TEST_MODEL}/am/final.mdl",
+            f"{TEST_MODEL}/conf/model.conf",
+            f"{TEST_MODEL}/" + "n" * 300,
+            f"{TEST_MODEL}/" + "/".join(["d" * 200] * 30) + "/f",
+        ):
             info = tarfile.TarInfo(name)
             info.size = 3
             tf.addfile(info, io.BytesIO(b"abc"))
-    result = run_voicehost("models", "--models-dir", str(tmp_path / "models"), "install", str(archive),
-                           "--name", "long", "--lang", "en")
+    result = run_voicehost(
+        "models", "--models-dir", str(tmp_path / "models"), "install", str(archive), "--name", "long", "--lang", "en"
+    )
     assert result.returncode == 2 and "longer than a file system allows" in result.stderr
     assert not (tmp_path / "models" / "long").exists()
 
@@ -154,11 +170,14 @@ def test_removing_a_linked_model_removes_only_the_link_and_empty_names_are_refus
     assert models.is_dir() and (elsewhere / "am" / "final.mdl").is_file()
 
 
-@pytest.mark.parametrize("argv", [
-    ["--lang", "de"],
-    ["--engine", "vosk", "--model", "{tmp}/not-a-model"],
-    ["--engine", "vosk", "--model", "{tmp}/broken-model"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--lang", "de"],
+        ["--engine", "vosk", "--model", "{tmp}/not-a-model"],
+        ["--engine", "vosk", "--model", "{tmp}/broken-model"],
+    ],
+)
 def test_a_model_the_user_chose_that_cannot_be_used_exits_2(tmp_path: Path, argv: list[str]) -> None:
     """No model for the language, a folder that is not a model, a model Vosk cannot load: clear one line, status 2 (was 1)."""
     (tmp_path / "not-a-model").mkdir()
@@ -174,9 +193,24 @@ def test_a_model_the_user_chose_that_cannot_be_used_exits_2(tmp_path: Path, argv
 
     from tests.conftest import ROOT
 
-    result = subprocess.run([sys.executable, "-m", "voicehost", "rank", "--game", "bimbamm", "--track", f"A={AUDIO}",
-                             *[a.format(tmp=tmp_path) for a in argv]], capture_output=True, text=True, timeout=120,
-                            cwd=ROOT, env={**os.environ, "VOICEHOST_MODELS": str(env_models)})
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "rank",
+            "--game",
+            "bimbamm",
+            "--track",
+            f"A={AUDIO}",
+            *[a.format(tmp=tmp_path) for a in argv],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "VOICEHOST_MODELS": str(env_models)},
+    )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
 

@@ -126,7 +126,11 @@ def test_installed_vosk_model_comes_first(tmp_path: Path) -> None:
         write_tree(tmp_path / name, model_contents())
     assert resolve_engine("en", tmp_path, catalog).source is Source.INSTALLED
     ko = resolve_engine("ko", tmp_path, catalog)
-    assert (ko.source, ko.name, ko.model_path) == (Source.INSTALLED, "vosk-model-small-ko-mine", tmp_path / "vosk-model-small-ko-mine")
+    assert (ko.source, ko.name, ko.model_path) == (
+        Source.INSTALLED,
+        "vosk-model-small-ko-mine",
+        tmp_path / "vosk-model-small-ko-mine",
+    )
     table = engine_table(tmp_path, catalog)
     assert set(table) >= {"en", "de", "ko"} and isinstance(table["de"], str)
 
@@ -157,8 +161,14 @@ def test_models_dir_comes_from_the_environment(tmp_path: Path) -> None:
     """VOICEHOST_MODELS picks the models folder when --models-dir is not given."""
     write_tree(tmp_path / "envmodels" / "vosk-model-small-de-env", model_contents())
     env = {**os.environ, "VOICEHOST_MODELS": str(tmp_path / "envmodels")}
-    result = subprocess.run([sys.executable, "-m", "voicehost", "models", "list"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "voicehost", "models", "list"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0 and "vosk-model-small-de-env" in result.stdout
     assert "from $VOICEHOST_MODELS" in result.stdout
 
@@ -179,14 +189,22 @@ def test_no_network_outside_the_downloader() -> None:
         if path == ROOT / "voicehost" / "models" / "download.py" or (ROOT / "voicehost" / "phones") in path.parents:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n in network or n.split(".")[0] in {"requests", "urllib3", "httpx", "aiohttp"}]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            )
+            offenders += [
+                f"{path.relative_to(ROOT)}: {n}"
+                for n in names
+                if n in network or n.split(".")[0] in {"requests", "urllib3", "httpx", "aiohttp"}
+            ]
     assert offenders == []
 
 
 def test_listing_and_installing_open_no_connection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Resolving engines, listing and installing from a file work with every network connection blocked."""
+
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("network used")
 

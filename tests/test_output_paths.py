@@ -19,12 +19,29 @@ def commands(target: Path, tmp: Path) -> dict[str, list[str]]:
     script.write_text("1 Anna: help\n")
     return {
         "say --out": ["say", "hi", "--no-play", "--out", str(target)],
-        "play --speech-wav": ["play", "bimbamm", "--players", "Anna,Ben", "--input", f"script:{script}",
-                              "--log", str(tmp / "g.jsonl"), "--speech-wav", str(target)],
+        "play --speech-wav": [
+            "play",
+            "bimbamm",
+            "--players",
+            "Anna,Ben",
+            "--input",
+            f"script:{script}",
+            "--log",
+            str(tmp / "g.jsonl"),
+            "--speech-wav",
+            str(target),
+        ],
         "play --log": ["play", "bimbamm", "--players", "Anna,Ben", "--input", f"script:{script}", "--log", str(target)],
         "deck print --out": ["deck", "print", "--out", str(target)],
-        "rank --plot": ["rank", "--game", "bimbamm", "--track", f"Anna={AUDIO / 'race2_close.Anna.wav'}",
-                        "--plot", str(target)],
+        "rank --plot": [
+            "rank",
+            "--game",
+            "bimbamm",
+            "--track",
+            f"Anna={AUDIO / 'race2_close.Anna.wav'}",
+            "--plot",
+            str(target),
+        ],
         "demo --out": ["demo", "--no-play", "--out", str(target)],
     }
 
@@ -41,8 +58,9 @@ def special(kind: str, tmp: Path) -> Path:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "folder", "missing folder"])
-@pytest.mark.parametrize("command", ["say --out", "play --speech-wav", "play --log", "deck print --out", "rank --plot",
-                                     "demo --out"])
+@pytest.mark.parametrize(
+    "command", ["say --out", "play --speech-wav", "play --log", "deck print --out", "rank --plot", "demo --out"]
+)
 def test_outputs_refuse_fifos_folders_and_missing_folders(tmp_path: Path, kind: str, command: str) -> None:
     """Each writing option gives one line, status 2, and leaves a FIFO a FIFO (it was replaced by a regular file)."""
     target = special(kind, tmp_path)

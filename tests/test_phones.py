@@ -18,7 +18,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from phones_helpers import Phone, check_loops, race_fixture, run_race  # noqa: E402
 
 
-
 def _no_pulse() -> dict[str, str]:
     """Chromium without the test's PulseAudio: its audio context then runs on its own timer, the
     clock its fake microphone runs on (on the null sink they differed by 100-900 ppm)."""
@@ -77,14 +76,37 @@ def test_game_on_phones_private_line_pause_and_resume(tmp_path: Path) -> None:
 
     rng = np.random.default_rng(5)
     for name in ("Anna", "Ben"):
-        soundfile.write(str(tmp_path / f"{name}.wav"), (0.003 * rng.standard_normal(16000 * 3)).astype(np.float32), 16000)
+        soundfile.write(
+            str(tmp_path / f"{name}.wav"), (0.003 * rng.standard_normal(16000 * 3)).astype(np.float32), 16000
+        )
     port = 18000 + os.getpid() % 1000
     out = open(tmp_path / "out.txt", "w")
     game = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--input", "phones",
-         "--phones-http", "--phones-host", "127.0.0.1", "--phones-port", str(port), "--phones-no-clicks",
-         "--seed", "3", "--log", str(tmp_path / "game.jsonl")],
-        stdout=out, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[1])
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "play",
+            "bimbamm",
+            "--players",
+            "Anna,Ben",
+            "--input",
+            "phones",
+            "--phones-http",
+            "--phones-host",
+            "127.0.0.1",
+            "--phones-port",
+            str(port),
+            "--phones-no-clicks",
+            "--seed",
+            "3",
+            "--log",
+            str(tmp_path / "game.jsonl"),
+        ],
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     phones: dict[str, Phone] = {}
 
     def text() -> str:
@@ -100,7 +122,9 @@ def test_game_on_phones_private_line_pause_and_resume(tmp_path: Path) -> None:
     try:
         wait_for("Players, open this page")
         for name in ("Anna", "Ben"):
-            phones[name] = Phone(f"http://127.0.0.1:{port}/?name={name}&join=1", tmp_path / f"{name}.wav", _no_pulse(), debug=True)
+            phones[name] = Phone(
+                f"http://127.0.0.1:{port}/?name={name}&join=1", tmp_path / f"{name}.wav", _no_pulse(), debug=True
+            )
         wait_for("host → Ben: (private)", 90.0)
         wait_for("flip a tile", 30.0)
         shown = {n: p.evaluate("window.voicehost.shown") for n, p in phones.items()}
@@ -109,7 +133,9 @@ def test_game_on_phones_private_line_pause_and_resume(tmp_path: Path) -> None:
         assert not set(private["Anna"]) & set(private["Ben"]), private
         assert all("Anna" not in line for line in private["Ben"]), private
         public = {n: [s["text"] for s in lines if not s["private"]] for n, lines in shown.items()}
-        assert any("Welcome to Bim Bamm" in line for line in public["Anna"]) and any("Welcome to Bim Bamm" in line for line in public["Ben"])
+        assert any("Welcome to Bim Bamm" in line for line in public["Anna"]) and any(
+            "Welcome to Bim Bamm" in line for line in public["Ben"]
+        )
         deadline = time.monotonic() + 30.0
         while True:
             played = {n: p.evaluate("window.voicehost.played.length") for n, p in phones.items()}

@@ -65,8 +65,15 @@ def _answer_error(host: float, steps: list[tuple[float, float, float]], rng: np.
     return float(rng.normal(0.0, 0.0002)) + step
 
 
-def run(phone: SimPhone, seconds: float, *, seed: int, drop: float = 0.01, run_at: float | None = None,
-        steps: list[tuple[float, float, float]] | None = None) -> tuple[np.ndarray, np.ndarray, PhoneSource]:
+def run(
+    phone: SimPhone,
+    seconds: float,
+    *,
+    seed: int,
+    drop: float = 0.01,
+    run_at: float | None = None,
+    steps: list[tuple[float, float, float]] | None = None,
+) -> tuple[np.ndarray, np.ndarray, PhoneSource]:
     """Simulate ``seconds`` of the phone; returns (host seconds, placement error seconds) of every
     impulse that arrived, and the source."""
     rng = np.random.default_rng(seed)
@@ -93,7 +100,9 @@ def run(phone: SimPhone, seconds: float, *, seed: int, drop: float = 0.01, run_a
     arrived = phone.start
     for k in range(int(seconds / (1 - phone.drift) * RATE / BLOCK)):
         frame = k * BLOCK
-        arrived = max(arrived, phone.host(frame + BLOCK) + rng.uniform(0.002, 0.03) + (0.2 if rng.random() < 0.002 else 0.0))
+        arrived = max(
+            arrived, phone.host(frame + BLOCK) + rng.uniform(0.002, 0.03) + (0.2 if rng.random() < 0.002 else 0.0)
+        )
         missing = rng.random() < drop or (run_at is not None and run_at <= phone.host(frame) < run_at + 0.8)
         if not missing:
             samples = np.zeros(BLOCK, np.float32)
@@ -134,7 +143,10 @@ def test_ten_minutes_of_a_300_ppm_phone_stay_within_a_millisecond() -> None:
     30 ms for 20 s, blocks missing (1% and a run of 0.8 s): for ten minutes every impulse lands
     within 1 ms of where it belongs once the drift is known (20 s), and within 7 ms before."""
     rng = np.random.default_rng(11)
-    steps = [(float(at), float(rng.uniform(2, 8)), float(rng.choice([-0.01, 0.01]))) for at in np.arange(1010.0, 1600.0, 20.0)]
+    steps = [
+        (float(at), float(rng.uniform(2, 8)), float(rng.choice([-0.01, 0.01])))
+        for at in np.arange(1010.0, 1600.0, 20.0)
+    ]
     steps.append((1300.0, 20.0, 0.03))
     hosts, errors, source = run(SimPhone(1000.0), 600.0, seed=1, run_at=1200.0, steps=steps)
     assert hosts.shape[0] > 1100, hosts.shape

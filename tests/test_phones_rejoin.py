@@ -38,9 +38,16 @@ def test_phones_line_up_with_the_microphones_less_their_latency() -> None:
     later moves 62 ms, one hearing 3 ms sooner moves back 3 ms; a click late on the speaker for
     everybody (the third) changes nothing."""
     late = [0.0, 0.0, 0.004, 0.0]
-    result = align(heard(Anna=[0.020 + x for x in late], Dora=[0.031 + x for x in late],
-                         Ben=[0.082 + x for x in late], Cem=[0.017 + x for x in late]),
-                   ("Ben", "Cem"), {"Anna": 0.0, "Dora": 0.011})
+    result = align(
+        heard(
+            Anna=[0.020 + x for x in late],
+            Dora=[0.031 + x for x in late],
+            Ben=[0.082 + x for x in late],
+            Cem=[0.017 + x for x in late],
+        ),
+        ("Ben", "Cem"),
+        {"Anna": 0.0, "Dora": 0.011},
+    )
     assert result.reference == ("Anna", "Dora")
     assert result.moves == pytest.approx({"Ben": 0.062, "Cem": -0.003})
     assert result.spread == pytest.approx({"Ben": 0.0, "Cem": 0.0}, abs=1e-12)
@@ -50,9 +57,16 @@ def test_phones_line_up_with_the_microphones_less_their_latency() -> None:
 def test_without_a_reference_the_earliest_phone_keeps_its_place() -> None:
     """Phones alone (or whose reference heard nothing) are lined up with the earliest of them;
     a phone that heard fewer than half the clicks is named as failed, not moved."""
-    result = align(heard(Anna=[0.050, 0.052, 0.051, 0.050], Ben=[0.090, 0.093, 0.091, 0.090],
-                         Cem=[None, None, None, 0.07], Mic=[None, None, None, None]),
-                   ("Anna", "Ben", "Cem"), {"Mic": 0.0})
+    result = align(
+        heard(
+            Anna=[0.050, 0.052, 0.051, 0.050],
+            Ben=[0.090, 0.093, 0.091, 0.090],
+            Cem=[None, None, None, 0.07],
+            Mic=[None, None, None, None],
+        ),
+        ("Anna", "Ben", "Cem"),
+        {"Mic": 0.0},
+    )
     assert result.reference == ()
     assert result.moves == pytest.approx({"Anna": 0.0, "Ben": 0.040}, abs=0.0006)
     assert set(result.failed) == {"Cem"} and "heard only 1 of 4 clicks" in result.failed["Cem"]
@@ -60,11 +74,13 @@ def test_without_a_reference_the_earliest_phone_keeps_its_place() -> None:
 
 # ---- two sources as one -----------------------------------------------------------------------
 
+
 class FakeSource:
     """A source with given blocks and changes, which may fail to stop."""
 
-    def __init__(self, seats: tuple[str, ...], blocks: list[AudioBlock], changes: list[DeviceChange], *,
-                 fails: bool = False) -> None:
+    def __init__(
+        self, seats: tuple[str, ...], blocks: list[AudioBlock], changes: list[DeviceChange], *, fails: bool = False
+    ) -> None:
         self._seats, self.blocks, self._changes, self.fails = seats, blocks, changes, fails
         self.begun = self.stopped = False
 
@@ -106,8 +122,12 @@ def block(seats: tuple[str, ...], start: int, samples: np.ndarray) -> AudioBlock
 def test_mixed_source_reads_both_and_stops_both() -> None:
     """Microphones and phones read as one source: blocks, seats, changes and stats of both; a
     microphone stream that fails to close still lets the phones be stopped."""
-    mics = FakeSource(("Anna", "Dora"), [block(("Anna", "Dora"), 0, np.zeros((320, 2)))],
-                      [DeviceChange("vh_mics", ("Anna", "Dora"), True, 1.0)], fails=True)
+    mics = FakeSource(
+        ("Anna", "Dora"),
+        [block(("Anna", "Dora"), 0, np.zeros((320, 2)))],
+        [DeviceChange("vh_mics", ("Anna", "Dora"), True, 1.0)],
+        fails=True,
+    )
     phones = FakeSource(("Ben",), [block(("Ben",), 0, np.zeros(320))], [])
     mixed = MixedSource([mics, phones])
     assert mixed.seats == ("Anna", "Dora", "Ben")
@@ -123,6 +143,7 @@ def test_mixed_source_reads_both_and_stops_both() -> None:
 
 
 # ---- a phone that comes back ------------------------------------------------------------------
+
 
 class FakePhones:
     """Stands for PhoneSource: seats, shifts and the rate."""
@@ -185,8 +206,14 @@ def test_a_phone_that_comes_back_is_measured_before_its_seat_is_back() -> None:
     said: list[tuple[str, ...]] = []
     source = FakeSource(("Anna", "Ben"), [], [DeviceChange("Ben's phone", ("Ben",), False, 3.0)])
     speaker = FixedSpeaker(1.0)
-    rejoin = RejoinCalibration(source, phones, speaker, search=(-0.05, 1.0), settle=0.0,  # type: ignore[arg-type]
-                               announce=said.append)
+    rejoin = RejoinCalibration(
+        source,
+        phones,
+        speaker,
+        search=(-0.05, 1.0),
+        settle=0.0,  # type: ignore[arg-type]
+        announce=said.append,
+    )
     assert rejoin.changes() == []
     assert rejoin.lost == ("Ben",)
     source.blocks = scene({"Anna": 0.080, "Ben": 0.117}, 1.0, 5.0)
@@ -224,8 +251,14 @@ def test_a_phone_is_not_moved_when_the_seats_that_stayed_heard_nothing() -> None
     phones = FakePhones(("Anna", "Ben"), {"Anna": 0.0, "Ben": 0.020})
     source = FakeSource(("Anna", "Ben"), [], [DeviceChange("Ben's phone", ("Ben",), False, 3.0)])
     log: list[str] = []
-    rejoin = RejoinCalibration(source, phones, FixedSpeaker(1.0), search=(-0.05, 1.0), settle=0.0,  # type: ignore[arg-type]
-                               log=log.append)
+    rejoin = RejoinCalibration(
+        source,
+        phones,
+        FixedSpeaker(1.0),
+        search=(-0.05, 1.0),
+        settle=0.0,  # type: ignore[arg-type]
+        log=log.append,
+    )
     assert rejoin.changes() == []
     blocks = scene({"Anna": 0.080, "Ben": 0.117}, 1.0, 5.0)
     blocks[0] = block(("Anna",), 0, np.zeros(5 * RATE))
@@ -256,6 +289,7 @@ def test_clicks_during_the_game_wait_for_the_host_to_finish_speaking() -> None:
 
 
 # ---- in the browser ---------------------------------------------------------------------------
+
 
 def _no_pulse() -> dict[str, str]:
     """Chromium on its own audio timer (see tests/test_phones.py)."""
@@ -301,7 +335,10 @@ def test_a_reopened_browser_is_measured_again(tmp_path: Path) -> None:
     def clicks(source: PhoneSource) -> dict[str, float]:
         recorder = SeatRecorder(source, seats, RATE).start()
         try:
-            return {str(k): float(v) for k, v in measure_delays(recorder, SilentSpeaker(clock), search=search).offsets.offsets.items()}
+            return {
+                str(k): float(v)
+                for k, v in measure_delays(recorder, SilentSpeaker(clock), search=search).offsets.offsets.items()
+            }
         finally:
             recorder.stop()
 

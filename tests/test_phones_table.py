@@ -35,10 +35,32 @@ class Game:
         (folder / "table.toml").write_text(table, encoding="utf-8")
         self.out = open(folder / "out.txt", "w")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--config", str(folder / "table.toml"),
-             "--phones-http", "--phones-host", "127.0.0.1", "--phones-port", str(self.port), "--phones-no-clicks",
-             "--seed", "3", "--log", str(folder / "game.jsonl"), *extra],
-            stdout=self.out, stderr=subprocess.STDOUT, cwd=ROOT)
+            [
+                sys.executable,
+                "-m",
+                "voicehost",
+                "play",
+                "bimbamm",
+                "--players",
+                "Anna,Ben",
+                "--config",
+                str(folder / "table.toml"),
+                "--phones-http",
+                "--phones-host",
+                "127.0.0.1",
+                "--phones-port",
+                str(self.port),
+                "--phones-no-clicks",
+                "--seed",
+                "3",
+                "--log",
+                str(folder / "game.jsonl"),
+                *extra,
+            ],
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+        )
         self.phones: list[Phone] = []
 
     def text(self) -> str:
@@ -113,9 +135,11 @@ def test_a_microphone_seat_plays_beside_a_phone_seat(tmp_path: Path, virtual_tab
     is asked to open the page; once he has joined the game begins with both seats heard (Anna's
     microphone and Ben's phone both in the closing summary, neither stopped), and Ben's private
     card line reaches his phone."""
-    table = ('[table]\nspeaker = "vh_table"\n\n'
-             '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 1 }\noutput = { device = "vh_phones", channel = 1 }\n\n'
-             '[[seat]]\nname = "Ben"\ninput = "phone"\n')
+    table = (
+        '[table]\nspeaker = "vh_table"\n\n'
+        '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 1 }\noutput = { device = "vh_phones", channel = 1 }\n\n'
+        '[[seat]]\nname = "Ben"\ninput = "phone"\n'
+    )
     game = Game(tmp_path, table)
     try:
         game.wait_for("Ben, open this page on your phone")
@@ -137,10 +161,32 @@ def test_a_microphone_seat_plays_beside_a_phone_seat(tmp_path: Path, virtual_tab
 def test_a_bad_phone_seat_is_one_line_before_anything_starts(tmp_path: Path) -> None:
     """A phone seat given a latency: play exits with status 2 and one line naming file, line and field, before any page is served."""
     table = tmp_path / "table.toml"
-    table.write_text('[[seat]]\nname = "Anna"\ninput = "phone"\n\n[[seat]]\nname = "Ben"\ninput = "phone"\nlatency = 0.1\n', encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "voicehost", "play", "bimbamm", "--players", "Anna,Ben", "--config", str(table),
-                             "--log", str(tmp_path / "game.jsonl")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    table.write_text(
+        '[[seat]]\nname = "Anna"\ninput = "phone"\n\n[[seat]]\nname = "Ben"\ninput = "phone"\nlatency = 0.1\n',
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "play",
+            "bimbamm",
+            "--players",
+            "Anna,Ben",
+            "--config",
+            str(table),
+            "--log",
+            str(tmp_path / "game.jsonl"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and f"{table}:8: seat 2 latency: a phone's delay is measured with clicks" in lines[0], result.stderr
+    assert len(lines) == 1 and f"{table}:8: seat 2 latency: a phone's delay is measured with clicks" in lines[0], (
+        result.stderr
+    )
     assert "open this page" not in result.stdout

@@ -31,13 +31,29 @@ CASES: list[dict[str, Any]] = TABLE["case"]
 ERROR_CASES: list[dict[str, Any]] = TABLE["error"]
 BASE_DECK = tomllib.loads((ROOT / "voicehost" / "decks" / "base.toml").read_text("utf-8"))
 RULES = {
-    "rulebook", "agreement", "agreement-adverb", "agreement-question", "article",
-    "article-double", "capitals", "punctuation", "possessive", "two-blanks", "hints", "template",
-    "countability", "proper", "postmodifier", "coordination",
+    "rulebook",
+    "agreement",
+    "agreement-adverb",
+    "agreement-question",
+    "article",
+    "article-double",
+    "capitals",
+    "punctuation",
+    "possessive",
+    "two-blanks",
+    "hints",
+    "template",
+    "countability",
+    "proper",
+    "postmodifier",
+    "coordination",
 }
 ERRORS = {
-    "MissingBlank": MissingBlank, "EmptyCard": EmptyCard, "WrongCardCount": WrongCardCount,
-    "BadTemplate": BadTemplate, "BadHint": BadHint,
+    "MissingBlank": MissingBlank,
+    "EmptyCard": EmptyCard,
+    "WrongCardCount": WrongCardCount,
+    "BadTemplate": BadTemplate,
+    "BadHint": BadHint,
 }
 HINT_KEYS = ("number", "mass", "proper", "article")
 
@@ -69,9 +85,7 @@ def test_table_case_reads_as_a_careful_speaker_would(case: dict[str, Any], reali
 
 def test_rulebook_example_comes_out_exactly(realizer: Realizer) -> None:
     """The rulebook's own example, word for word, with a full stop and no stray '!'."""
-    sentence = realizer.realize(
-        "BAM! has influenced my family planning", ["Short-statured circus artists"]
-    )
+    sentence = realizer.realize("BAM! has influenced my family planning", ["Short-statured circus artists"])
     assert sentence == "Short-statured circus artists have influenced my family planning."
 
 
@@ -180,9 +194,7 @@ def test_any_grey_card_gives_a_tidy_sentence(case: dict[str, Any], card: str) ->
 
 def test_bam_render_prints_the_sentence() -> None:
     """`voicehost bam render RED GREY` prints the rulebook sentence and exits 0."""
-    result = run_voicehost(
-        "bam", "render", "BAM! has influenced my family planning", "Short-statured circus artists"
-    )
+    result = run_voicehost("bam", "render", "BAM! has influenced my family planning", "Short-statured circus artists")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "Short-statured circus artists have influenced my family planning.\n"
 
@@ -200,17 +212,22 @@ def test_bam_render_refuses_a_card_without_blank_in_its_own_process() -> None:
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["BAM! makes BAM! taste better.", "Ketchup", "Broccoli", "--mass", "1", "--mass", "2"],
-         "Ketchup makes broccoli taste better."),
-        (["BAM! has lost its charm", "Cats", "--template", "{1} {1:has|have} lost {1:its|their} charm"],
-         "Cats have lost their charm."),
-        (["I climbed a BAM!", "Eiffel Tower", "--proper", "1", "--article", "1=the"],
-         "I climbed the Eiffel Tower!"),
+        (
+            ["BAM! makes BAM! taste better.", "Ketchup", "Broccoli", "--mass", "1", "--mass", "2"],
+            "Ketchup makes broccoli taste better.",
+        ),
+        (
+            ["BAM! has lost its charm", "Cats", "--template", "{1} {1:has|have} lost {1:its|their} charm"],
+            "Cats have lost their charm.",
+        ),
+        (["I climbed a BAM!", "Eiffel Tower", "--proper", "1", "--article", "1=the"], "I climbed the Eiffel Tower!"),
         (["BAM! has eaten my homework.", "Sheep", "--plural", "1"], "Sheep have eaten my homework."),
         (["BAM! are my favourite.", "Fish and chips", "--singular", "1"], "Fish and chips is my favourite."),
     ],
 )
-def test_bam_render_options_carry_the_deck_hints(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bam_render_options_carry_the_deck_hints(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--plural/--singular/--mass/--proper/--article and --template reach the realizer."""
     status, out, err = _cli(capsys, "bam", "render", *argv)
     assert (status, out, err) == (0, expected + "\n", "")
@@ -230,7 +247,9 @@ def test_bam_render_options_carry_the_deck_hints(argv: list[str], expected: str,
         (["bam", "juggle"], "invalid choice"),
     ],
 )
-def test_bam_render_bad_input_is_one_line_and_status_2(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bam_render_bad_input_is_one_line_and_status_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Bad cards or options: one clear line on stderr, exit code 2, no traceback."""
     status, out, err = _cli(capsys, *argv)
     assert status == 2, (out, err)

@@ -29,28 +29,40 @@ EXTRA_PRONUNCIATIONS = {"statured": "S T AE CH ER D", "walkers's": "W AO K ER Z 
 """Words of the cards missing from PocketSphinx's dictionary, in its ARPAbet phones."""
 
 ROUNDS: list[tuple[str, list[Filler]]] = [
-    ("BAM! has influenced my family planning", [
-        Filler("Short-statured circus artists"),
-        Filler("Rubber chicken", number="singular"),
-        Filler("Overly competitive grandparents", number="plural"),
-        Filler("Woolly mammoth", number="singular"),
-    ]),
-    ("BAM! was not mentioned anywhere in the holiday brochure.", [
-        Filler("Wet socks", number="plural"),
-        Filler("Eiffel Tower", number="singular", proper=True, article="the"),
-        Filler("Lukewarm porridge", mass=True),
-        Filler("Inflatable flamingo", number="singular"),
-    ]),
-    ("For my birthday I was promised a BAM!, but I got socks again.", [
-        Filler("Existential crisis", number="singular"),
-        Filler("Twelve tiny horses", number="plural", article="none"),
-        Filler("Easter Bunny", number="singular", proper=True, article="the"),
-    ]),
-    ("Scientists are still baffled by BAM!'s mysterious smell.", [
-        Filler("Paris", number="singular", proper=True),
-        Filler("Pet rock", number="singular"),
-        Filler("Slow walkers", number="plural"),
-    ]),
+    (
+        "BAM! has influenced my family planning",
+        [
+            Filler("Short-statured circus artists"),
+            Filler("Rubber chicken", number="singular"),
+            Filler("Overly competitive grandparents", number="plural"),
+            Filler("Woolly mammoth", number="singular"),
+        ],
+    ),
+    (
+        "BAM! was not mentioned anywhere in the holiday brochure.",
+        [
+            Filler("Wet socks", number="plural"),
+            Filler("Eiffel Tower", number="singular", proper=True, article="the"),
+            Filler("Lukewarm porridge", mass=True),
+            Filler("Inflatable flamingo", number="singular"),
+        ],
+    ),
+    (
+        "For my birthday I was promised a BAM!, but I got socks again.",
+        [
+            Filler("Existential crisis", number="singular"),
+            Filler("Twelve tiny horses", number="plural", article="none"),
+            Filler("Easter Bunny", number="singular", proper=True, article="the"),
+        ],
+    ),
+    (
+        "Scientists are still baffled by BAM!'s mysterious smell.",
+        [
+            Filler("Paris", number="singular", proper=True),
+            Filler("Pet rock", number="singular"),
+            Filler("Slow walkers", number="plural"),
+        ],
+    ),
 ]
 ROUND_IDS = [red[:30] for red, _ in ROUNDS]
 
@@ -123,8 +135,9 @@ def hear(decoder: Any, voice: Any, sentence: str) -> str:
 
 
 @pytest.mark.parametrize("red, fillers", ROUNDS, ids=ROUND_IDS)
-def test_realized_sentence_is_heard_back_as_itself(red: str, fillers: list[Filler], voice: Any,
-                                                    realizer: Realizer) -> None:
+def test_realized_sentence_is_heard_back_as_itself(
+    red: str, fillers: list[Filler], voice: Any, realizer: Realizer
+) -> None:
     """Each spoken sentence is recognised as itself: its own grey card, with the grammar fixed."""
     realized = [realizer.realize(red, [filler]) for filler in fillers]
     decoder = decoder_for(candidates(red, fillers, realized))

@@ -108,7 +108,9 @@ def score(recognizer, lang: str) -> tuple[float, float, list[str]]:  # type: ign
 
 
 @pytest.mark.parametrize("design", ["sphinx", "sphinx_verify", "sphinx_decoys"])
-def test_sphinx_recognises_english_targets_and_rejects_everyday_chatter(design: str, request: pytest.FixtureRequest) -> None:
+def test_sphinx_recognises_english_targets_and_rejects_everyday_chatter(
+    design: str, request: pytest.FixtureRequest
+) -> None:
     """Every PocketSphinx design gets most English shouts right and rejects everyday chatter (a plain
     grammar took it all)."""
     sphinx = request.getfixturevalue(design)
@@ -153,7 +155,11 @@ def test_sphinx_verification_scores_targets_far_above_chatter(sphinx_verify) -> 
     forced onto a target: the medians differ by more than 2 nats per frame."""
     right, chatter = [], []
     for segment, truth, text in clips("en") + clips("en", host=True):
-        phrases = host_grammar(text) if text in {str(i["text"]) for i in manifest("en") if "grammar" in i} else game_of(truth, "en")
+        phrases = (
+            host_grammar(text)
+            if text in {str(i["text"]) for i in manifest("en") if "grammar" in i}
+            else game_of(truth, "en")
+        )
         verdict = sphinx_verify.verify(segment, phrases)
         if verdict.llr is None:
             continue
@@ -173,8 +179,13 @@ def test_sphinx_rescues_a_shout_a_decoy_stole_only_above_its_rescue_threshold(sp
 
     from voicehost.listen.recognize.sphinx import SphinxRecognizer
 
-    segment = next(s for s, truth, text in clips("en") if truth == "hen" and text == "hen"
-                   and sphinx.recognize(s, game_of("hen", "en")).rejected_as == "out_of_grammar")
+    segment = next(
+        s
+        for s, truth, text in clips("en")
+        if truth == "hen"
+        and text == "hen"
+        and sphinx.recognize(s, game_of("hen", "en")).rejected_as == "out_of_grammar"
+    )
     phrases = game_of("hen", "en")
     shipped = sphinx.tuning
     probe = SphinxRecognizer(load_pack("en"), tuning=dataclasses.replace(shipped, rescue_llr={"hen": -9.0}))
@@ -401,7 +412,9 @@ def test_repetitions_follow_the_signal_when_the_recogniser_merges_words() -> Non
     allowed = phrases_for("bimbambum", "en")
     heard = [WordTiming("bam", 0.2, 0.6, 0.9), WordTiming("bam", 0.6, 1.3, 0.9)]
     assert reconcile_repetitions("bam bam", allowed, heard, segment) == "bam bam bam"
-    given = Segment(AcousticEvent("seat", EventKind.VOICE, 0.2, 1.3, -10.0, bursts=((0.2, 0.4), (0.55, 0.75))), audio, 16000, 0.0)
+    given = Segment(
+        AcousticEvent("seat", EventKind.VOICE, 0.2, 1.3, -10.0, bursts=((0.2, 0.4), (0.55, 0.75))), audio, 16000, 0.0
+    )
     assert reconcile_repetitions("bam bam bam", allowed, heard, given) == "bam bam"
     assert reconcile_repetitions("bim bam bum", allowed, heard, segment) == "bim bam bum"
 

@@ -66,10 +66,16 @@ def test_every_players_line_is_heard_on_their_seat_at_its_time(sessions: Path, n
     events = [d.event for d in listener.decisions]
     for line in spec.lines:
         near = [e for e in events if e.seat == line.player and abs(e.onset - line.t) <= 0.06]
-        assert near, f"{name}: {line} not heard; events near it: {[(e.seat, round(e.onset, 3)) for e in events if abs(e.onset - line.t) < 1]}"
+        assert near, (
+            f"{name}: {line} not heard; events near it: {[(e.seat, round(e.onset, 3)) for e in events if abs(e.onset - line.t) < 1]}"
+        )
     spans = [json.loads(s) for s in (folder / "spans.jsonl").read_text().splitlines()]
-    lone = [e for e in events if not any(line.t - 0.1 <= e.onset <= line.t + 3.0 for line in spec.lines)
-            and any(s["start"] <= e.onset <= s["end"] for s in spans)]
+    lone = [
+        e
+        for e in events
+        if not any(line.t - 0.1 <= e.onset <= line.t + 3.0 for line in spec.lines)
+        and any(s["start"] <= e.onset <= s["end"] for s in spans)
+    ]
     assert lone == [], [(e.seat, e.onset, e.level_db) for e in lone]
 
 

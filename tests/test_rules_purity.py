@@ -10,17 +10,38 @@ from pathlib import Path
 import voicehost.rules
 
 BLOCKED = [
-    "time", "random", "argparse", "sounddevice", "soundfile", "pyttsx3", "vosk", "pocketsphinx", "numpy",
-    "voicehost.audio", "voicehost.listen", "voicehost.speak", "voicehost.host", "voicehost.cli",
-    "voicehost.commands", "voicehost.sim", "voicehost.eventlog", "voicehost.games",
+    "time",
+    "random",
+    "argparse",
+    "sounddevice",
+    "soundfile",
+    "pyttsx3",
+    "vosk",
+    "pocketsphinx",
+    "numpy",
+    "voicehost.audio",
+    "voicehost.listen",
+    "voicehost.speak",
+    "voicehost.host",
+    "voicehost.cli",
+    "voicehost.commands",
+    "voicehost.sim",
+    "voicehost.eventlog",
+    "voicehost.games",
 ]
 """What no module under ``voicehost.rules`` may import, even indirectly."""
 
 EXPECTED = {
     "voicehost.rules.base",
-    "voicehost.rules.bimbamm.engine", "voicehost.rules.bimbamm.events", "voicehost.rules.bimbamm.replay",
-    "voicehost.rules.bimbambum.engine", "voicehost.rules.bimbambum.events", "voicehost.rules.bimbambum.replay",
-    "voicehost.rules.bam.engine", "voicehost.rules.bam.events", "voicehost.rules.bam.replay",
+    "voicehost.rules.bimbamm.engine",
+    "voicehost.rules.bimbamm.events",
+    "voicehost.rules.bimbamm.replay",
+    "voicehost.rules.bimbambum.engine",
+    "voicehost.rules.bimbambum.events",
+    "voicehost.rules.bimbambum.replay",
+    "voicehost.rules.bam.engine",
+    "voicehost.rules.bam.events",
+    "voicehost.rules.bam.replay",
 }
 """Modules the probe must have imported (so a renamed or skipped package cannot pass silently)."""
 
@@ -71,8 +92,13 @@ def test_rules_modules_import_no_clock_randomness_or_command_line() -> None:
     found = []
     for path in sorted(root.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             found += [f"{path.relative_to(root)}: {n}" for n in names if n.split(".")[0] in STDLIB_BLOCKED]
     assert found == []
 

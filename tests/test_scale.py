@@ -22,7 +22,7 @@ AUDIO = ROOT / "audio_fixtures"
 def deck_file(path: Path, cards: int, text_length: int = 30) -> Path:
     """A deck of ``cards`` red cards whose texts have ``text_length`` characters."""
     body = "x" * max(0, text_length - 5)  # "BAM! " + body is text_length characters
-    lines = ['[deck]', 'name = "big"']
+    lines = ["[deck]", 'name = "big"']
     for i in range(cards):
         lines += ["[[red]]", f'id = "r{i}"', f'text = "BAM! {body}"']
     path.write_text("\n".join(lines) + "\n")
@@ -116,20 +116,31 @@ def test_realised_sentences_are_the_same_with_the_compiled_tables(tmp_path: Path
     """The realiser says the same with lemminflect's own tables (in-process) and with the compiled ones (a fresh process)."""
     from voicehost.speak.realize import Filler, Realizer
 
-    cases = [("BAM! has lost its charm", ["Cats"]), ("BAM! makes BAM! taste better.", ["Ketchup", "Broccoli"]),
-             ("I never leave home without BAM!", ["an umbrella"]), ("BAM! was the best day of my life", ["Weddings"])]
+    cases = [
+        ("BAM! has lost its charm", ["Cats"]),
+        ("BAM! makes BAM! taste better.", ["Ketchup", "Broccoli"]),
+        ("I never leave home without BAM!", ["an umbrella"]),
+        ("BAM! was the best day of my life", ["Weddings"]),
+    ]
     realizer = Realizer()
     expected = [realizer.realize(red, [Filler(g) for g in grey]) for red, grey in cases]
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     got = []
     for red, grey in cases:
-        result = subprocess.run([sys.executable, "-m", "voicehost", "bam", "render", red, *grey], capture_output=True,
-                                text=True, env=env, cwd=ROOT, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", "voicehost", "bam", "render", red, *grey],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
         got.append(result.stdout.strip())
     assert got == expected
 
 
 # ---- rank: streamed recordings ----------------------------------------------------------------
+
 
 def test_streamed_tracks_equal_the_whole_file_path_at_any_block_size(tmp_path: Path) -> None:
     """Reading in blocks (48 kHz stereo mixed down, a 16 kHz track, shorter ones padded) gives the samples the whole-file loader gave."""
@@ -176,8 +187,17 @@ def test_a_float_track_far_outside_unit_range_no_longer_silences_the_others(tmp_
     samples, rate = soundfile.read(str(AUDIO / "race2_close.Ben.wav"), dtype="float32")
     loud = tmp_path / "ben-float.wav"
     soundfile.write(str(loud), samples * 32767, rate, subtype="FLOAT")
-    result = run_voicehost("rank", "--game", "bimbamm", "--json", "--track", f"Anna={AUDIO / 'race2_close.Anna.wav'}",
-                           "--track", f"Ben={loud}", timeout=300)
+    result = run_voicehost(
+        "rank",
+        "--game",
+        "bimbamm",
+        "--json",
+        "--track",
+        f"Anna={AUDIO / 'race2_close.Anna.wav'}",
+        "--track",
+        f"Ben={loud}",
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     shouts = json.loads(result.stdout)["shouts"]
     assert sorted(s["player"] for s in shouts) == ["Anna", "Ben"]

@@ -93,8 +93,13 @@ def record(device: str, channels: int, rate: int) -> tuple[Callable[[], np.ndarr
     import sounddevice as sd
 
     blocks: list[np.ndarray] = []
-    stream = sd.InputStream(device=device, channels=channels, samplerate=rate, dtype="float32",
-                            callback=lambda data, frames, when, status: blocks.append(data.copy()))
+    stream = sd.InputStream(
+        device=device,
+        channels=channels,
+        samplerate=rate,
+        dtype="float32",
+        callback=lambda data, frames, when, status: blocks.append(data.copy()),
+    )
     stream.start()
 
     def stop() -> None:
@@ -104,8 +109,11 @@ def record(device: str, channels: int, rate: int) -> tuple[Callable[[], np.ndarr
     return (lambda: np.concatenate(blocks) if blocks else np.zeros((0, channels), np.float32)), stop
 
 
-def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(virtual_table: VirtualTable, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                                      names: dict[str, tuple[np.ndarray, int]]) -> None:
+def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(
+    virtual_table: VirtualTable,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    names: dict[str, tuple[np.ndarray, int]],
+) -> None:
     """Names played into channels 3, 1 and 6 of the 8-channel virtual microphone (neighbours -14 dB) seat Anna, Ben and Cem there; the host's voice reaches the table speaker, each earphone gets its line, and the TOML loads."""
     import sounddevice as sd
 
@@ -114,9 +122,26 @@ def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(virtual_t
     get_table, stop_table = record("vh_table_monitor", 1, 16000)
     get_phones, stop_phones = record("vh_phones_monitor", 4, 16000)
     process = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Anna,Ben,Cem", "--inputs", "vh_mics",
-         "--speaker", "vh_table", "--phones", "vh_phones", "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "setup-table",
+            "--players",
+            "Anna,Ben,Cem",
+            "--inputs",
+            "vh_mics",
+            "--speaker",
+            "vh_table",
+            "--phones",
+            "vh_phones",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
     def answer(line: str) -> None:
@@ -175,8 +200,9 @@ def first_crossings(x: np.ndarray, rate: int, threshold: float = 0.2) -> list[fl
     return [s / rate for s in starts]
 
 
-def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual_room(room: VirtualTable, tmp_path: Path,
-                                                                                    names: dict[str, tuple[np.ndarray, int]]) -> None:
+def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual_room(
+    room: VirtualTable, tmp_path: Path, names: dict[str, tuple[np.ndarray, int]]
+) -> None:
     """Anna on microphone 'near' and Ben on 'far' (separate devices, 25 ms apart): the stored latencies differ by the true delay difference, measured on one reference stream, within 5 ms."""
     env = {**os.environ, **room.env()}
     out = tmp_path / "table.toml"
@@ -186,12 +212,38 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
         wavs[name] = tmp_path / f"{name}.wav"
         soundfile.write(wavs[name], samples, rate)
     reference = tmp_path / "room.wav"
-    truth = subprocess.Popen(["parecord", "--device=room.monitor", "--channels=2", "--rate=48000", "--format=float32le",
-                              "--file-format=wav", str(reference)], env=env)
+    truth = subprocess.Popen(
+        [
+            "parecord",
+            "--device=room.monitor",
+            "--channels=2",
+            "--rate=48000",
+            "--format=float32le",
+            "--file-format=wav",
+            str(reference),
+        ],
+        env=env,
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Anna,Ben", "--inputs", "vh_near:1,vh_far:1",
-         "--speaker", "vh_table", "--out", str(out)],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "setup-table",
+            "--players",
+            "Anna,Ben",
+            "--inputs",
+            "vh_near:1,vh_far:1",
+            "--speaker",
+            "vh_table",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     mic = {"Anna": "near", "Ben": "far"}
 
@@ -201,7 +253,9 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
             return
         time.sleep(REACTION)
         other = "far" if mic[who] == "near" else "near"
-        quiet = subprocess.Popen(["paplay", f"--device=room_{other}_in", f"--volume={int(65536 * CROSSTALK)}", str(wavs[who])], env=env)
+        quiet = subprocess.Popen(
+            ["paplay", f"--device=room_{other}_in", f"--volume={int(65536 * CROSSTALK)}", str(wavs[who])], env=env
+        )
         subprocess.run(["paplay", f"--device=room_{mic[who]}_in", str(wavs[who])], env=env, timeout=20, check=True)
         quiet.wait(timeout=20)
 
@@ -228,16 +282,32 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
     # as long as the two devices clearly differ and the room held still during the clicks (one click
     # of six once came 1.06 ms off the others under CI load: the median is the truth, a few ms of
     # wander would still be far inside setup-table's 5 ms tolerance checked below).
-    assert 0.015 <= true_difference <= 0.035, ("the virtual room's delays are far from the configured 25 ms", differences)
-    assert max(differences) - min(differences) <= 0.003, ("the virtual room's delays moved during calibration", differences)
+    assert 0.015 <= true_difference <= 0.035, (
+        "the virtual room's delays are far from the configured 25 ms",
+        differences,
+    )
+    assert max(differences) - min(differences) <= 0.003, (
+        "the virtual room's delays moved during calibration",
+        differences,
+    )
     assert measured == pytest.approx(true_difference, abs=0.005), (measured, true_difference)
 
 
 def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, virtual_table: VirtualTable) -> None:  # type: ignore[no-untyped-def]
     """A player who never answers: three takes, a spoken explanation, exit status 1, one line on stderr, no file written."""
     out = tmp_path / "table.toml"
-    result = run_voicehost("setup-table", "--players", "Dora", "--inputs", "vh_mics:2", "--speaker", "vh_table",
-                           "--out", str(out), timeout=120)
+    result = run_voicehost(
+        "setup-table",
+        "--players",
+        "Dora",
+        "--inputs",
+        "vh_mics:2",
+        "--speaker",
+        "vh_table",
+        "--out",
+        str(out),
+        timeout=120,
+    )
     assert result.returncode == 1, result.stderr
     assert result.stdout.count("listening for Dora") == 3
     assert "I could not find Dora's microphone" in result.stdout
@@ -256,12 +326,24 @@ def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, vi
         (["--players", "Anna", "--inputs", "no-such-mic"], 1, "no input device matches 'no-such-mic'"),
         (["--players", "Anna", "--inputs", "vh_mics,vh_mics"], 2, "names 'vh_mics' twice"),
         (["--players", "Anna", "--out", "/nonexistent-folder/t.toml"], 2, "does not exist"),
-        (["--players", "Anna", "--speaker", "no-such-speaker", "--inputs", "vh_mics"], 1, "no output device matches 'no-such-speaker'"),
+        (
+            ["--players", "Anna", "--speaker", "no-such-speaker", "--inputs", "vh_mics"],
+            1,
+            "no output device matches 'no-such-speaker'",
+        ),
         (["--out", "t.toml"], 2, "--players"),
         (["--players", "Anna,Ben", "--by-phone", "Dora"], 2, "--by-phone: 'Dora' not in --players (Anna, Ben)"),
         (["--players", "Anna,Ben", "--by-phone", " , "], 2, "--by-phone ' , ' names nobody"),
-        (["--players", "Anna,Ben", "--by-phone", "anna,BEN", "--phones", "vh_phones"], 2, "every player joins by phone"),
-        (["--players", "Anna", "--by-phone", "Anna", "--enrol", "bimbamm"], 2, "--enrol records this machine's microphones"),
+        (
+            ["--players", "Anna,Ben", "--by-phone", "anna,BEN", "--phones", "vh_phones"],
+            2,
+            "every player joins by phone",
+        ),
+        (
+            ["--players", "Anna", "--by-phone", "Anna", "--enrol", "bimbamm"],
+            2,
+            "--enrol records this machine's microphones",
+        ),
         (["--players", "Anna", "--by-phone", "Anna", "--inputs", "vh_mics"], 2, "no microphone is listened to"),
     ],
 )
@@ -277,7 +359,9 @@ def test_setup_table_refuses_bad_options_in_one_line(args: list[str], status: in
 def test_setup_table_with_everyone_on_phones_writes_the_config_at_once(tmp_path: Path) -> None:
     """--by-phone naming every player (any case): no sound, no microphone; the config seats them on phones, in --players order."""
     out = tmp_path / "table.toml"
-    result = run_voicehost("setup-table", "--players", "Anna,Ben", "--by-phone", "ben,anna", "--out", str(out), timeout=60)
+    result = run_voicehost(
+        "setup-table", "--players", "Anna,Ben", "--by-phone", "ben,anna", "--out", str(out), timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert "Anna, Ben join by phone" in result.stdout
     table = load_table(out)
@@ -285,16 +369,36 @@ def test_setup_table_with_everyone_on_phones_writes_the_config_at_once(tmp_path:
     assert table.speaker is None
 
 
-def test_setup_table_seats_a_microphone_player_beside_a_phone_player(virtual_table: VirtualTable, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                                     names: dict[str, tuple[np.ndarray, int]]) -> None:
+def test_setup_table_seats_a_microphone_player_beside_a_phone_player(
+    virtual_table: VirtualTable,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    names: dict[str, tuple[np.ndarray, int]],
+) -> None:
     """Anna says her name into microphone 2, Ben joins by phone: only Anna is listened for; the config seats Anna on vh_mics channel 2 and Ben on a phone, in --players order, and the host says Ben will join with his phone."""
     import sounddevice as sd
 
     out = tmp_path / "table.toml"
     process = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "setup-table", "--players", "Ben,Anna", "--by-phone", "Ben",
-         "--inputs", "vh_mics:2", "--speaker", "vh_table", "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "setup-table",
+            "--players",
+            "Ben,Anna",
+            "--by-phone",
+            "Ben",
+            "--inputs",
+            "vh_mics:2",
+            "--speaker",
+            "vh_table",
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     listened: list[str] = []
 

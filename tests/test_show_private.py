@@ -22,8 +22,23 @@ def play(tmp_path: Path, *flags: str, input: str | None = None) -> None:
     script = tmp_path / "script.txt"
     script.write_text("70 Cem: what's my card\n")
     log = tmp_path / f"game{len(list(tmp_path.iterdir()))}.jsonl"
-    status = main(["play", "bimbamm", "--players", PLAYERS, "--seed", "2", "--first", "Anna", "--log", str(log),
-                   "--input", input or f"script:{script}", *flags])
+    status = main(
+        [
+            "play",
+            "bimbamm",
+            "--players",
+            PLAYERS,
+            "--seed",
+            "2",
+            "--first",
+            "Anna",
+            "--log",
+            str(log),
+            "--input",
+            input or f"script:{script}",
+            *flags,
+        ]
+    )
     assert status == 0
 
 
@@ -39,8 +54,9 @@ def private_lines(out: str) -> list[str]:
     return [line for line in out.splitlines() if line.startswith("host → Cem: ")]
 
 
-def test_script_mode_shows_private_lines_and_no_show_private_hides_them(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_script_mode_shows_private_lines_and_no_show_private_hides_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """One screen (script mode): Cem's card is printed by default; --no-show-private prints '(private)' only."""
     play(tmp_path)
     shown = private_lines(capsys.readouterr().out)
@@ -51,8 +67,9 @@ def test_script_mode_shows_private_lines_and_no_show_private_hides_them(tmp_path
     assert hidden and all(line == "host → Cem: (private)" for line in hidden)
 
 
-def test_microphone_mode_hides_private_lines_unless_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_microphone_mode_hides_private_lines_unless_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With microphones the terminal is shared: private lines read '(private)' unless --show-private.
     Only the devices are replaced (a script speaks for the microphones); the settings are the CLI's."""
     from voicehost.commands import play as play_command
@@ -75,10 +92,18 @@ def test_microphone_mode_hides_private_lines_unless_asked(tmp_path: Path, capsys
     assert shown and all(line.startswith("host → Cem: Cem, your card is the ") for line in shown)
 
 
-@pytest.mark.parametrize("input, flags, expected", [
-    ("mic", [], False), ("mic", ["--show-private"], True), ("phones", [], False), ("text", [], True),
-    ("script:x.txt", [], True), ("text", ["--no-show-private"], False), ("mic", ["--no-show-private"], False),
-])
+@pytest.mark.parametrize(
+    "input, flags, expected",
+    [
+        ("mic", [], False),
+        ("mic", ["--show-private"], True),
+        ("phones", [], False),
+        ("text", [], True),
+        ("script:x.txt", [], True),
+        ("text", ["--no-show-private"], False),
+        ("mic", ["--no-show-private"], False),
+    ],
+)
 def test_the_default_follows_the_input(input: str, flags: list[str], expected: bool) -> None:
     """--show-private's default: off with microphones or phones (a shared terminal), on with text or script."""
     from voicehost.cli import build_parser
@@ -88,13 +113,17 @@ def test_the_default_follows_the_input(input: str, flags: list[str], expected: b
     assert show_private(args) is expected
 
 
-def test_text_mode_says_in_its_banner_that_private_lines_are_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_mode_says_in_its_banner_that_private_lines_are_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Text mode's banner says private lines are shown on this shared screen, and how to hide them."""
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     play(tmp_path, input="text")
     out = capsys.readouterr().out
-    assert "private lines (secret cards) are shown on this shared screen as 'host → NAME'; --no-show-private hides them" in out
+    assert (
+        "private lines (secret cards) are shown on this shared screen as 'host → NAME'; --no-show-private hides them"
+        in out
+    )
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     play(tmp_path, "--no-show-private", input="text")
     assert "private lines are hidden" in capsys.readouterr().out

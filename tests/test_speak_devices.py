@@ -40,8 +40,9 @@ class Recorder:
         self.blocks: list[tuple[float, np.ndarray]] = []
         self.overflows = 0
         self._lock = threading.Lock()
-        self._stream = sd.InputStream(device=device, channels=channels, samplerate=RATE, dtype="float32",
-                                      latency=0.05, callback=self._callback)
+        self._stream = sd.InputStream(
+            device=device, channels=channels, samplerate=RATE, dtype="float32", latency=0.05, callback=self._callback
+        )
 
     def _callback(self, indata: np.ndarray, frames: int, time_info: Any, status: Any) -> None:
         with self._lock:
@@ -126,7 +127,9 @@ def clock() -> WallClock:
 
 
 @pytest.fixture
-def table_service(voice: EspeakVoice, clock: WallClock, virtual_table: object) -> Iterator[tuple[SpeechService, list[SpeakingSpan]]]:
+def table_service(
+    voice: EspeakVoice, clock: WallClock, virtual_table: object
+) -> Iterator[tuple[SpeechService, list[SpeakingSpan]]]:
     """A service speaking on the virtual table speaker, opened (stream flowing), spans collected."""
     spans: list[SpeakingSpan] = []
     outputs = device_outputs(clock, table="vh_table")
@@ -166,7 +169,9 @@ def test_private_utterance_reaches_only_that_seat(voice: EspeakVoice, clock: Wal
     assert spoken.span is not None and spoken.span.route == seat(2)
 
 
-def test_private_speech_to_an_unconnected_seat_is_refused(voice: EspeakVoice, clock: WallClock, virtual_table: object) -> None:
+def test_private_speech_to_an_unconnected_seat_is_refused(
+    voice: EspeakVoice, clock: WallClock, virtual_table: object
+) -> None:
     """Speech for a seat without an earphone raises instead of being said aloud at the table."""
     outputs = device_outputs(clock, table="vh_table", phones="vh_phones", seats=2)
     with SpeechService(voice, outputs, clock) as service:
@@ -177,7 +182,9 @@ def test_private_speech_to_an_unconnected_seat_is_refused(voice: EspeakVoice, cl
     assert table.audible() is None
 
 
-def test_interrupt_silences_the_speaker_within_100_ms(table_service: tuple[SpeechService, list[SpeakingSpan]], clock: WallClock) -> None:
+def test_interrupt_silences_the_speaker_within_100_ms(
+    table_service: tuple[SpeechService, list[SpeakingSpan]], clock: WallClock
+) -> None:
     """Barge-in: from the interrupt call to the last audible sample recorded on the table's monitor ≤ 100 ms (output latency included)."""
     service, spans = table_service
     text = "Short-statured circus artists have influenced my family planning, said the ringmaster slowly."
@@ -197,7 +204,9 @@ def test_interrupt_silences_the_speaker_within_100_ms(table_service: tuple[Speec
     heard = rec.audible()
     assert heard is not None
     stop_latency = heard[1] - called
-    print(f"interrupt → last audible sample: {stop_latency * 1000:.1f} ms; published end − call: {(silent - called) * 1000:.1f} ms")
+    print(
+        f"interrupt → last audible sample: {stop_latency * 1000:.1f} ms; published end − call: {(silent - called) * 1000:.1f} ms"
+    )
     assert stop_latency <= 0.100
     assert heard[1] > called - 0.05  # it was still speaking when interrupted (the measure means something)
     final = spoken.span
@@ -206,7 +215,9 @@ def test_interrupt_silences_the_speaker_within_100_ms(table_service: tuple[Speec
     assert final.duration < rendered.duration - 0.2
 
 
-def test_published_spans_match_what_the_speaker_played(table_service: tuple[SpeechService, list[SpeakingSpan]], clock: WallClock) -> None:
+def test_published_spans_match_what_the_speaker_played(
+    table_service: tuple[SpeechService, list[SpeakingSpan]], clock: WallClock
+) -> None:
     """Spans of speech and of an earcon agree with the audible sound on the table's monitor within ±50 ms."""
     service, spans = table_service
     with Recorder("vh_table_monitor", 1, clock) as rec:
@@ -224,7 +235,9 @@ def test_published_spans_match_what_the_speaker_played(table_service: tuple[Spee
         last = int((span.end + 0.3 - t0) * RATE)
         loud = np.flatnonzero(np.abs(data[first:last, 0]) > AUDIBLE)
         heard = (t0 + (first + loud[0]) / RATE, t0 + (first + loud[-1] + 1) / RATE)
-        print(f"{span.text[:30]!r}: start {(heard[0] - span.start) * 1000:+.1f} ms, end {(heard[1] - span.end) * 1000:+.1f} ms")
+        print(
+            f"{span.text[:30]!r}: start {(heard[0] - span.start) * 1000:+.1f} ms, end {(heard[1] - span.end) * 1000:+.1f} ms"
+        )
         assert abs(heard[0] - span.start) <= 0.05
         assert abs(heard[1] - span.end) <= 0.05
     provisional = [s for s in spans if s.id == sentence.id and not s.final]
@@ -243,7 +256,9 @@ def test_queue_plays_in_order_without_overlap(table_service: tuple[SpeechService
         assert after.start >= before.end + service.gap - 0.02
 
 
-def test_transcript_gets_live_utterances_including_cut_ones(voice: EspeakVoice, clock: WallClock, virtual_table: object) -> None:
+def test_transcript_gets_live_utterances_including_cut_ones(
+    voice: EspeakVoice, clock: WallClock, virtual_table: object
+) -> None:
     """Every queued utterance reaches the transcript, also one dropped by a barge-in before it sounded."""
     lines: list[TranscriptLine] = []
     with SpeechService(voice, device_outputs(clock, table="vh_table"), clock, transcript=lines.append) as service:

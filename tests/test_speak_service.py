@@ -16,7 +16,12 @@ from voicehost.speak.cache import RenderCache, RenderKey
 from voicehost.speak.earcons import Earcon, render_earcon
 from voicehost.speak.output import TABLE, NullSink, RecordingSink, SpeakingSpan, WavSink, seat
 from voicehost.speak.service import (
-    ClockMismatch, Kind, NoSuchOutput, SpeechService, TextTranscript, TranscriptLine,
+    ClockMismatch,
+    Kind,
+    NoSuchOutput,
+    SpeechService,
+    TextTranscript,
+    TranscriptLine,
 )
 from voicehost.speak.voice import MAX_RATE, MIN_RATE, RATE_STEP, EspeakVoice
 
@@ -29,7 +34,9 @@ def voice() -> EspeakVoice:
     return EspeakVoice()
 
 
-def make(voice: EspeakVoice, *routes: int, **kwargs: object) -> tuple[SpeechService, SimClock, dict[object, RecordingSink], list[TranscriptLine], list[SpeakingSpan]]:
+def make(
+    voice: EspeakVoice, *routes: int, **kwargs: object
+) -> tuple[SpeechService, SimClock, dict[object, RecordingSink], list[TranscriptLine], list[SpeakingSpan]]:
     """A service on a SimClock with a recording sink for the table and for each given seat."""
     clock = SimClock()
     sinks: dict[object, RecordingSink] = {TABLE: RecordingSink()}
@@ -230,6 +237,7 @@ def test_null_sink_keeps_spans_only(voice: EspeakVoice) -> None:
 
 def test_same_script_gives_the_same_spans(voice: EspeakVoice) -> None:
     """Replaying the same script on a SimClock gives identical spans (deterministic replays)."""
+
     def script() -> list[tuple[float, float]]:
         service, clock, _, _, _ = make(voice)
         service.say("Welcome.")

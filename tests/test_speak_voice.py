@@ -39,7 +39,9 @@ def test_voice_per_call_changes_the_sound(voice: EspeakVoice) -> None:
     """A different voice given to render changes the sound of the same words."""
     english = voice.render("Bonjour tout le monde")
     french = voice.render("Bonjour tout le monde", voice=voice.resolve("fr"))
-    assert abs(english.duration - french.duration) > 0.05 or not np.allclose(english.samples[:1000], french.samples[:1000])
+    assert abs(english.duration - french.duration) > 0.05 or not np.allclose(
+        english.samples[:1000], french.samples[:1000]
+    )
 
 
 def test_several_voices_coexist_in_one_process() -> None:

@@ -17,12 +17,32 @@ from tests.host_helpers import run_offline
 from voicehost.host.words import number, strip_fillers
 
 STRAY = [
-    "I think I'll go for eleven", "is my card the dog", "I have to leave", "I want to play seven",
-    "two bam bam is what I would say", "maybe the cat", "flip seven or eight", "best two worst one I guess",
-    "bim bam bum is a funny game", "I'll swap later", "we could exchange with Ben", "the pig won",
-    "I ate too much", "it was for Anna", "tree three", "say quit now and then", "dog cat pig",
-    "five of a kind", "one two three four", "seven then three maybe", "read me a story", "what a slap that was",
-    "my hand hurts", "the score is unfair", "one bim please no", "hen and donkey",
+    "I think I'll go for eleven",
+    "is my card the dog",
+    "I have to leave",
+    "I want to play seven",
+    "two bam bam is what I would say",
+    "maybe the cat",
+    "flip seven or eight",
+    "best two worst one I guess",
+    "bim bam bum is a funny game",
+    "I'll swap later",
+    "we could exchange with Ben",
+    "the pig won",
+    "I ate too much",
+    "it was for Anna",
+    "tree three",
+    "say quit now and then",
+    "dog cat pig",
+    "five of a kind",
+    "one two three four",
+    "seven then three maybe",
+    "read me a story",
+    "what a slap that was",
+    "my hand hurts",
+    "the score is unfair",
+    "one bim please no",
+    "hen and donkey",
 ]
 TIME_KEYS = {"t", "onset", "seq", "opens", "closes", "window_opens", "window_closes", "slap_opens", "slap_closes", "at"}
 
@@ -56,7 +76,7 @@ def _events(flow: Any) -> list[Any]:
 
 
 def test_homophones_are_not_numbers_and_fillers_are_explicit() -> None:
-    """"for", "to", "too", "won", "ate", "tree" are not numbers; only listed fillers are stripped, at the ends."""
+    """ "for", "to", "too", "won", "ate", "tree" are not numbers; only listed fillers are stripped, at the ends."""
     assert [number(w) for w in ("for", "to", "too", "won", "ate", "tree")] == [None] * 6
     assert strip_fillers("Um, seven please") == "seven" and strip_fillers("I say, flip 7!") == "flip seven"
     assert strip_fillers("I think I'll go for eleven") == "i think i'll go for eleven"
@@ -65,8 +85,9 @@ def test_homophones_are_not_numbers_and_fillers_are_explicit() -> None:
 def test_the_repro_sentences_change_nothing_and_get_a_question(tmp_path: Path) -> None:
     """Bim Bamm!: 'I think I'll go for eleven', 'is my card the dog', 'I have to leave' flip nothing and shout nothing."""
     lines = "1 Ben: I think I'll go for eleven\n2 Anna: is my card the dog\n3 Cem: I have to leave\n4 Anna: um, flip 3 please\n"
-    outcome, transcript, flow = run_offline("bimbamm", "Anna,Ben,Cem", seed=11, lines=lines, tmp=tmp_path,
-                                            options={"first_player": "Anna"})
+    outcome, transcript, flow = run_offline(
+        "bimbamm", "Anna,Ben,Cem", seed=11, lines=lines, tmp=tmp_path, options={"first_player": "Anna"}
+    )
     kinds = [e.TYPE for e in flow.host.events]  # type: ignore[attr-defined]
     assert kinds.count("flip") == 1 and "shout" not in kinds and "mistake" not in kinds
     assert [e.tile for e in flow.host.events if e.TYPE == "flip"] == [2]  # type: ignore[attr-defined]
@@ -79,8 +100,9 @@ def test_bam_table_cards_stray_sentence_plays_nothing(tmp_path: Path) -> None:
     from voicehost.speak.realize import Realizer
 
     lines = "1 Ben: I want to play seven\n3 Ben: seven\n"
-    outcome, transcript, flow = run_offline("bam", "Anna,Ben,Cem", seed=1, lines=lines, tmp=tmp_path,
-                                            options={"cards": "table", "realizer": Realizer()})
+    outcome, transcript, flow = run_offline(
+        "bam", "Anna,Ben,Cem", seed=1, lines=lines, tmp=tmp_path, options={"cards": "table", "realizer": Realizer()}
+    )
     submits = [e for e in flow.host.events if e.TYPE == "submit"]  # type: ignore[attr-defined]
     assert len(submits) == 1 and submits[0].t >= 3
     assert "Ben, did you mean seven? Then say just seven." in transcript
@@ -94,10 +116,12 @@ def test_audit_stray_sentences_never_change_a_game(tmp_path: Path, game: str) ->
     options: dict[str, Any] = {}
     if game == "bimbamm":
         from tests.test_host_bimbamm import bot as make
+
         seed, decide_for = 5, (lambda: make(random.Random(5)))
     elif game == "bam":
         from tests.test_host_bam import SINGLE, judge_bot
         from voicehost.speak.realize import Realizer
+
         seed, decide_for = 1, (lambda: judge_bot(seed=7))
         options = {"realizer": Realizer(), "decks": (SINGLE,)}
     else:
@@ -106,14 +130,16 @@ def test_audit_stray_sentences_never_change_a_game(tmp_path: Path, game: str) ->
         def decide_for() -> Any:
             inner = perfect(random.Random(4))
             return lambda flow, now: [(s.delay, s.player, s.phrase) for s in inner(flow, now)]
+
         seed, options = 4, {"first_player": "Anna", "window": None, "quick": 14}
     runs = []
     for k, strays in enumerate((0, 24)):
         decide = decide_for()
         if strays:
             decide = _with_strays(decide, players, strays)
-        outcome, transcript, flow = run_offline(game, ",".join(players), seed=seed, tmp=tmp_path / str(k),
-                                                bot=decide, options=dict(options))
+        outcome, transcript, flow = run_offline(
+            game, ",".join(players), seed=seed, tmp=tmp_path / str(k), bot=decide, options=dict(options)
+        )
         runs.append((outcome, transcript, flow))
     (_, _, plain), (_, talk, noisy) = runs
     assert talk.count("did you mean") + talk.count("I did not understand") >= 20

@@ -8,8 +8,18 @@ import pytest
 
 from voicehost.audio.devices import DeviceInfo
 from voicehost.host.table import (
-    PHONE, Channel, Seat, Table, TableDeviceError, TableError, check_devices, dumps_table, load_table,
-    match_device, parse_table, save_table,
+    PHONE,
+    Channel,
+    Seat,
+    Table,
+    TableDeviceError,
+    TableError,
+    check_devices,
+    dumps_table,
+    load_table,
+    match_device,
+    parse_table,
+    save_table,
 )
 
 GOOD = """\
@@ -41,7 +51,9 @@ def devices(*specs: tuple[str, int, int]) -> list[DeviceInfo]:
     return [DeviceInfo(i, name, "ALSA", ins, outs, 48000.0) for i, (name, ins, outs) in enumerate(specs)]
 
 
-MACHINE = devices(("vh_table", 0, 1), ("vh_mics", 8, 0), ("vh_phones", 0, 8), ("USB headset A", 1, 2), ("USB headset B", 1, 2))
+MACHINE = devices(
+    ("vh_table", 0, 1), ("vh_mics", 8, 0), ("vh_phones", 0, 8), ("USB headset A", 1, 2), ("USB headset B", 1, 2)
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -69,7 +81,10 @@ def test_input_devices_group_seats_for_one_stream_each(tmp_path: Path) -> None:
     assert list(groups) == ["vh_mics", 4]
     assert [s.name for s in groups["vh_mics"]] == ["Anna", "Ben"]
     inputs = table.live_inputs()
-    assert [(i.device, i.seats, i.channel_of()) for i in inputs] == [("vh_mics", ("Anna", "Ben"), (0, 1)), (4, ("Cem",), (0,))]
+    assert [(i.device, i.seats, i.channel_of()) for i in inputs] == [
+        ("vh_mics", ("Anna", "Ben"), (0, 1)),
+        (4, ("Cem",), (0,)),
+    ]
 
 
 def test_private_outputs_only_when_every_seat_has_an_earphone(tmp_path: Path) -> None:
@@ -101,10 +116,13 @@ def test_seat_lookup_ignores_case_and_names_the_table(tmp_path: Path) -> None:
 
 def test_save_then_load_round_trips(tmp_path: Path) -> None:
     """A saved table loads back equal, including names needing escapes and index devices."""
-    table = Table(5, (
-        Seat('Zoë "Z"', Channel("USB headset A", 1), Channel("USB headset A", 2), 0.0),
-        Seat("Ben\\Jr", Channel(7, 3), None, 0.023456789),
-    ))
+    table = Table(
+        5,
+        (
+            Seat('Zoë "Z"', Channel("USB headset A", 1), Channel("USB headset A", 2), 0.0),
+            Seat("Ben\\Jr", Channel(7, 3), None, 0.023456789),
+        ),
+    )
     path = save_table(table, tmp_path / "out.toml")
     loaded = load_table(path)
     assert loaded.speaker == 5
@@ -134,8 +152,14 @@ def test_save_replaces_atomically_and_refuses_bad_folders(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     "change, message",
     [
-        (("channel = 2 }\noutput", "channel = 0 }\noutput"), r"table.toml:12: seat 2 input.channel: must be a whole number from 1"),
-        (("channel = 2 }\noutput", "channel = true }\noutput"), r"table.toml:12: seat 2 input.channel: must be a whole number"),
+        (
+            ("channel = 2 }\noutput", "channel = 0 }\noutput"),
+            r"table.toml:12: seat 2 input.channel: must be a whole number from 1",
+        ),
+        (
+            ("channel = 2 }\noutput", "channel = true }\noutput"),
+            r"table.toml:12: seat 2 input.channel: must be a whole number",
+        ),
         (("channel = 2 }\n\n", "channel = 2 }\n\n[[seat]]\nname = 'X'\n\n"), r"table.toml:15: seat 3: has no input"),
         (("latency = 0.0125", "latency = 12.5"), r"table.toml:17: seat 3 latency: 12.5 s is too large: write seconds"),
         (("latency = 0.0125", "latency = -0.01"), r"table.toml:17: seat 3 latency: -0.01 s is negative"),
@@ -147,10 +171,16 @@ def test_save_replaces_atomically_and_refuses_bad_folders(tmp_path: Path) -> Non
         (("[table]", "[tabel]"), r"table.toml:1: unknown section 'tabel'"),
         (('speaker = "vh_table"', "speakers = 1"), r"table.toml:2: \[table\] speakers: unknown field"),
         (('speaker = "vh_table"', "speaker = -1"), r"table.toml:2: \[table\] speaker: device index -1 is negative"),
-        (('{ device = "vh_mics", channel = 1 }', '{ devise = "vh_mics", channel = 1 }'), r"table.toml:6: seat 1 input.devise: unknown field"),
-        (('{ device = "vh_mics", channel = 1 }', '{ channel = 1 }'), r"table.toml:6: seat 1 input: has no device"),
+        (
+            ('{ device = "vh_mics", channel = 1 }', '{ devise = "vh_mics", channel = 1 }'),
+            r"table.toml:6: seat 1 input.devise: unknown field",
+        ),
+        (('{ device = "vh_mics", channel = 1 }', "{ channel = 1 }"), r"table.toml:6: seat 1 input: has no device"),
         (('{ device = "vh_mics", channel = 1 }', '"vh_mics"'), r"table.toml:6: seat 1 input: must look like"),
-        (('output = { device = "vh_phones", channel = 2 }', 'output = { device = "vh_phones", channel = 1 }'), r"table.toml:13: seat 2 output: vh_phones channel 1 is already seat 1's earphone"),
+        (
+            ('output = { device = "vh_phones", channel = 2 }', 'output = { device = "vh_phones", channel = 1 }'),
+            r"table.toml:13: seat 2 output: vh_phones channel 1 is already seat 1's earphone",
+        ),
         (("device = 4", "device = 4.5"), r"table.toml:19: seat 3 input.device: must be a device index or name"),
         (('name = "Cem"', 'name = "Cem"\nname = "Dora"'), r"table.toml:17: not valid TOML"),
     ],
@@ -191,11 +221,23 @@ def test_check_devices_accepts_a_machine_that_has_everything(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     "change, message",
     [
-        (('device = "vh_mics", channel = 1', 'device = "vh_mic_x", channel = 1'), r"Anna's microphone: no input device matches 'vh_mic_x' \(available: 1: vh_mics"),
-        (('device = "vh_mics", channel = 2', 'device = "vh_mics", channel = 9'), r"Ben's microphone: 'vh_mics' has 8 input channel\(s\); channel 9 does not exist"),
-        (('device = "vh_phones", channel = 2', 'device = "vh_phones", channel = 12'), r"Ben's earphone: 'vh_phones' has 8 output channel\(s\); channel 12 does not exist"),
+        (
+            ('device = "vh_mics", channel = 1', 'device = "vh_mic_x", channel = 1'),
+            r"Anna's microphone: no input device matches 'vh_mic_x' \(available: 1: vh_mics",
+        ),
+        (
+            ('device = "vh_mics", channel = 2', 'device = "vh_mics", channel = 9'),
+            r"Ben's microphone: 'vh_mics' has 8 input channel\(s\); channel 9 does not exist",
+        ),
+        (
+            ('device = "vh_phones", channel = 2', 'device = "vh_phones", channel = 12'),
+            r"Ben's earphone: 'vh_phones' has 8 output channel\(s\); channel 12 does not exist",
+        ),
         (('speaker = "vh_table"', 'speaker = "hdmi"'), r"table speaker: no output device matches 'hdmi'"),
-        (("device = 4", 'device = "headset"'), r"Cem's microphone: input device 'headset' is ambiguous: USB headset A, USB headset B"),
+        (
+            ("device = 4", 'device = "headset"'),
+            r"Cem's microphone: input device 'headset' is ambiguous: USB headset A, USB headset B",
+        ),
         (("device = 4", "device = 1"), r"Cem's microphone: 1 and 'vh_mics' \(Anna's\) are the same device 'vh_mics'"),
     ],
 )
@@ -278,15 +320,24 @@ def test_phone_seats_load_and_save(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "change, message",
     [
-        (('input = "phone"', 'input = "phone"\noutput = { device = "vh_phones", channel = 2 }'),
-         r"table.toml:11: seat 2 output: a player on a phone hears their private lines on the phone: remove output"),
-        (('input = "phone"', 'input = "phone"\nlatency = 0.02'),
-         r"table.toml:11: seat 2 latency: a phone's delay is measured with clicks at every game: remove latency"),
-        (('input = "phone"', 'input = "mobile"'),
-         r"table.toml:10: seat 2 input: must look like \{ device = \"vh_mics\", channel = 1 \} or be \"phone\" .*not 'mobile'"),
-        (('input = "phone"', 'input = true'), r"table.toml:10: seat 2 input: must look like .* or be \"phone\""),
-        (('input = "phone"', 'input = { phone = true }'), r"table.toml:10: seat 2 input.phone: unknown field"),
-        (('name = "Cem"\ninput = "Phone"', 'name = "ben"\ninput = "phone"'), r"table.toml:13: seat 3 name: 'ben' already sits at seat 2"),
+        (
+            ('input = "phone"', 'input = "phone"\noutput = { device = "vh_phones", channel = 2 }'),
+            r"table.toml:11: seat 2 output: a player on a phone hears their private lines on the phone: remove output",
+        ),
+        (
+            ('input = "phone"', 'input = "phone"\nlatency = 0.02'),
+            r"table.toml:11: seat 2 latency: a phone's delay is measured with clicks at every game: remove latency",
+        ),
+        (
+            ('input = "phone"', 'input = "mobile"'),
+            r"table.toml:10: seat 2 input: must look like \{ device = \"vh_mics\", channel = 1 \} or be \"phone\" .*not 'mobile'",
+        ),
+        (('input = "phone"', "input = true"), r"table.toml:10: seat 2 input: must look like .* or be \"phone\""),
+        (('input = "phone"', "input = { phone = true }"), r"table.toml:10: seat 2 input.phone: unknown field"),
+        (
+            ('name = "Cem"\ninput = "Phone"', 'name = "ben"\ninput = "phone"'),
+            r"table.toml:13: seat 3 name: 'ben' already sits at seat 2",
+        ),
     ],
 )
 def test_bad_phone_seats_name_file_line_and_field(tmp_path: Path, change: tuple[str, str], message: str) -> None:
@@ -301,5 +352,8 @@ def test_check_devices_passes_over_phone_seats(tmp_path: Path) -> None:
     """Phone seats need no device here; a lone microphone seat among phones is not a 'single microphone'."""
     table = load_table(write(tmp_path, PHONES))
     assert check_devices(table, MACHINE) == []
-    two = Table(None, (Seat("A", Channel("USB headset A", 1)), Seat("B", Channel("USB headset B", 1), None, 0.003), Seat("C", PHONE)))
+    two = Table(
+        None,
+        (Seat("A", Channel("USB headset A", 1)), Seat("B", Channel("USB headset B", 1), None, 0.003), Seat("C", PHONE)),
+    )
     assert check_devices(two, MACHINE) == []

@@ -10,8 +10,18 @@ import pytest
 
 from voicehost.clock import SimClock
 from voicehost.host.calibrate import (
-    FLOOR_DB, Offsets, SetupFailed, TableSetup, Verdict, click_arrival, duplicate_channels,
-    loudest_channel, make_click, noise_floor, relative_offsets, speech_span,
+    FLOOR_DB,
+    Offsets,
+    SetupFailed,
+    TableSetup,
+    Verdict,
+    click_arrival,
+    duplicate_channels,
+    loudest_channel,
+    make_click,
+    noise_floor,
+    relative_offsets,
+    speech_span,
 )
 from voicehost.host.table import Channel
 from voicehost.speak.cache import RenderCache
@@ -36,6 +46,7 @@ def room_noise(frames: int, channels: int, level_db: float = -70.0, seed: int = 
 
 
 # ---- levels ----------------------------------------------------------------------------------
+
 
 def take_with(levels: dict[int, float], channels: int = 4) -> np.ndarray:
     """One second of noise with the voice at given levels (dB relative) on given channels."""
@@ -97,6 +108,7 @@ def test_duplicate_channels_of_one_device_are_found() -> None:
 
 
 # ---- clicks ----------------------------------------------------------------------------------
+
 
 def place(click: np.ndarray, at: float, length: float = 0.6, gain: float = 1.0) -> np.ndarray:
     """The click at ``at`` seconds (fractional samples by an FFT delay) in a buffer of ``length`` seconds."""
@@ -163,6 +175,7 @@ def test_offsets_tolerate_missed_clicks_but_not_too_many() -> None:
 
 # ---- the walk-through on a simulated room ----------------------------------------------------
 
+
 class SimRoom:
     """A simulated table for the walk-through: after each 'say your name' prompt the named player
     answers 0.4 s later the way their script says; clicks reach each device after its delay.
@@ -171,9 +184,15 @@ class SimRoom:
     channel alike), ``silent``, or a channel number (loudest there, own channel -14 dB).
     """
 
-    def __init__(self, clock: SimClock, spans: Callable[[], list[SpeakingSpan]], channels: tuple[Channel, ...],
-                 seating: dict[str, int], answers: dict[str, list[str]] | None = None,
-                 click_delays: dict[object, float] | None = None) -> None:
+    def __init__(
+        self,
+        clock: SimClock,
+        spans: Callable[[], list[SpeakingSpan]],
+        channels: tuple[Channel, ...],
+        seating: dict[str, int],
+        answers: dict[str, list[str]] | None = None,
+        click_delays: dict[object, float] | None = None,
+    ) -> None:
         self.rate = RATE
         self.clock = clock
         self.spans = spans
@@ -245,15 +264,24 @@ def cache() -> RenderCache:
     return RenderCache()
 
 
-def walk(voice: EspeakVoice, cache: RenderCache, channels: tuple[Channel, ...], seating: dict[str, int], *,
-         answers: dict[str, list[str]] | None = None, click_delays: dict[object, float] | None = None,
-         seats_with_phones: int = 0) -> tuple[TableSetup, SimRoom, list[str], list[str]]:
+def walk(
+    voice: EspeakVoice,
+    cache: RenderCache,
+    channels: tuple[Channel, ...],
+    seating: dict[str, int],
+    *,
+    answers: dict[str, list[str]] | None = None,
+    click_delays: dict[object, float] | None = None,
+    seats_with_phones: int = 0,
+) -> tuple[TableSetup, SimRoom, list[str], list[str]]:
     """A TableSetup over a SimRoom, speaking real speech onto timeline sinks on a SimClock."""
     clock = SimClock()
     outputs: dict[object, NullSink] = {TABLE: NullSink()}
     outputs.update({seat(k): NullSink() for k in range(1, seats_with_phones + 1)})
     said: list[str] = []
-    host = SpeechService(voice, outputs, clock, cache=cache, transcript=lambda line: said.append(f"{line.route}: {line.text}"))  # type: ignore[arg-type]
+    host = SpeechService(
+        voice, outputs, clock, cache=cache, transcript=lambda line: said.append(f"{line.route}: {line.text}")
+    )  # type: ignore[arg-type]
     room = SimRoom(clock, host.spans, channels, seating, answers, click_delays)
     log: list[str] = []
     return TableSetup(host, room, clock, clicks=room, log=log.append), room, said, log
@@ -267,7 +295,10 @@ def test_walk_seats_each_player_on_their_loudest_channel_and_confirms(voice: Esp
     setup, _, said, log = walk(voice, cache, EIGHT, {"Anna": 2, "Ben": 0, "Cem": 5})
     result = setup.run(["Anna", "Ben", "Cem"], speaker="vh_table", phones=None)
     assert [(s.name, s.input) for s in result.table.seats] == [
-        ("Anna", Channel("vh_mics", 3)), ("Ben", Channel("vh_mics", 1)), ("Cem", Channel("vh_mics", 6))]
+        ("Anna", Channel("vh_mics", 3)),
+        ("Ben", Channel("vh_mics", 1)),
+        ("Cem", Channel("vh_mics", 6)),
+    ]
     assert all(s.latency == 0.0 and s.output is None for s in result.table.seats)
     assert result.offsets is None
     assert [p.takes for p in result.placements] == [1, 1, 1]
@@ -283,7 +314,10 @@ def test_walk_asks_again_when_unclear_or_silent(voice: EspeakVoice, cache: Rende
     setup, _, said, _ = walk(voice, cache, EIGHT, {"Anna": 2, "Ben": 4}, answers={"Anna": ["both", "silent", "own"]})
     result = setup.run(["Anna", "Ben"], speaker=None, phones=None)
     assert result.placements[0].takes == 3 and result.placements[0].channel == 2
-    assert "table: Anna, you sounded the same on microphone 3 and microphone 4. Please say your name again, close to your microphone." in said
+    assert (
+        "table: Anna, you sounded the same on microphone 3 and microphone 4. Please say your name again, close to your microphone."
+        in said
+    )
     assert "table: Anna, I did not hear you. Please say your name again, a little louder." in said
 
 
@@ -298,12 +332,16 @@ def test_walk_refuses_a_channel_already_taken(voice: EspeakVoice, cache: RenderC
 def test_walk_gives_up_after_three_unclear_takes_and_explains(voice: EspeakVoice, cache: RenderCache) -> None:
     """Three unclear takes: the host explains aloud and SetupFailed says what was heard."""
     setup, _, said, _ = walk(voice, cache, EIGHT, {"Anna": 2}, answers={"Anna": ["both", "both", "both"]})
-    with pytest.raises(SetupFailed, match=r"could not tell which microphone is Anna's after 3 tries \(loudest on microphone [34]"):
+    with pytest.raises(
+        SetupFailed, match=r"could not tell which microphone is Anna's after 3 tries \(loudest on microphone [34]"
+    ):
         setup.run(["Anna"], speaker=None, phones=None)
     assert said[-1].startswith("table: I could not find Anna's microphone.")
 
 
-def test_walk_with_one_microphone_seats_everybody_on_it_and_says_what_works(voice: EspeakVoice, cache: RenderCache) -> None:
+def test_walk_with_one_microphone_seats_everybody_on_it_and_says_what_works(
+    voice: EspeakVoice, cache: RenderCache
+) -> None:
     """One channel in all: no one is asked, everybody shares it, and the host says races cannot be ranked."""
     setup, _, said, _ = walk(voice, cache, (Channel("USB mic", 1),), {"Anna": 0, "Ben": 0})
     result = setup.run(["Anna", "Ben"], speaker=None, phones=None)
@@ -325,8 +363,13 @@ def test_walk_lets_players_share_when_there_are_fewer_channels(voice: EspeakVoic
 def test_walk_measures_latency_between_devices(voice: EspeakVoice, cache: RenderCache) -> None:
     """Seats on three headsets whose clicks arrive 4, 19 and 11 ms late get latencies 0, 15 and 7 ms; the spoken summary names the slowest."""
     channels = (Channel("usb A", 1), Channel("usb B", 1), Channel("usb C", 1))
-    setup, room, said, log = walk(voice, cache, channels, {"Anna": 0, "Ben": 1, "Cem": 2},
-                                  click_delays={"usb A": 0.004, "usb B": 0.019, "usb C": 0.011})
+    setup, room, said, log = walk(
+        voice,
+        cache,
+        channels,
+        {"Anna": 0, "Ben": 1, "Cem": 2},
+        click_delays={"usb A": 0.004, "usb B": 0.019, "usb C": 0.011},
+    )
     result = setup.run(["Anna", "Ben", "Cem"], speaker="vh_table", phones=None)
     latencies = result.table.latencies
     assert latencies["Anna"] == pytest.approx(0.0, abs=1e-4)

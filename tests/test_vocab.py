@@ -17,8 +17,19 @@ from voicehost.listen.vocab import (
 
 CONTRACT = {
     "bimbamm": ["cat", "dog", "pig", "donkey", "hen"],
-    "bimbambum": ["bim", "bim bim", "bim bim bim", "bam", "bam bam", "bam bam bam",
-                  "bum", "bum bum", "bum bum bum", "bim bam bum", "ship"],
+    "bimbambum": [
+        "bim",
+        "bim bim",
+        "bim bim bim",
+        "bam",
+        "bam bam",
+        "bam bam bam",
+        "bum",
+        "bum bum",
+        "bum bum bum",
+        "bim bam bum",
+        "ship",
+    ],
 }
 
 MINIMAL = """lang = "xx"
@@ -53,9 +64,15 @@ def test_languages_listed() -> None:
     assert {"en", "ko", "de"} <= set(available_languages())
 
 
-@pytest.mark.parametrize("raw,canonical", [
-    ("Bam-bam!", "bam bam"), ("  BIM  Bam   BUM! ", "bim bam bum"), ("Cat.", "cat"), ("ship", "ship"),
-])
+@pytest.mark.parametrize(
+    "raw,canonical",
+    [
+        ("Bam-bam!", "bam bam"),
+        ("  BIM  Bam   BUM! ", "bim bam bum"),
+        ("Cat.", "cat"),
+        ("ship", "ship"),
+    ],
+)
 def test_normalize_gives_canonical_form(raw: str, canonical: str) -> None:
     """Case, punctuation and spacing do not matter: 'Bam-bam!' is 'bam bam'."""
     assert normalize(raw) == canonical
@@ -84,9 +101,29 @@ def test_player_placeholders_expand_and_keep_word_order() -> None:
 def test_command_words_present() -> None:
     """The hosting track's command words are in the English pack."""
     commands = set(phrases_for("commands", "en", players=["x"], numbers=[3]))
-    for word in ["one", "twenty", "flip", "swap", "exchange", "with", "repeat", "score", "help", "slower",
-                 "faster", "pause", "resume", "quit", "tiles", "my card", "my hand", "best", "worst", "then",
-                 "flip 3"]:
+    for word in [
+        "one",
+        "twenty",
+        "flip",
+        "swap",
+        "exchange",
+        "with",
+        "repeat",
+        "score",
+        "help",
+        "slower",
+        "faster",
+        "pause",
+        "resume",
+        "quit",
+        "tiles",
+        "my card",
+        "my hand",
+        "best",
+        "worst",
+        "then",
+        "flip 3",
+    ]:
         assert word in commands
 
 
@@ -107,18 +144,30 @@ def test_minimal_pack_is_valid(tmp_path: Path) -> None:
     assert pack.games["bimbambum"] == ("bam", "bam bam")
 
 
-@pytest.mark.parametrize("edit,needle", [
-    (lambda t: t.replace('["bam", "bam bam"]', '["bam", "Bam-Bam"]'), ":8: games.bimbambum.phrases: 'Bam-Bam' is not in canonical form"),
-    (lambda t: t.replace('["bam", "bam bam"]', '["bam", "bam"]'), ":8: games.bimbambum.phrases: 'bam' is listed twice"),
-    (lambda t: t + '\n[pronunciations.sphinx]\nbam = ["B AE Q"]\n', ":11: pronunciations.sphinx.bam: 'B AE Q': unknown phone(s) Q"),
-    (lambda t: "colour = 1\n" + t, ":1: colour: unknown field"),
-    (lambda t: t + "\ncolour = 1\n", ":10: games.bimbambum.colour: unknown field"),
-    (lambda t: t.replace('lang = "xx"', 'lang = "yy"'), ":1: lang: 'yy' does not match the file name"),
-    (lambda t: t.replace("[games.bimbamm]\nphrases = [\"cat\"]\n", ""), "games.bimbamm: missing"),
-    (lambda t: t + '\n[say]\nfish = "poisson"\n', ":11: say.fish: 'fish' is not a phrase or word"),
-    (lambda t: t.replace('phrases = ["cat"]', 'phrases = ["cat", "give {thing}"]'), "unknown placeholder {thing}"),
-    (lambda t: t.replace('name = "Test"', 'name = "Test'), ":2: not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "edit,needle",
+    [
+        (
+            lambda t: t.replace('["bam", "bam bam"]', '["bam", "Bam-Bam"]'),
+            ":8: games.bimbambum.phrases: 'Bam-Bam' is not in canonical form",
+        ),
+        (
+            lambda t: t.replace('["bam", "bam bam"]', '["bam", "bam"]'),
+            ":8: games.bimbambum.phrases: 'bam' is listed twice",
+        ),
+        (
+            lambda t: t + '\n[pronunciations.sphinx]\nbam = ["B AE Q"]\n',
+            ":11: pronunciations.sphinx.bam: 'B AE Q': unknown phone(s) Q",
+        ),
+        (lambda t: "colour = 1\n" + t, ":1: colour: unknown field"),
+        (lambda t: t + "\ncolour = 1\n", ":10: games.bimbambum.colour: unknown field"),
+        (lambda t: t.replace('lang = "xx"', 'lang = "yy"'), ":1: lang: 'yy' does not match the file name"),
+        (lambda t: t.replace('[games.bimbamm]\nphrases = ["cat"]\n', ""), "games.bimbamm: missing"),
+        (lambda t: t + '\n[say]\nfish = "poisson"\n', ":11: say.fish: 'fish' is not a phrase or word"),
+        (lambda t: t.replace('phrases = ["cat"]', 'phrases = ["cat", "give {thing}"]'), "unknown placeholder {thing}"),
+        (lambda t: t.replace('name = "Test"', 'name = "Test'), ":2: not valid TOML"),
+    ],
+)
 def test_bad_pack_errors_name_file_line_and_field(tmp_path: Path, edit, needle: str) -> None:  # type: ignore[no-untyped-def]
     """A broken pack raises VocabError naming the file, the line and the field at fault."""
     text = edit(MINIMAL)

@@ -38,19 +38,37 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
     shutil.copytree(ROOT / "voicehost", source / "voicehost", ignore=shutil.ignore_patterns("__pycache__"))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VOICEHOST_MODELS", "VIRTUAL_ENV")}
     env.update(HOME=str(base / "home"), XDG_DATA_HOME=str(base / "home" / "data"), PIP_DISABLE_PIP_VERSION_CHECK="1")
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(base / "dist"),
-                  str(source)], base, env)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(base / "dist"),
+            str(source),
+        ],
+        base,
+        env,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     wheel = next((base / "dist").glob("voicehost-*.whl"))
     venv = base / "venv"
     made = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base, env)
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python"
-    purelib = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], base, env).stdout.strip()
+    purelib = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], base, env
+    ).stdout.strip()
     # the test environment's libraries, after the venv's own site-packages (its editable voicehost is
     # a .pth finder there, which a plain path entry does not run)
     Path(purelib, "borrowed-libraries.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    install = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)], base, env)
+    install = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)], base, env
+    )
     assert install.returncode == 0, install.stdout + install.stderr
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
@@ -60,10 +78,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
 def test_the_wheel_holds_the_package_data_and_no_developer_tools(installed: tuple[Path, Path, dict[str, str]]) -> None:
     """The catalog, vocabulary packs, deck and demo recording are in the wheel; tools/ and tests/ are not."""
     names = zipfile.ZipFile(installed[2]["wheel"]).namelist()
-    for data in ("voicehost/models/catalog.toml", "voicehost/listen/vocab/en.toml", "voicehost/decks/base.toml",
-                 "voicehost/listen/recognize/tuning.toml", "voicehost/data/demo/bimbambum_quick/mics.flac",
-                 "voicehost/data/demo/bimbambum_quick/host.flac", "voicehost/data/demo/bimbambum_quick/events.jsonl",
-                 "voicehost/data/demo/bimbambum_quick/session.json"):
+    for data in (
+        "voicehost/models/catalog.toml",
+        "voicehost/listen/vocab/en.toml",
+        "voicehost/decks/base.toml",
+        "voicehost/listen/recognize/tuning.toml",
+        "voicehost/data/demo/bimbambum_quick/mics.flac",
+        "voicehost/data/demo/bimbambum_quick/host.flac",
+        "voicehost/data/demo/bimbambum_quick/events.jsonl",
+        "voicehost/data/demo/bimbambum_quick/session.json",
+    ):
         assert data in names, data
     assert not [n for n in names if n.startswith(("tools/", "tests/", "bench/")) or "fixtures" in n or "synth" in n]
 
@@ -81,9 +105,25 @@ def test_the_installed_commands_work_from_another_folder(installed: tuple[Path, 
     assert "your user data folder" in listed.stdout, listed.stdout
     simulated = _run([voicehost, "simulate", "bimbamm", "--games", "10"], cwd, env)
     assert simulated.returncode == 0 and "10" in simulated.stdout, simulated.stdout + simulated.stderr
-    rendered = _run([voicehost, "bam", "render", "BAM! makes BAM! taste better.", "Ketchup", "Broccoli",
-                     "--mass", "1", "--mass", "2"], cwd, env)
-    assert rendered.returncode == 0 and "Ketchup makes broccoli taste better." in rendered.stdout, rendered.stdout + rendered.stderr
+    rendered = _run(
+        [
+            voicehost,
+            "bam",
+            "render",
+            "BAM! makes BAM! taste better.",
+            "Ketchup",
+            "Broccoli",
+            "--mass",
+            "1",
+            "--mass",
+            "2",
+        ],
+        cwd,
+        env,
+    )
+    assert rendered.returncode == 0 and "Ketchup makes broccoli taste better." in rendered.stdout, (
+        rendered.stdout + rendered.stderr
+    )
     demo = _run([voicehost, "demo", "--no-play"], cwd, env, timeout=600)
     assert demo.returncode == 0, demo.stdout[-3000:] + demo.stderr
     assert "the replay reproduced the recorded game exactly" in demo.stdout, demo.stdout[-3000:]
@@ -97,5 +137,6 @@ def test_the_packaged_demo_is_rendered_from_the_current_spec() -> None:
     from tools.session_fixtures import DEFAULT_DIR, DEMO, DEMO_DIR, load_spec, spec_digest
 
     session = json.loads((DEMO_DIR / DEMO / "session.json").read_text())
-    assert session["spec_sha256"] == spec_digest(load_spec(DEFAULT_DIR / f"{DEMO}.toml")), \
+    assert session["spec_sha256"] == spec_digest(load_spec(DEFAULT_DIR / f"{DEMO}.toml")), (
         "the demo recording is stale: run python -m tools.session_fixtures --demo and check it with voicehost replay"
+    )

@@ -78,11 +78,41 @@ def render_clip(
 
 PLAYERS = ("anna", "ben", "cleo", "dev")
 """Player names in the host phrase sets (all in CMUdict)."""
-NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-           "thirteen", "fourteen", "fifteen")
+NUMBERS = (
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+)
 """Number words the hosts accept (tiles 1-15, cards, piles)."""
-COMMAND_WORDS = ("repeat", "say again", "score", "help", "what can i say", "slower", "faster", "pause",
-                 "resume", "quit", "stop the game", "tiles", "table", "my card", "my hand")
+COMMAND_WORDS = (
+    "repeat",
+    "say again",
+    "score",
+    "help",
+    "what can i say",
+    "slower",
+    "faster",
+    "pause",
+    "resume",
+    "quit",
+    "stop the game",
+    "tiles",
+    "table",
+    "my card",
+    "my hand",
+)
 """The voice commands every game accepts (voicehost.host.words.COMMAND_PHRASES)."""
 
 
@@ -93,13 +123,41 @@ def command_sets() -> dict[str, tuple[str, ...]]:
     four = NUMBERS[:4]
     yells = [" ".join([w] * n) for w in ("bim", "bam", "bum") for n in (1, 2, 3)] + ["bim bam bum"]
     return {
-        "BAM! playing": (*eight, *(f"{a} then {b}" for a in eight for b in eight if a != b), "then", "best",
-                         "worst", *COMMAND_WORDS),
-        "BAM! judging": (*(f"best {a} worst {b}" for a in four for b in four if a != b), *(f"best {a}" for a in four),
-                         *(f"worst {a}" for a in four), *(f"read {a}" for a in four), *four, "best", "worst",
-                         *COMMAND_WORDS),
-        "Bim Bamm! turn": ("cat", "dog", "pig", "donkey", "hen", *NUMBERS, *(f"flip {n}" for n in NUMBERS), "swap",
-                           "exchange", *(f"exchange with {p}" for p in PLAYERS)),
-        "Bim Bam Bum! turn": (*(f"{pile} {y}" for pile in NUMBERS[:3] for y in yells), *NUMBERS[:3], *yells, "ship",
-                              *COMMAND_WORDS),
+        "BAM! playing": (
+            *eight,
+            *(f"{a} then {b}" for a in eight for b in eight if a != b),
+            "then",
+            "best",
+            "worst",
+            *COMMAND_WORDS,
+        ),
+        "BAM! judging": (
+            *(f"best {a} worst {b}" for a in four for b in four if a != b),
+            *(f"best {a}" for a in four),
+            *(f"worst {a}" for a in four),
+            *(f"read {a}" for a in four),
+            *four,
+            "best",
+            "worst",
+            *COMMAND_WORDS,
+        ),
+        "Bim Bamm! turn": (
+            "cat",
+            "dog",
+            "pig",
+            "donkey",
+            "hen",
+            *NUMBERS,
+            *(f"flip {n}" for n in NUMBERS),
+            "swap",
+            "exchange",
+            *(f"exchange with {p}" for p in PLAYERS),
+        ),
+        "Bim Bam Bum! turn": (
+            *(f"{pile} {y}" for pile in NUMBERS[:3] for y in yells),
+            *NUMBERS[:3],
+            *yells,
+            "ship",
+            *COMMAND_WORDS,
+        ),
     }

@@ -39,14 +39,38 @@ FLOOR_DB = -66.0
 """RMS of the electrical noise floor every track has, dBFS."""
 
 BIMBAMM_PHRASES = ("cat", "dog", "pig", "donkey", "hen")
-BIMBAMBUM_CALLS = ("bim", "bim bim", "bim bim bim", "bam", "bam bam", "bam bam bam",
-                   "bum", "bum bum", "bum bum bum", "bim bam bum", "ship")
+BIMBAMBUM_CALLS = (
+    "bim",
+    "bim bim",
+    "bim bim bim",
+    "bam",
+    "bam bam",
+    "bam bam bam",
+    "bum",
+    "bum bum",
+    "bum bum bum",
+    "bim bam bum",
+    "ship",
+)
 CHATTER_SENTENCES = (
-    "whose turn is it now", "I think I had it first", "pass me the chips please",
-    "that was a good one", "wait a second", "no way that is not fair", "let me see your card",
-    "pick a card any card", "the boat is at the dock", "my monkey is cute", "where is the bomb",
-    "okay let us play again", "hold on I am thinking", "who is winning right now",
-    "give me the pen", "I love this game", "did you hear that", "it was a tie",
+    "whose turn is it now",
+    "I think I had it first",
+    "pass me the chips please",
+    "that was a good one",
+    "wait a second",
+    "no way that is not fair",
+    "let me see your card",
+    "pick a card any card",
+    "the boat is at the dock",
+    "my monkey is cute",
+    "where is the bomb",
+    "okay let us play again",
+    "hold on I am thinking",
+    "who is winning right now",
+    "give me the pen",
+    "I love this game",
+    "did you hear that",
+    "it was a tie",
 )
 """Table talk without any target word."""
 CONFUSABLE_WORDS = ("pick", "dock", "monkey", "bomb", "bin", "boom", "ten", "cut", "dug", "ship shape", "hand", "bank")
@@ -177,7 +201,9 @@ class Renderer:
         peak = float(np.max(np.abs(tracks)))
         if peak > 0.99:
             tracks *= 0.99 / peak
-        return Rendered(scenario, tracks.astype(np.float32), _manifest(scenario, truth, leak_gain, leak_delay, mic_gain))
+        return Rendered(
+            scenario, tracks.astype(np.float32), _manifest(scenario, truth, leak_gain, leak_delay, mic_gain)
+        )
 
 
 def active_rms_db(samples: np.ndarray, rate: int = RATE) -> float:
@@ -230,7 +256,9 @@ def room_noise(scenario: Scenario, frames: int, rng: np.random.Generator) -> np.
     """Noise at every microphone: the room's (pink or babble) at the scenario's SNR plus an
     independent electrical floor."""
     n = len(scenario.seats)
-    floor = np.stack([synth.pink_noise(frames, rng) * 0.5 + rng.standard_normal(frames) * 0.5 for _ in range(n)], axis=1)
+    floor = np.stack(
+        [synth.pink_noise(frames, rng) * 0.5 + rng.standard_normal(frames) * 0.5 for _ in range(n)], axis=1
+    )
     noise = floor * 10 ** (FLOOR_DB / 20)
     level = 10 ** ((SHOUT_DB - scenario.snr_db) / 20)
     if scenario.noise == "pink":
@@ -277,13 +305,19 @@ def phrase_of(sound: Sound, game: str) -> str | None:
 
 def _truth(sound: Sound, clip: np.ndarray, game: str) -> dict[str, object]:
     return {
-        "seat": sound.seat, "kind": sound.kind, "text": sound.text, "phrase": phrase_of(sound, game),
-        "onset": round(sound.onset, 5), "end": round(sound.onset + len(clip) / RATE, 5),
+        "seat": sound.seat,
+        "kind": sound.kind,
+        "text": sound.text,
+        "phrase": phrase_of(sound, game),
+        "onset": round(sound.onset, 5),
+        "end": round(sound.onset + len(clip) / RATE, 5),
         "voice": sound.voice.label if sound.voice else None,
     }
 
 
-def _manifest(scenario: Scenario, truth: list[dict[str, object]], gain: np.ndarray, delay: np.ndarray, mic: np.ndarray) -> dict[str, object]:
+def _manifest(
+    scenario: Scenario, truth: list[dict[str, object]], gain: np.ndarray, delay: np.ndarray, mic: np.ndarray
+) -> dict[str, object]:
     expected = []
     for sound, t in zip(scenario.sounds, truth):
         phrase = phrase_of(sound, scenario.game)
@@ -292,13 +326,26 @@ def _manifest(scenario: Scenario, truth: list[dict[str, object]], gain: np.ndarr
     expected.sort(key=lambda e: float(e["onset"]))  # type: ignore[arg-type]
     seats = scenario.seats
     return {
-        "name": scenario.name, "game": scenario.game, "lang": scenario.lang, "seed": scenario.seed,
-        "rate": RATE, "duration": scenario.duration, "seats": list(seats),
-        "noise": {"kind": scenario.noise, "snr_db": scenario.snr_db}, "note": scenario.note,
+        "name": scenario.name,
+        "game": scenario.game,
+        "lang": scenario.lang,
+        "seed": scenario.seed,
+        "rate": RATE,
+        "duration": scenario.duration,
+        "seats": list(seats),
+        "noise": {"kind": scenario.noise, "snr_db": scenario.snr_db},
+        "note": scenario.note,
         "mic_gain_db": {s: round(float(mic[i]), 2) for i, s in enumerate(seats)},
         "crosstalk": [
-            {"from": a, "to": b, "gain_db": round(float(gain[i, j]), 2), "delay_ms": round(float(delay[i, j]) * 1000, 3)}
-            for i, a in enumerate(seats) for j, b in enumerate(seats) if i != j
+            {
+                "from": a,
+                "to": b,
+                "gain_db": round(float(gain[i, j]), 2),
+                "delay_ms": round(float(delay[i, j]) * 1000, 3),
+            }
+            for i, a in enumerate(seats)
+            for j, b in enumerate(seats)
+            if i != j
         ],
         "sounds": truth,
         "expected": expected,
@@ -333,15 +380,29 @@ def write(rendered: Rendered, folder: Path) -> Path:
 PLAYERS = ("Anna", "Ben", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hana")
 
 
-def _voices(rng: np.random.Generator, n: int, lang: str = "en", pool: Sequence[SynthVoice] | None = None) -> list[SynthVoice]:
+def _voices(
+    rng: np.random.Generator, n: int, lang: str = "en", pool: Sequence[SynthVoice] | None = None
+) -> list[SynthVoice]:
     pool = list(pool or synth.voices_for(lang))
     order = rng.permutation(len(pool))
     return [pool[order[k % len(pool)]] for k in range(n)]
 
 
-def race(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *, noise: str = "pink", snr_db: float = 30,
-         seed: int = 1, phrases: Sequence[str] = BIMBAMM_PHRASES, chatter: bool = False, multichannel: bool = False,
-         lang: str = "en", seats: int | None = None, voices: Sequence[SynthVoice] | None = None) -> Scenario:
+def race(
+    name: str,
+    rng: np.random.Generator,
+    gaps_ms: Sequence[float],
+    *,
+    noise: str = "pink",
+    snr_db: float = 30,
+    seed: int = 1,
+    phrases: Sequence[str] = BIMBAMM_PHRASES,
+    chatter: bool = False,
+    multichannel: bool = False,
+    lang: str = "en",
+    seats: int | None = None,
+    voices: Sequence[SynthVoice] | None = None,
+) -> Scenario:
     """Bim Bamm!: players shout (an animal) at onsets ``gaps_ms`` apart, in random seat order."""
     n = len(gaps_ms) + 1
     names = PLAYERS[: max(n, seats or n)]
@@ -355,14 +416,29 @@ def race(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *, noise
         who = int(order[k])
         phrase = str(rng.choice(list(phrases)))
         said = spoken(phrase, lang)
-        sounds.append(Sound(names[who], "shout", t, said, voices[who], level_db=SHOUT_DB + rng.uniform(-3, 3),
-                            phrase=phrase if said != phrase else None))
+        sounds.append(
+            Sound(
+                names[who],
+                "shout",
+                t,
+                said,
+                voices[who],
+                level_db=SHOUT_DB + rng.uniform(-3, 3),
+                phrase=phrase if said != phrase else None,
+            )
+        )
     end = t + 1.2
     if chatter:
         talker = int(rng.integers(len(names)))
-        sounds.append(Sound(names[talker], "chatter", end, str(rng.choice(CHATTER_SENTENCES)), voices[talker], level_db=CHATTER_DB))
+        sounds.append(
+            Sound(
+                names[talker], "chatter", end, str(rng.choice(CHATTER_SENTENCES)), voices[talker], level_db=CHATTER_DB
+            )
+        )
         end += 2.0
-    return Scenario(name, "bimbamm", tuple(names), tuple(sounds), round(end + 0.4, 3), noise, snr_db, seed, lang, multichannel)
+    return Scenario(
+        name, "bimbamm", tuple(names), tuple(sounds), round(end + 0.4, 3), noise, snr_db, seed, lang, multichannel
+    )
 
 
 def spoken(phrase: str, lang: str) -> str:
@@ -374,19 +450,47 @@ def spoken(phrase: str, lang: str) -> str:
     return load_pack(lang).spoken_forms(phrase)[0]
 
 
-def repeat_call(name: str, rng: np.random.Generator, phrase: str, pause: float, *, noise: str = "pink", snr_db: float = 25,
-                seed: int = 1, players: int = 3) -> Scenario:
+def repeat_call(
+    name: str,
+    rng: np.random.Generator,
+    phrase: str,
+    pause: float,
+    *,
+    noise: str = "pink",
+    snr_db: float = 25,
+    seed: int = 1,
+    players: int = 3,
+) -> Scenario:
     """Bim Bam Bum!: one player calls a repeated word with pauses (one shout), then slaps."""
     names = PLAYERS[:players]
     voices = _voices(rng, players)
     words = phrase.split()
     t = float(rng.uniform(0.5, 0.8))
-    sounds = [Sound(names[0], "shout", t, phrase, voices[0], gaps=tuple(pause + rng.uniform(-0.03, 0.03) for _ in words[1:]))]
-    return Scenario(name, "bimbambum", names, tuple(sounds), round(t + 0.5 * len(words) + pause * len(words) + 0.8, 3), noise, snr_db, seed)
+    sounds = [
+        Sound(names[0], "shout", t, phrase, voices[0], gaps=tuple(pause + rng.uniform(-0.03, 0.03) for _ in words[1:]))
+    ]
+    return Scenario(
+        name,
+        "bimbambum",
+        names,
+        tuple(sounds),
+        round(t + 0.5 * len(words) + pause * len(words) + 0.8, 3),
+        noise,
+        snr_db,
+        seed,
+    )
 
 
-def slap_round(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *, noise: str = "pink", snr_db: float = 20,
-               seed: int = 1, multichannel: bool = False) -> Scenario:
+def slap_round(
+    name: str,
+    rng: np.random.Generator,
+    gaps_ms: Sequence[float],
+    *,
+    noise: str = "pink",
+    snr_db: float = 20,
+    seed: int = 1,
+    multichannel: bool = False,
+) -> Scenario:
     """Bim Bam Bum!: the caller says 'bim bam bum', then everybody else slaps or claps."""
     n = len(gaps_ms) + 2
     names = PLAYERS[:n]
@@ -398,12 +502,26 @@ def slap_round(name: str, rng: np.random.Generator, gaps_ms: Sequence[float], *,
     for k, who in enumerate(order):
         if k:
             t += gaps_ms[k - 1] / 1000
-        sounds.append(Sound(names[int(who)], str(rng.choice(["slap", "clap"])), t, level_db=SHOUT_DB + rng.uniform(0, 6)))
-    return Scenario(name, "bimbambum", names, tuple(sounds), round(t + 0.8, 3), noise, snr_db, seed, multichannel=multichannel)
+        sounds.append(
+            Sound(names[int(who)], str(rng.choice(["slap", "clap"])), t, level_db=SHOUT_DB + rng.uniform(0, 6))
+        )
+    return Scenario(
+        name, "bimbambum", names, tuple(sounds), round(t + 0.8, 3), noise, snr_db, seed, multichannel=multichannel
+    )
 
 
-def chatter_scene(name: str, rng: np.random.Generator, duration: float, *, game: str = "bimbamm", noise: str = "babble",
-                  snr_db: float = 20, seed: int = 1, players: int = 3, lang: str = "en") -> Scenario:
+def chatter_scene(
+    name: str,
+    rng: np.random.Generator,
+    duration: float,
+    *,
+    game: str = "bimbamm",
+    noise: str = "babble",
+    snr_db: float = 20,
+    seed: int = 1,
+    players: int = 3,
+    lang: str = "en",
+) -> Scenario:
     """Table talk with no target phrase: sentences, confusable single words, coughs, laughter."""
     names = PLAYERS[:players]
     voices = _voices(rng, players, lang)
@@ -413,9 +531,23 @@ def chatter_scene(name: str, rng: np.random.Generator, duration: float, *, game:
         who = int(rng.integers(players))
         pick = rng.random()
         if pick < 0.45:
-            sound = Sound(names[who], "chatter", t, str(rng.choice(CHATTER_SENTENCES)), voices[who], level_db=CHATTER_DB + rng.uniform(-3, 6))
+            sound = Sound(
+                names[who],
+                "chatter",
+                t,
+                str(rng.choice(CHATTER_SENTENCES)),
+                voices[who],
+                level_db=CHATTER_DB + rng.uniform(-3, 6),
+            )
         elif pick < 0.75:
-            sound = Sound(names[who], "chatter", t, str(rng.choice(CONFUSABLE_WORDS)), voices[who], level_db=SHOUT_DB + rng.uniform(-3, 3))
+            sound = Sound(
+                names[who],
+                "chatter",
+                t,
+                str(rng.choice(CONFUSABLE_WORDS)),
+                voices[who],
+                level_db=SHOUT_DB + rng.uniform(-3, 3),
+            )
         else:
             sound = Sound(names[who], str(rng.choice(["cough", "laugh"])), t, level_db=CHATTER_DB + rng.uniform(0, 6))
         sounds.append(sound)
@@ -443,8 +575,17 @@ def committed_set(seed: int = 1) -> list[Scenario]:
         race("race4_babble20", rng, [10, 25, 100], noise="babble", snr_db=20, seed=seed + 3),
         race("race2_babble10", rng, [100], noise="babble", snr_db=10, seed=seed + 4),
         race("race2_close", rng, [4], noise="pink", snr_db=30, seed=seed + 5),
-        race("race2_ko", np.random.default_rng(seed + 105), [80], noise="pink", snr_db=30, seed=seed + 5, lang="ko",
-             phrases=("dog", "pig"), voices=synth.KOREAN_VOICES[1:2]),
+        race(
+            "race2_ko",
+            np.random.default_rng(seed + 105),
+            [80],
+            noise="pink",
+            snr_db=30,
+            seed=seed + 5,
+            lang="ko",
+            phrases=("dog", "pig"),
+            voices=synth.KOREAN_VOICES[1:2],
+        ),
         repeat_call("repeat_bam3", rng, "bam bam bam", 0.2, seed=seed + 6),
         repeat_call("repeat_bim2", rng, "bim bim", 0.12, seed=seed + 7, noise="babble", snr_db=25),
         slap_round("slaps_pink20", rng, [40, 90], seed=seed + 8, multichannel=True),
@@ -464,10 +605,16 @@ def bench_set(seed: int, races: int = 60, chatter_minutes: float = 2.0) -> list[
         noise, snr = conditions[k % len(conditions)]
         players = 2 + k % 3
         race_gaps = [float(rng.choice(gaps)) for _ in range(players - 1)]
-        out.append(race(f"bench_race{k:03d}_{noise}{snr}", rng, race_gaps, noise=noise, snr_db=snr, seed=seed * 1000 + k))
+        out.append(
+            race(f"bench_race{k:03d}_{noise}{snr}", rng, race_gaps, noise=noise, snr_db=snr, seed=seed * 1000 + k)
+        )
     for k in range(max(1, int(chatter_minutes * 60 / 20))):
         noise, snr = conditions[k % 4]
-        out.append(chatter_scene(f"bench_chatter{k:02d}_{noise}{snr}", rng, 20.0, noise=noise, snr_db=snr, seed=seed * 1000 + 500 + k))
+        out.append(
+            chatter_scene(
+                f"bench_chatter{k:02d}_{noise}{snr}", rng, 20.0, noise=noise, snr_db=snr, seed=seed * 1000 + 500 + k
+            )
+        )
     return out
 
 
@@ -475,14 +622,30 @@ PILE_WORDS = ("one", "two", "three")
 """Bim Bam Bum!'s piles as players name them ("two bam bam": the yell for a card played on pile 2)."""
 
 
-def solo(name: str, rng: np.random.Generator, *, noise: str = "pink", snr_db: float = 30, seed: int = 1,
-         voices: Sequence[SynthVoice] | None = None, seats: int = 3) -> Scenario:
+def solo(
+    name: str,
+    rng: np.random.Generator,
+    *,
+    noise: str = "pink",
+    snr_db: float = 30,
+    seed: int = 1,
+    voices: Sequence[SynthVoice] | None = None,
+    seats: int = 3,
+) -> Scenario:
     """Bim Bamm!: one player shouts an animal alone (the others are quiet)."""
     return race(name, rng, [], noise=noise, snr_db=snr_db, seed=seed, voices=voices, seats=seats)
 
 
-def turn_call(name: str, rng: np.random.Generator, *, noise: str = "pink", snr_db: float = 25, seed: int = 1,
-              voices: Sequence[SynthVoice] | None = None, players: int = 3) -> Scenario:
+def turn_call(
+    name: str,
+    rng: np.random.Generator,
+    *,
+    noise: str = "pink",
+    snr_db: float = 25,
+    seed: int = 1,
+    voices: Sequence[SynthVoice] | None = None,
+    players: int = 3,
+) -> Scenario:
     """Bim Bam Bum!: a player names a pile and yells ("two bam bam", "bum"), words with short pauses;
     the game is 'bimbambum_turn' (the host's phrase set of a turn: pile numbers with every yell)."""
     names = PLAYERS[:players]
@@ -493,10 +656,27 @@ def turn_call(name: str, rng: np.random.Generator, *, noise: str = "pink", snr_d
     who = int(rng.integers(players))
     t = float(rng.uniform(0.5, 0.8))
     words = phrase.split()
-    sounds = (Sound(names[who], "shout", t, phrase, pool[who], gaps=tuple(pause for _ in words[1:]),
-                    level_db=SHOUT_DB + rng.uniform(-3, 3)),)
-    return Scenario(name, "bimbambum_turn", names, sounds, round(t + 0.55 * len(words) + pause * len(words) + 0.8, 3),
-                    noise, snr_db, seed)
+    sounds = (
+        Sound(
+            names[who],
+            "shout",
+            t,
+            phrase,
+            pool[who],
+            gaps=tuple(pause for _ in words[1:]),
+            level_db=SHOUT_DB + rng.uniform(-3, 3),
+        ),
+    )
+    return Scenario(
+        name,
+        "bimbambum_turn",
+        names,
+        sounds,
+        round(t + 0.55 * len(words) + pause * len(words) + 0.8, 3),
+        noise,
+        snr_db,
+        seed,
+    )
 
 
 def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> list[Scenario]:
@@ -515,8 +695,17 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
             tag = f"{noise}{snr}_{r}"
             out.append(solo(f"ho_solo_{tag}", rng, noise=noise, snr_db=snr, seed=base + 1, voices=voices))
             players = 2 + k % 3
-            out.append(race(f"ho_race_{tag}", rng, [float(rng.choice(gaps)) for _ in range(players - 1)], noise=noise,
-                            snr_db=snr, seed=base + 2, voices=voices))
+            out.append(
+                race(
+                    f"ho_race_{tag}",
+                    rng,
+                    [float(rng.choice(gaps)) for _ in range(players - 1)],
+                    noise=noise,
+                    snr_db=snr,
+                    seed=base + 2,
+                    voices=voices,
+                )
+            )
             out.append(turn_call(f"ho_call_{tag}", rng, noise=noise, snr_db=snr, seed=base + 3, voices=voices))
             slap_gaps = [float(rng.choice(gaps)) for _ in range(1 + k % 2)]
             out.append(_voiced_slaps(f"ho_slaps_{tag}", rng, noise, snr, base + 4, voices, slap_gaps))
@@ -525,35 +714,65 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
     return out
 
 
-def _voiced_slaps(name: str, rng: np.random.Generator, noise: str, snr: float, seed: int, voices: Sequence[SynthVoice],
-                  gaps_ms: Sequence[float]) -> Scenario:
+def _voiced_slaps(
+    name: str,
+    rng: np.random.Generator,
+    noise: str,
+    snr: float,
+    seed: int,
+    voices: Sequence[SynthVoice],
+    gaps_ms: Sequence[float],
+) -> Scenario:
     scenario = slap_round(name, rng, gaps_ms, noise=noise, snr_db=snr, seed=seed)
     caller = scenario.sounds[0]
     pool = _voices(rng, 1, "en", voices)
     return replace(scenario, sounds=(replace(caller, voice=pool[0]), *scenario.sounds[1:]))
 
 
-def _voiced_chatter(name: str, rng: np.random.Generator, duration: float, noise: str, snr: float, seed: int,
-                    voices: Sequence[SynthVoice]) -> Scenario:
+def _voiced_chatter(
+    name: str,
+    rng: np.random.Generator,
+    duration: float,
+    noise: str,
+    snr: float,
+    seed: int,
+    voices: Sequence[SynthVoice],
+) -> Scenario:
     scenario = chatter_scene(name, rng, duration, noise=noise, snr_db=snr, seed=seed)
     pool = _voices(rng, len(scenario.seats), "en", voices)
     index = {s: i for i, s in enumerate(scenario.seats)}
-    sounds = tuple(replace(s, voice=pool[index[s.seat]]) if s.voice is not None and s.seat is not None else s
-                   for s in scenario.sounds)
+    sounds = tuple(
+        replace(s, voice=pool[index[s.seat]]) if s.voice is not None and s.seat is not None else s
+        for s in scenario.sounds
+    )
     return replace(scenario, sounds=sounds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: recreate the committed fixtures or write a benchmark set."""
-    parser = argparse.ArgumentParser(prog="python -m tools.listen_fixtures", description=(
-        "Render synthetic table recordings (one track per player, crosstalk, room noise) with JSON truth files."))
-    parser.add_argument("--out", type=Path, default=Path("audio_fixtures"), help="folder to write into (default: audio_fixtures)")
-    parser.add_argument("--set", choices=("committed", "bench"), default="committed", help="which set (default: committed)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (committed set: 1; use another for benchmarks)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.listen_fixtures",
+        description=(
+            "Render synthetic table recordings (one track per player, crosstalk, room noise) with JSON truth files."
+        ),
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("audio_fixtures"), help="folder to write into (default: audio_fixtures)"
+    )
+    parser.add_argument(
+        "--set", choices=("committed", "bench"), default="committed", help="which set (default: committed)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="random seed (committed set: 1; use another for benchmarks)"
+    )
     parser.add_argument("--races", type=int, default=60, help="bench set: number of races (default: 60)")
-    parser.add_argument("--chatter-minutes", type=float, default=2.0, help="bench set: minutes of table talk (default: 2)")
+    parser.add_argument(
+        "--chatter-minutes", type=float, default=2.0, help="bench set: minutes of table talk (default: 2)"
+    )
     args = parser.parse_args(argv)
-    scenarios = committed_set(args.seed) if args.set == "committed" else bench_set(args.seed, args.races, args.chatter_minutes)
+    scenarios = (
+        committed_set(args.seed) if args.set == "committed" else bench_set(args.seed, args.races, args.chatter_minutes)
+    )
     renderer = Renderer()
     for k, scenario in enumerate(scenarios, 1):
         path = write(renderer.render(scenario), args.out)
@@ -566,6 +785,7 @@ if __name__ == "__main__":
 
 
 # --- reading fixtures back ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Fixture:
@@ -650,7 +870,9 @@ def match(found: Sequence[dict[str, object]], expected: Sequence[dict[str, objec
     left = list(found)
     pairs, missed = [], []
     for e in expected:
-        near = [f for f in left if f["player"] == e["player"] and abs(float(f["onset"]) - float(e["onset"])) <= tolerance]  # type: ignore[arg-type]
+        near = [
+            f for f in left if f["player"] == e["player"] and abs(float(f["onset"]) - float(e["onset"])) <= tolerance
+        ]  # type: ignore[arg-type]
         if not near:
             missed.append(e)
             continue

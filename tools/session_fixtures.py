@@ -97,8 +97,21 @@ def load_spec(path: Path) -> SessionSpec:
         raise SpecError(f"{path}: cannot read ({error})") from error
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path}: {error}") from error
-    known = {"game", "players", "seed", "options", "voices", "snr_db", "noise", "host_db", "tail", "engine", "script", "speech_rate",
-             "echo_rt60"}
+    known = {
+        "game",
+        "players",
+        "seed",
+        "options",
+        "voices",
+        "snr_db",
+        "noise",
+        "host_db",
+        "tail",
+        "engine",
+        "script",
+        "speech_rate",
+        "echo_rt60",
+    }
     unknown = set(data) - known
     if unknown:
         raise SpecError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
@@ -117,11 +130,20 @@ def load_spec(path: Path) -> SessionSpec:
             raise SpecError(f"{path}: script line {number}: expected 'SECONDS NAME: words', got {text!r}")
         lines.append(Line(float(stamp), name.strip(), said.strip()))
     return SessionSpec(
-        name=Path(path).stem, game=str(data["game"]), players=players, seed=int(data["seed"]), lines=tuple(lines),
-        options=dict(data.get("options", {})), voices=tuple(int(v) for v in data.get("voices", range(len(players)))),
-        snr_db=float(data.get("snr_db", 45.0)), noise=str(data.get("noise", "pink")),
-        host_db=float(data.get("host_db", -32.0)), tail=float(data.get("tail", 3.0)), engine=str(data.get("engine", "sphinx")),
-        speech_rate=int(data.get("speech_rate", 210)), echo_rt60=float(data.get("echo_rt60", 0.3)),
+        name=Path(path).stem,
+        game=str(data["game"]),
+        players=players,
+        seed=int(data["seed"]),
+        lines=tuple(lines),
+        options=dict(data.get("options", {})),
+        voices=tuple(int(v) for v in data.get("voices", range(len(players)))),
+        snr_db=float(data.get("snr_db", 45.0)),
+        noise=str(data.get("noise", "pink")),
+        host_db=float(data.get("host_db", -32.0)),
+        tail=float(data.get("tail", 3.0)),
+        engine=str(data.get("engine", "sphinx")),
+        speech_rate=int(data.get("speech_rate", 210)),
+        echo_rt60=float(data.get("echo_rt60", 0.3)),
     )
 
 
@@ -139,8 +161,10 @@ class LineTiming:
         from tools.synth import ENGLISH_VOICES
 
         self.renderer = lf.Renderer()
-        self.voices = {p: ENGLISH_VOICES[(voices[i] if i < len(voices) else i) % len(ENGLISH_VOICES)]
-                       for i, p in enumerate(players)}
+        self.voices = {
+            p: ENGLISH_VOICES[(voices[i] if i < len(voices) else i) % len(ENGLISH_VOICES)]
+            for i, p in enumerate(players)
+        }
 
     def duration(self, player: str, text: str) -> float:
         """Seconds from the line's first to its last audible sound."""
@@ -184,7 +208,9 @@ class SpokenLinesInput:
         """Nothing to release."""
 
 
-def play_script(spec: SessionSpec, folder: Path, timing: LineTiming) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, str]:
+def play_script(
+    spec: SessionSpec, folder: Path, timing: LineTiming
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], np.ndarray, str]:
     """Play the spec's lines on a simulated clock: (events, host spans, table audio at 16 kHz, transcript)."""
     from voicehost.eventlog import read_events
     from voicehost.host.build import PlaySettings, build_offline
@@ -197,15 +223,19 @@ def play_script(spec: SessionSpec, folder: Path, timing: LineTiming) -> tuple[li
     log = folder / "events.jsonl"
     wav = folder / "table.wav"
     options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in spec.options.items()}
-    settings = PlaySettings(spec.game, spec.players, f"script:{script}", spec.seed, log, wav, True, options,
-                            speech_rate=spec.speech_rate)
+    settings = PlaySettings(
+        spec.game, spec.players, f"script:{script}", spec.seed, log, wav, True, options, speech_rate=spec.speech_rate
+    )
     out = io.StringIO()
     built = build_offline(settings, stdout=out)
     built.input = SpokenLinesInput(spec.lines, built.host.clock, timing)
     try:
         Session(built.flow, built.input, built.host).run()
-        spans = [{"start": round(s.start, 4), "end": round(s.end, 4), "text": s.text}
-                 for s in built.service.spans(TABLE) if s.end > s.start]
+        spans = [
+            {"start": round(s.start, 4), "end": round(s.end, 4), "text": s.text}
+            for s in built.service.spans(TABLE)
+            if s.end > s.start
+        ]
     finally:
         built.close()
     import soundfile
@@ -228,7 +258,9 @@ def render(spec: SessionSpec, table: np.ndarray, renderer: Any = None) -> np.nda
             sounds.append(lf.Sound(line.player, line.text.lower(), line.t))
         else:
             sounds.append(lf.Sound(line.player, "shout", line.t, spoken_text(line.text), voice))
-    scenario = lf.Scenario(spec.name, "bimbamm", spec.players, tuple(sounds), round(end, 3), spec.noise, spec.snr_db, spec.seed)
+    scenario = lf.Scenario(
+        spec.name, "bimbamm", spec.players, tuple(sounds), round(end, 3), spec.noise, spec.snr_db, spec.seed
+    )
     tracks = (renderer or lf.Renderer()).render(scenario).tracks.astype(np.float64)
     level = lf.active_rms_db(table) if np.any(table) else 0.0
     rng = np.random.default_rng(spec.seed + 17)
@@ -290,28 +322,53 @@ def generate(spec: SessionSpec, out: Path) -> dict[str, Any]:
         soundfile.write(str(target / HOST_FILE), np.clip(host, -1.0, 1.0), RATE, subtype="PCM_16", format="FLAC")
         shutil.copy(Path(tmp) / "events.jsonl", target / "events.jsonl")
     (target / "spans.jsonl").write_text("".join(json.dumps(s) + "\n" for s in spans))
-    session = {"game": spec.game, "players": list(spec.players), "seed": spec.seed, "options": spec.options,
-               "lang": "en", "engine": spec.engine, "model": None, "rate": RATE, "start_frame": 0,
-               "seats": list(spec.players), "fixture": spec.name, "speech_rate": spec.speech_rate,
-               "spec_sha256": spec_digest(spec)}
+    session = {
+        "game": spec.game,
+        "players": list(spec.players),
+        "seed": spec.seed,
+        "options": spec.options,
+        "lang": "en",
+        "engine": spec.engine,
+        "model": None,
+        "rate": RATE,
+        "start_frame": 0,
+        "seats": list(spec.players),
+        "fixture": spec.name,
+        "speech_rate": spec.speech_rate,
+        "spec_sha256": spec_digest(spec),
+    }
     (target / "session.json").write_text(json.dumps(session, indent=2) + "\n")
     (target / "transcript.txt").write_text(transcript)
     over = events[-1]["type"] == "game_over"
-    return {"name": spec.name, "events": len(events), "seconds": round(len(mics) / RATE, 1), "over": over,
-            "bytes": (target / "mics.flac").stat().st_size}
+    return {
+        "name": spec.name,
+        "events": len(events),
+        "seconds": round(len(mics) / RATE, 1),
+        "over": over,
+        "bytes": (target / "mics.flac").stat().st_size,
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: regenerate the session fixtures."""
-    parser = argparse.ArgumentParser(prog="python -m tools.session_fixtures", description=(
-        "Render the scripted session specs in audio_fixtures/sessions/*.toml into recorded sessions "
-        "(mics.wav, spans.jsonl, session.json, events.jsonl) that 'voicehost replay' checks."))
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.session_fixtures",
+        description=(
+            "Render the scripted session specs in audio_fixtures/sessions/*.toml into recorded sessions "
+            "(mics.wav, spans.jsonl, session.json, events.jsonl) that 'voicehost replay' checks."
+        ),
+    )
     parser.add_argument("--specs", type=Path, default=DEFAULT_DIR, help="folder with the NAME.toml specs")
-    parser.add_argument("--out", type=Path, default=None, help="where to write NAME/ folders (default: next to the specs)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="where to write NAME/ folders (default: next to the specs)"
+    )
     parser.add_argument("--only", action="append", metavar="NAME", help="render only this spec (repeatable)")
-    parser.add_argument("--demo", action="store_true",
-                        help=f"render the demo's spec into the package ({DEMO_DIR.relative_to(REPO)}/); "
-                             "then check it replays exactly: voicehost replay " + str((DEMO_DIR / DEMO).relative_to(REPO)))
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help=f"render the demo's spec into the package ({DEMO_DIR.relative_to(REPO)}/); "
+        "then check it replays exactly: voicehost replay " + str((DEMO_DIR / DEMO).relative_to(REPO)),
+    )
     args = parser.parse_args(argv)
     if args.demo:
         args.only, args.out = [DEMO], DEMO_DIR
@@ -341,15 +398,30 @@ def generate_fresh(path: Path, out: Path) -> None:
     makes every fixture the same whatever was rendered before it."""
     import subprocess
 
-    done = subprocess.run([sys.executable, "-m", "tools.session_fixtures", "--specs", str(path.parent), "--only", path.stem,
-                           "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tools.session_fixtures",
+            "--specs",
+            str(path.parent),
+            "--only",
+            path.stem,
+            "--out",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"rendering the session fixture {path.stem} failed:\n{done.stdout}{done.stderr}")
     print(done.stdout, end="")
 
 
-
 # ---- drafting a script with bots (a developer tool: the result is frozen in a spec file) -----
+
 
 class DraftInput:
     """Bots that speak a little after the host falls silent; every line is kept for the spec."""
@@ -401,7 +473,9 @@ def _bimbamm_bot(rng: Any) -> Any:
             held = {h for h in state.hands if h is not None}
 
             def gain(a: Any) -> tuple[int, float]:
-                other = state.tiles[a.tile].black if state.tiles[a.tile].up.value == "white" else state.tiles[a.tile].white
+                other = (
+                    state.tiles[a.tile].black if state.tiles[a.tile].up.value == "white" else state.tiles[a.tile].white
+                )
                 return (state.counts()[other] + 1 if other in held else 0, rng.random())
 
             best = max(flips, key=gain)
@@ -464,8 +538,15 @@ def _bam_bot(rng: Any) -> Any:
     return decide
 
 
-def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], bot_seed: int = 1,
-          speech_rate: int = 210, voices: Sequence[int] = ()) -> tuple[list[Line], list[dict[str, Any]]]:
+def draft(
+    game: str,
+    players: tuple[str, ...],
+    seed: int,
+    options: dict[str, Any],
+    bot_seed: int = 1,
+    speech_rate: int = 210,
+    voices: Sequence[int] = (),
+) -> tuple[list[Line], list[dict[str, Any]]]:
     """Play a game with bots on a simulated clock; the lines they said and the events."""
     import random
 
@@ -475,10 +556,21 @@ def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any
     rng = random.Random(bot_seed)
     bots = {"bimbamm": _bimbamm_bot, "bimbambum": _bimbambum_bot, "bam": _bam_bot}
     with tempfile.TemporaryDirectory(prefix="voicehost-draft-") as tmp:
-        settings = PlaySettings(game, players, "script:/dev/null", seed, Path(tmp) / "log.jsonl", None, True, options,
-                                speech_rate=speech_rate)
+        settings = PlaySettings(
+            game,
+            players,
+            "script:/dev/null",
+            seed,
+            Path(tmp) / "log.jsonl",
+            None,
+            True,
+            options,
+            speech_rate=speech_rate,
+        )
         built = build_offline(settings, stdout=io.StringIO())
-        source = DraftInput(built.flow, built.host.clock, bots[game](rng), LineTiming(players, voices or range(len(players))))
+        source = DraftInput(
+            built.flow, built.host.clock, bots[game](rng), LineTiming(players, voices or range(len(players)))
+        )
         try:
             Session(built.flow, source, built.host).run()
         finally:
@@ -486,14 +578,22 @@ def draft(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any
         return source.lines, [event.to_json() for event in built.host.events]
 
 
-def spec_text(game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], lines: list[Line],
-              voices: Sequence[int] = ()) -> str:
+def spec_text(
+    game: str,
+    players: tuple[str, ...],
+    seed: int,
+    options: dict[str, Any],
+    lines: list[Line],
+    voices: Sequence[int] = (),
+) -> str:
     """A spec file for a drafted game."""
     opts = ", ".join(f"{k} = {json.dumps(v)}" for k, v in options.items())
     script = "\n".join(f"{line.t:.2f} {line.player}: {line.text}" for line in lines)
-    return (f'game = "{game}"\nplayers = {json.dumps(list(players))}\nseed = {seed}\n'
-            f"options = {{ {opts} }}\nvoices = {json.dumps(list(voices or range(len(players))))}\n"
-            f'script = """\n{script}\n"""\n')
+    return (
+        f'game = "{game}"\nplayers = {json.dumps(list(players))}\nseed = {seed}\n'
+        f"options = {{ {opts} }}\nvoices = {json.dumps(list(voices or range(len(players))))}\n"
+        f'script = """\n{script}\n"""\n'
+    )
 
 
 def spec_digest(spec: SessionSpec) -> str:

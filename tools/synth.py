@@ -119,7 +119,17 @@ def _run_tts(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
         argv = ["espeak-ng", "-v", voice.name, "-s", str(voice.wpm), "-p", str(voice.pitch), "--stdout", text]
     else:
         stretch = 175.0 / max(voice.wpm, 1)
-        argv = ["flite", "-voice", voice.name, "--setf", f"duration_stretch={stretch:.3f}", "-t", text, "-o", "/dev/stdout"]
+        argv = [
+            "flite",
+            "-voice",
+            voice.name,
+            "--setf",
+            f"duration_stretch={stretch:.3f}",
+            "-t",
+            text,
+            "-o",
+            "/dev/stdout",
+        ]
     program = argv[0]
     if shutil.which(program) is None:
         raise SpeechError(f"{program} is not installed; fix: sudo apt-get install {program}")
@@ -148,14 +158,23 @@ def _run_festival(text: str, voice: SynthVoice) -> tuple[np.ndarray, int]:
     stretch = 175.0 / max(voice.wpm, 1)
     with tempfile.TemporaryDirectory(prefix="voicehost-festival-") as tmp:
         out = f"{tmp}/speech.wav"
-        argv = ["text2wave", "-eval", f"(voice_{voice.name})", "-eval", f"(Parameter.set 'Duration_Stretch {stretch:.3f})",
-                "-o", out]
+        argv = [
+            "text2wave",
+            "-eval",
+            f"(voice_{voice.name})",
+            "-eval",
+            f"(Parameter.set 'Duration_Stretch {stretch:.3f})",
+            "-o",
+            out,
+        ]
         try:
             subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=60, check=True)
             data, raw_rate = soundfile.read(out, dtype="float32", always_2d=False)
         except subprocess.CalledProcessError as error:
             message = error.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise SpeechError(f"festival failed for voice {voice.name!r}: {message[-1] if message else error}") from error
+            raise SpeechError(
+                f"festival failed for voice {voice.name!r}: {message[-1] if message else error}"
+            ) from error
         except (subprocess.TimeoutExpired, RuntimeError) as error:
             raise SpeechError(f"festival produced no usable audio for voice {voice.name!r}: {error}") from error
     if data.ndim == 2:

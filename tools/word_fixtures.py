@@ -28,21 +28,42 @@ from tools.synth import voices_for  # noqa: E402
 from voicehost.listen.vocab import load_pack, phrases_for  # noqa: E402
 
 CHATTER = {
-    "en": ["pick", "dock", "bomb", "hello", "coffee", "table", "seven", "yes please", "my turn",
-           "happy", "water", "nice one"],
+    "en": [
+        "pick",
+        "dock",
+        "bomb",
+        "hello",
+        "coffee",
+        "table",
+        "seven",
+        "yes please",
+        "my turn",
+        "happy",
+        "water",
+        "nice one",
+    ],
     "ko": ["안녕하세요", "감사합니다", "학교", "자동차", "바나나", "선생님", "고마워", "컴퓨터"],
 }
 
 HOST_CLIPS = [
-    ("flip seven", True, "Bim Bamm! turn"), ("exchange with ben", True, "Bim Bamm! turn"),
-    ("swap", True, "Bim Bamm! turn"), ("two bam bam", True, "Bim Bam Bum! turn"),
-    ("three bim bam bum", True, "Bim Bam Bum! turn"), ("best two worst four", True, "BAM! judging"),
-    ("read three", True, "BAM! judging"), ("seven then three", True, "BAM! playing"),
-    ("repeat", True, "BAM! playing"), ("score", True, "Bim Bam Bum! turn"), ("help", True, "BAM! judging"),
+    ("flip seven", True, "Bim Bamm! turn"),
+    ("exchange with ben", True, "Bim Bamm! turn"),
+    ("swap", True, "Bim Bamm! turn"),
+    ("two bam bam", True, "Bim Bam Bum! turn"),
+    ("three bim bam bum", True, "Bim Bam Bum! turn"),
+    ("best two worst four", True, "BAM! judging"),
+    ("read three", True, "BAM! judging"),
+    ("seven then three", True, "BAM! playing"),
+    ("repeat", True, "BAM! playing"),
+    ("score", True, "Bim Bam Bum! turn"),
+    ("help", True, "BAM! judging"),
     ("quit", True, "BAM! playing"),
-    ("pass me the cards", False, "Bim Bamm! turn"), ("whose turn is it", False, "Bim Bam Bum! turn"),
-    ("i think so", False, "BAM! judging"), ("good luck everyone", False, "BAM! playing"),
-    ("that was close", False, "Bim Bamm! turn"), ("let me see", False, "BAM! judging"),
+    ("pass me the cards", False, "Bim Bamm! turn"),
+    ("whose turn is it", False, "Bim Bam Bum! turn"),
+    ("i think so", False, "BAM! judging"),
+    ("good luck everyone", False, "BAM! playing"),
+    ("that was close", False, "Bim Bamm! turn"),
+    ("let me see", False, "BAM! judging"),
 ]
 """English host phrases: (text, is a target of the set, phrase set it is judged against)."""
 
@@ -72,13 +93,23 @@ def main() -> int:
             clip = render_clip(text, truth, voice, rng)
             name = f"{i:02d}_{(truth or 'chatter').replace(' ', '-')}.wav"
             soundfile.write(folder / name, clip.samples, RATE, subtype="PCM_16")
-            manifest.append({"file": name, "text": text, "truth": truth, "voice": clip.voice,
-                             "onset": round(clip.onset, 4), "end": round(clip.end, 4)})
+            manifest.append(
+                {
+                    "file": name,
+                    "text": text,
+                    "truth": truth,
+                    "voice": clip.voice,
+                    "onset": round(clip.onset, 4),
+                    "end": round(clip.end, 4),
+                }
+            )
             print(f"\r{lang}: {i + 1}/{len(items)}", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
         if lang == "en":
             manifest += host_clips(folder, voices, np.random.default_rng(args.seed + 1000), len(manifest))
-        (folder / "manifest.json").write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        (folder / "manifest.json").write_text(
+            json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
     return 0
 
 
@@ -94,8 +125,17 @@ def host_clips(folder: Path, voices: tuple, rng: np.random.Generator, first: int
         clip = render_clip(text, text if target else None, voice, rng)
         name = f"{first + i:02d}_{(text if target else 'chatter').replace(' ', '-')}.wav"
         soundfile.write(folder / name, clip.samples, RATE, subtype="PCM_16")
-        entries.append({"file": name, "text": text, "truth": clip.truth, "voice": clip.voice, "grammar": grammar,
-                        "onset": round(clip.onset, 4), "end": round(clip.end, 4)})
+        entries.append(
+            {
+                "file": name,
+                "text": text,
+                "truth": clip.truth,
+                "voice": clip.voice,
+                "grammar": grammar,
+                "onset": round(clip.onset, 4),
+                "end": round(clip.end, 4),
+            }
+        )
     return entries
 
 

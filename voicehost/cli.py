@@ -65,9 +65,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"voicehost {__version__}")
-    parser.add_argument(
-        "--debug", action="store_true", help="show full tracebacks instead of one-line errors"
-    )
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks instead of one-line errors")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for module in command_modules():
         sub = subparsers.add_parser(
@@ -77,7 +75,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         sub.add_argument(
-            "--debug", action="store_true", default=argparse.SUPPRESS,
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
             help="show full tracebacks instead of one-line errors",
         )
         if only is None or module.NAME == only:
@@ -145,8 +145,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (Exception, MemoryError, RecursionError) as error:  # a bug: still one line, unless --debug
         if debug:
             raise
-        print(f"voicehost {args.command}: internal error ({type(error).__name__}: {error}); "
-              "run it again with --debug for the details and report them", file=sys.stderr)
+        print(
+            f"voicehost {args.command}: internal error ({type(error).__name__}: {error}); "
+            "run it again with --debug for the details and report them",
+            file=sys.stderr,
+        )
         return ExitStatus.ERROR
 
 

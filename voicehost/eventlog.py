@@ -102,13 +102,15 @@ class EventLogWriter:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except OSError as error:
             _cut_back(fd, size)
             reason = describe_os_error(error)
-            raise LogWriteError(f"cannot write the event log {self.path}: {reason}; "
-                                f"{len(self.pending)} event(s) are not saved yet", reason) from None
+            raise LogWriteError(
+                f"cannot write the event log {self.path}: {reason}; {len(self.pending)} event(s) are not saved yet",
+                reason,
+            ) from None
         self.pending.clear()
 
     def close(self) -> None:
@@ -146,7 +148,7 @@ def _read(path: Path) -> bytes:
 
 def torn_tail(data: bytes) -> bytes:
     """What follows the last newline of a log's bytes: half a line left by a crash, or b""."""
-    return data[data.rfind(b"\n") + 1:]
+    return data[data.rfind(b"\n") + 1 :]
 
 
 def repair_torn_tail(path: Path) -> Path | None:
@@ -176,8 +178,9 @@ def repair_torn_tail(path: Path) -> Path | None:
         finally:
             os.close(fd)
     except OSError as error:
-        raise LogWriteError(f"cannot repair the event log {path} (its last line is incomplete): "
-                            f"{describe_os_error(error)}") from None
+        raise LogWriteError(
+            f"cannot repair the event log {path} (its last line is incomplete): {describe_os_error(error)}"
+        ) from None
     return backup
 
 

@@ -108,8 +108,10 @@ def decode_utf8(raw: bytes, path: Path | str, what: str) -> str:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
-        raise FileReadError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[error.start]:02x} at column {column}); "
-                            f"save the {what} as UTF-8") from None
+        raise FileReadError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{raw[error.start]:02x} at column {column}); "
+            f"save the {what} as UTF-8"
+        ) from None
 
 
 def read_text(path: Path | str, *, limit: int, what: str) -> str:
@@ -241,7 +243,7 @@ def atomic_write_bytes(path: Path | str, data: bytes, what: str = "file") -> Pat
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
 

@@ -72,15 +72,40 @@ class GameInfo:
 GAMES: dict[str, GameInfo] = {
     info.name: info
     for info in (
-        GameInfo("bimbamm", "Bim Bamm!", "voicehost.rules.bimbamm", "voicehost.host.flows.bimbamm",
-                 "voicehost.sim.bimbamm", "bimbamm_two_players",
-                 ("cat", "dog", "pig", "donkey", "hen")),
-        GameInfo("bimbambum", "Bim Bam Bum!", "voicehost.rules.bimbambum", "voicehost.host.flows.bimbambum",
-                 "voicehost.sim.bimbambum", "bimbambum_quick",
-                 ("bim", "bim bim", "bim bim bim", "bam", "bam bam", "bam bam bam", "bum", "bum bum",
-                  "bum bum bum", "bim bam bum", "ship", "slap")),
-        GameInfo("bam", "BAM!", "voicehost.rules.bam", "voicehost.host.flows.bam", "voicehost.sim.bam",
-                 "bam_three_players"),
+        GameInfo(
+            "bimbamm",
+            "Bim Bamm!",
+            "voicehost.rules.bimbamm",
+            "voicehost.host.flows.bimbamm",
+            "voicehost.sim.bimbamm",
+            "bimbamm_two_players",
+            ("cat", "dog", "pig", "donkey", "hen"),
+        ),
+        GameInfo(
+            "bimbambum",
+            "Bim Bam Bum!",
+            "voicehost.rules.bimbambum",
+            "voicehost.host.flows.bimbambum",
+            "voicehost.sim.bimbambum",
+            "bimbambum_quick",
+            (
+                "bim",
+                "bim bim",
+                "bim bim bim",
+                "bam",
+                "bam bam",
+                "bam bam bam",
+                "bum",
+                "bum bum",
+                "bum bum bum",
+                "bim bam bum",
+                "ship",
+                "slap",
+            ),
+        ),
+        GameInfo(
+            "bam", "BAM!", "voicehost.rules.bam", "voicehost.host.flows.bam", "voicehost.sim.bam", "bam_three_players"
+        ),
     )
 }
 """Every game, in the order commands list them."""

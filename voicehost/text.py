@@ -32,8 +32,15 @@ def is_unsafe(char: str) -> bool:
 
 def describe_unsafe(chars: list[str]) -> str:
     """'ESC (U+001B), BEL (U+0007)': the characters :func:`unsafe_characters` found, by name."""
-    names = {"\x1b": "ESC", "\x07": "BEL", "\x00": "NUL", "\x7f": "DEL", "\t": "TAB", "\n": "a line break",
-             "\r": "a carriage return"}
+    names = {
+        "\x1b": "ESC",
+        "\x07": "BEL",
+        "\x00": "NUL",
+        "\x7f": "DEL",
+        "\t": "TAB",
+        "\n": "a line break",
+        "\r": "a carriage return",
+    }
     parts = []
     for char in chars:
         name = names.get(char) or unicodedata.name(char, "a control character")
@@ -77,8 +84,10 @@ def name_problem(name: str) -> str | None:
     if bad:
         return f"the name {name!r} cannot contain {' or '.join(repr(c) for c in NAME_FORBIDDEN)}"
     if unsafe_characters(name):
-        return (f"the name {name!r} contains {describe_unsafe(unsafe_characters(name))}: "
-                "a name holds letters, digits, spaces and punctuation only")
+        return (
+            f"the name {name!r} contains {describe_unsafe(unsafe_characters(name))}: "
+            "a name holds letters, digits, spaces and punctuation only"
+        )
     if len(name) > MAX_NAME:
         return f"the name {name!r} is longer than {MAX_NAME} characters"
     return None

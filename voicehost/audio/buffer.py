@@ -55,4 +55,3 @@ def write_wav(path: Path, audio: Audio) -> Path:
             raise OSError(errno.EIO, str(error)) from None
 
     return atomic_write_with(path, write, "WAV file")
-

@@ -41,8 +41,7 @@ def sounddevice_module() -> ModuleType:
         import sounddevice
     except OSError as error:  # raised when libportaudio2 is not installed
         raise AudioDeviceError(
-            f"PortAudio is not available ({error}); fix: run scripts/setup "
-            "(or: sudo apt-get install libportaudio2)"
+            f"PortAudio is not available ({error}); fix: run scripts/setup (or: sudo apt-get install libportaudio2)"
         ) from error
     module: ModuleType = sounddevice
     return module
@@ -94,9 +93,7 @@ def find_device(spec: str | int | None, *, output: bool) -> DeviceInfo | None:
     if isinstance(spec, int) or str(spec).isdigit():
         matches = [d for d in usable if d.index == int(spec)]
     else:
-        matches = [d for d in usable if d.name == spec] or [
-            d for d in usable if str(spec).lower() in d.name.lower()
-        ]
+        matches = [d for d in usable if d.name == spec] or [d for d in usable if str(spec).lower() in d.name.lower()]
     if not matches:
         names = ", ".join(f"{d.index}: {d.name}" for d in usable) or "none"
         raise AudioDeviceError(f"no {kind} device matches {spec!r} (available: {names})")
@@ -240,8 +237,14 @@ class ChannelPlayer:
     :func:`stream_channels`) and leaves every other channel silent: one seat's earphone.
     """
 
-    def __init__(self, device: DeviceInfo, channel: int | None = None, *, rate: int | None = None,
-                 latency: float = DEFAULT_LATENCY) -> None:
+    def __init__(
+        self,
+        device: DeviceInfo,
+        channel: int | None = None,
+        *,
+        rate: int | None = None,
+        latency: float = DEFAULT_LATENCY,
+    ) -> None:
         if channel is not None and not 0 <= channel < device.max_output_channels:
             raise AudioDeviceError(
                 f"device {device.name!r} has {device.max_output_channels} output channels; "
@@ -279,8 +282,12 @@ class ChannelPlayer:
         channels = 1 if self.channel is None else stream_channels(self.channel, self.device)
         try:
             stream = sd.OutputStream(
-                device=self.device.index, channels=channels, samplerate=self.rate, dtype="float32",
-                latency=self.latency, callback=self._callback,
+                device=self.device.index,
+                channels=channels,
+                samplerate=self.rate,
+                dtype="float32",
+                latency=self.latency,
+                callback=self._callback,
             )
             stream.start()
         except sd.PortAudioError as error:

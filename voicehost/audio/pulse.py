@@ -119,14 +119,24 @@ class VirtualTable:
         self._write_config()
         env = {**os.environ, **self.env(), "PULSE_CONFIG": str(self.root / "config/pulse/daemon.conf")}
         args = [
-            "pulseaudio", "-n", "-F", str(self.root / "table.pa"), "--daemonize=no",
-            "--use-pid-file=no", "--exit-idle-time=-1", f"--log-target=file:{self.root / 'pulse.log'}",
+            "pulseaudio",
+            "-n",
+            "-F",
+            str(self.root / "table.pa"),
+            "--daemonize=no",
+            "--use-pid-file=no",
+            "--exit-idle-time=-1",
+            f"--log-target=file:{self.root / 'pulse.log'}",
         ]
-        self.process = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AudioDeviceError(f"pulseaudio exited with status {self.process.returncode}; see {self.root / 'pulse.log'}")
+                raise AudioDeviceError(
+                    f"pulseaudio exited with status {self.process.returncode}; see {self.root / 'pulse.log'}"
+                )
             if self._answers(env):
                 return self
             time.sleep(0.05)
@@ -220,7 +230,9 @@ class VirtualTable:
             "enable-remixing = no\nremixing-use-all-sink-channels = no\nflat-volumes = no\n"
             f"default-sample-rate = {self.rate}\nexit-idle-time = -1\n"
         )
-        (self.root / "config/alsa/asoundrc").write_text("".join(
-            f'pcm.{name} {{ type pulse; device "{target}"; hint {{ show on; description "voicehost {desc}" }} }}\n'
-            for name, (target, desc) in self.devices.items()
-        ))
+        (self.root / "config/alsa/asoundrc").write_text(
+            "".join(
+                f'pcm.{name} {{ type pulse; device "{target}"; hint {{ show on; description "voicehost {desc}" }} }}\n'
+                for name, (target, desc) in self.devices.items()
+            )
+        )

@@ -71,8 +71,9 @@ def _open(path: Path) -> Any:
         raise AudioFormatError(f"{path}: contains no audio samples")
     if not MIN_FILE_RATE <= handle.samplerate <= MAX_FILE_RATE:
         handle.close()
-        raise AudioFormatError(f"{path}: sample rate {handle.samplerate} Hz is not supported "
-                               f"(use {MIN_FILE_RATE} to {MAX_FILE_RATE} Hz)")
+        raise AudioFormatError(
+            f"{path}: sample rate {handle.samplerate} Hz is not supported (use {MIN_FILE_RATE} to {MAX_FILE_RATE} Hz)"
+        )
     try:
         _check_not_truncated(path, soundfile.info(str(path)))
     except AudioFormatError:
@@ -116,8 +117,10 @@ class StreamedTracks:
         handle = _open(path)
         if handle.channels < len(seats):
             handle.close()
-            raise AudioFormatError(f"{path}: has {handle.channels} channel(s) but {len(seats)} seats were named "
-                                   f"({', '.join(seats)}); give one channel per seat")
+            raise AudioFormatError(
+                f"{path}: has {handle.channels} channel(s) but {len(seats)} seats were named "
+                f"({', '.join(seats)}); give one channel per seat"
+            )
         try:
             return cls(seats, [_Track(Path(path), handle, handle.samplerate, list(range(len(seats))))], rate)
         except BaseException:
@@ -146,8 +149,9 @@ class StreamedTracks:
             if block.shape[0] == 0:
                 return
             if not np.all(np.isfinite(block)):
-                raise AudioFormatError(f"{track.path}: contains invalid (NaN or infinite) samples "
-                                       f"near {start / track.rate:.1f} s")
+                raise AudioFormatError(
+                    f"{track.path}: contains invalid (NaN or infinite) samples near {start / track.rate:.1f} s"
+                )
             start += block.shape[0]
             yield block
 
@@ -162,8 +166,9 @@ class StreamedTracks:
         import soxr
 
         if track.rate != self.rate:
-            track.resamplers = [soxr.ResampleStream(track.rate, self.rate, 1, dtype="float32", quality="HQ")
-                                for _ in track.channels]
+            track.resamplers = [
+                soxr.ResampleStream(track.rate, self.rate, 1, dtype="float32", quality="HQ") for _ in track.channels
+            ]
         for block in self._raw(track):
             columns = self._columns(track, block)
             if track.resamplers:

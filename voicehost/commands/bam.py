@@ -51,24 +51,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the subcommands of ``bam``."""
     subparsers = parser.add_subparsers(dest="bam_command", metavar="SUBCOMMAND")
     render = subparsers.add_parser(
-        "render", help=RENDER_HELP, description=RENDER_DESCRIPTION,
+        "render",
+        help=RENDER_HELP,
+        description=RENDER_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     render.add_argument(
-        "--debug", action="store_true", default=argparse.SUPPRESS,
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
         help="show full tracebacks instead of one-line errors",
     )
     render.add_argument("red", metavar="RED", help="the red card's text, each blank written BAM!")
     render.add_argument("grey", metavar="GREY", nargs="+", help="the grey card(s), one per blank, in order")
-    render.add_argument("--template", metavar="TEXT",
-                        help="the red card's explicit rendering: {1} is grey card 1, {1:a} its a/an, "
-                             "{1:'s} its possessive, {1:has|have} a word chosen by its number")
-    for flag, what in (("plural", "is plural"), ("singular", "is singular"),
-                       ("mass", "is a mass noun (never 'a')"), ("proper", "is a proper name")):
-        render.add_argument(f"--{flag}", metavar="N", type=int, action="append", default=[],
-                            help=f"grey card N {what}")
-    render.add_argument("--article", metavar="N=WORD", action="append", default=[],
-                        help="the article grey card N takes: a, an, the or none")
+    render.add_argument(
+        "--template",
+        metavar="TEXT",
+        help="the red card's explicit rendering: {1} is grey card 1, {1:a} its a/an, "
+        "{1:'s} its possessive, {1:has|have} a word chosen by its number",
+    )
+    for flag, what in (
+        ("plural", "is plural"),
+        ("singular", "is singular"),
+        ("mass", "is a mass noun (never 'a')"),
+        ("proper", "is a proper name"),
+    ):
+        render.add_argument(f"--{flag}", metavar="N", type=int, action="append", default=[], help=f"grey card N {what}")
+    render.add_argument(
+        "--article",
+        metavar="N=WORD",
+        action="append",
+        default=[],
+        help="the article grey card N takes: a, an, the or none",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -102,8 +117,12 @@ def _render(args: argparse.Namespace) -> int:
 def _hints(args: argparse.Namespace, count: int) -> dict[int, dict[str, Any]]:
     """Grammar hints per grey card (numbered from 1) from the command-line options."""
     hints: dict[int, dict[str, Any]] = {n: {} for n in range(1, count + 1)}
-    for flag, key, value in (("plural", "number", "plural"), ("singular", "number", "singular"),
-                             ("mass", "mass", True), ("proper", "proper", True)):
+    for flag, key, value in (
+        ("plural", "number", "plural"),
+        ("singular", "number", "singular"),
+        ("mass", "mass", True),
+        ("proper", "proper", True),
+    ):
         for n in getattr(args, flag):
             _card(hints, n, f"--{flag} {n}")[key] = value
     for spec in args.article:

@@ -34,30 +34,41 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Sub-commands check, list and print."""
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=type(parser))
-    check = actions.add_parser("check", help="validate deck files and count their cards",
-                               description="Validate deck files: every problem is shown with its file, line and "
-                                           "card id. Files given together must not share card ids.")
+    check = actions.add_parser(
+        "check",
+        help="validate deck files and count their cards",
+        description="Validate deck files: every problem is shown with its file, line and "
+        "card id. Files given together must not share card ids.",
+    )
     check.add_argument("files", nargs="+", metavar="FILE", help="deck file (or 'base')")
-    listing = actions.add_parser("list", help="show the cards with their printed numbers",
-                                 description="Show every card: colour, printed number, id, tags and text "
-                                             "(grey cards also show their grammar hints).")
+    listing = actions.add_parser(
+        "list",
+        help="show the cards with their printed numbers",
+        description="Show every card: colour, printed number, id, tags and text "
+        "(grey cards also show their grammar hints).",
+    )
     _deck_options(listing)
     listing.add_argument("--color", choices=("red", "grey"), help="only red or only grey cards")
-    printing = actions.add_parser("print", help="write printable cards to a PDF",
-                                  description="Write the cards to a PDF: 9 poker-size cards (63 x 88 mm) per page, "
-                                              "the number large in the top-left corner, cut marks in the margins. "
-                                              "Print and play with the same --deck and --tag options, so the numbers "
-                                              "match.")
+    printing = actions.add_parser(
+        "print",
+        help="write printable cards to a PDF",
+        description="Write the cards to a PDF: 9 poker-size cards (63 x 88 mm) per page, "
+        "the number large in the top-left corner, cut marks in the margins. "
+        "Print and play with the same --deck and --tag options, so the numbers "
+        "match.",
+    )
     _deck_options(printing)
     printing.add_argument("--out", type=Path, required=True, metavar="FILE.pdf", help="the PDF to write")
     printing.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size (default: a4)")
 
 
 def _deck_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deck", action="append", metavar="DECK",
-                        help="'base' or a deck file; repeat to combine decks (default: base)")
-    parser.add_argument("--tag", action="append", metavar="T",
-                        help="only cards with this tag (e.g. family); repeat to allow several")
+    parser.add_argument(
+        "--deck", action="append", metavar="DECK", help="'base' or a deck file; repeat to combine decks (default: base)"
+    )
+    parser.add_argument(
+        "--tag", action="append", metavar="T", help="only cards with this tag (e.g. family); repeat to allow several"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,8 +93,10 @@ def _check(files: list[str]) -> int:
             status = ExitStatus.USAGE
             continue
         double = sum(c.blanks == 2 for c in deck.red)
-        print(f"{deck.source}: ok: deck '{deck.name}' ({deck.language}): {_count(len(deck.red), 'red card')} "
-              f"({double} with two blanks), {_count(len(deck.grey), 'grey card')}")
+        print(
+            f"{deck.source}: ok: deck '{deck.name}' ({deck.language}): {_count(len(deck.red), 'red card')} "
+            f"({double} with two blanks), {_count(len(deck.grey), 'grey card')}"
+        )
         for colour, cards in (("red", deck.red), ("grey", deck.grey)):
             tags = tags_of(cards)
             if tags:
@@ -109,15 +122,20 @@ def _note_base_clash(name: str, deck: Deck) -> None:
     from voicehost.decks.load import load_deck
 
     base = load_deck("base")
-    if name == "base" or (deck.source is not None and base.source is not None
-                          and Path(deck.source).resolve() == Path(base.source).resolve()):
+    if name == "base" or (
+        deck.source is not None
+        and base.source is not None
+        and Path(deck.source).resolve() == Path(base.source).resolve()
+    ):
         return
     ids = {c.id for c in base.red} | {c.id for c in base.grey}
     clash = [i for i in [c.id for c in deck.red] + [c.id for c in deck.grey] if i in ids]
     if clash:
         listed = ", ".join(clash[:5]) + (", ..." if len(clash) > 5 else "")
-        print(f"  note: {len(clash)} id(s) also used by the base deck ({listed}): rename them (e.g. \"my-r1\") "
-              "to play together with --deck base")
+        print(
+            f'  note: {len(clash)} id(s) also used by the base deck ({listed}): rename them (e.g. "my-r1") '
+            "to play together with --deck base"
+        )
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -129,8 +147,16 @@ def _list(args: argparse.Namespace) -> int:
             print(f"red  {number:>3}  {red.id:<10} {','.join(red.tags):<14} {red.text}")
     if args.color in (None, "grey"):
         for number, grey in deck.numbered_grey():
-            hints = [h for h in (grey.number, "mass" if grey.mass else None, "proper" if grey.proper else None,
-                                 f"article {grey.article}" if grey.article else None) if h]
+            hints = [
+                h
+                for h in (
+                    grey.number,
+                    "mass" if grey.mass else None,
+                    "proper" if grey.proper else None,
+                    f"article {grey.article}" if grey.article else None,
+                )
+                if h
+            ]
             extra = f"  ({', '.join(hints)})" if hints else ""
             print(f"grey {number:>3}  {grey.id:<10} {','.join(grey.tags):<14} {grey.text}{extra}")
     if not deck.red and not deck.grey:

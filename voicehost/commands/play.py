@@ -49,8 +49,19 @@ LIVE_INPUTS = ("mic", "phones")
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every game shares."""
     parser.add_argument("--players", required=True, metavar="A,B,C", help="player names in clockwise seating order")
-    parser.add_argument("--seed", type=_seed, default=None, metavar="N", help="shuffle seed, a whole number from 0 (default: random; the log records it)")
-    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the event log here, a new file (default: logs/GAME-SEED-N.jsonl)")
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        metavar="N",
+        help="shuffle seed, a whole number from 0 (default: random; the log records it)",
+    )
+    parser.add_argument(
+        "--log",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="write the event log here, a new file (default: logs/GAME-SEED-N.jsonl)",
+    )
     add_session_arguments(parser)
 
 
@@ -75,18 +86,54 @@ def _rate(text: str) -> int:
 def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     """How to run a session (input, voice, microphones): shared by play and resume."""
     parser.add_argument("--input", default="mic", metavar="MODE", help="mic (default), phones, text, or script:FILE")
-    parser.add_argument("--show-private", action=argparse.BooleanOptionalAction, default=None,
-                        help="print private lines (secret cards, hands) on this terminal; default: only with "
-                             "--input text or script (one shared screen, said in the banner), never with microphones")
-    parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file")
-    parser.add_argument("--rate", type=_rate, metavar="WPM", help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)")
+    parser.add_argument(
+        "--show-private",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print private lines (secret cards, hands) on this terminal; default: only with "
+        "--input text or script (one shared screen, said in the banner), never with microphones",
+    )
+    parser.add_argument(
+        "--speech-wav", type=Path, metavar="FILE.wav", help="also write the host's table speech to a WAV file"
+    )
+    parser.add_argument(
+        "--rate",
+        type=_rate,
+        metavar="WPM",
+        help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)",
+    )
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (see 'voicehost say --list-voices')")
-    parser.add_argument("--config", type=Path, metavar="TABLE.toml", help="microphones (or phones), speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker")
-    parser.add_argument("--record", type=Path, metavar="DIR", help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'")
-    parser.add_argument("--lang", default="en", metavar="LANG", help="language of the players' words (default en; see 'voicehost models list')")
-    parser.add_argument("--engine", default="auto", choices=["auto", "vosk", "whisper", "sphinx"], help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; sphinx: the older PocketSphinx)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="TABLE.toml",
+        help="microphones (or phones), speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'",
+    )
+    parser.add_argument(
+        "--lang",
+        default="en",
+        metavar="LANG",
+        help="language of the players' words (default en; see 'voicehost models list')",
+    )
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=["auto", "vosk", "whisper", "sphinx"],
+        help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; sphinx: the older PocketSphinx)",
+    )
     parser.add_argument("--model", type=Path, metavar="DIR", help="a Vosk model folder to use")
-    parser.add_argument("--start-file", type=Path, metavar="FILE", help="with --input mic: once the microphones are ready and the game begins (t = 0), write {\"monotonic\": SECONDS} to FILE: the system's monotonic clock (CLOCK_MONOTONIC) at t = 0, for a program that feeds the microphones in step with the game")
+    parser.add_argument(
+        "--start-file",
+        type=Path,
+        metavar="FILE",
+        help='with --input mic: once the microphones are ready and the game begins (t = 0), write {"monotonic": SECONDS} to FILE: the system\'s monotonic clock (CLOCK_MONOTONIC) at t = 0, for a program that feeds the microphones in step with the game',
+    )
     from voicehost.phones.cli import add_phone_arguments
 
     add_phone_arguments(parser)
@@ -99,8 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     games = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=type(parser))
     for game, info in GAMES.items():
         module = info.flow_module()
-        sub = games.add_parser(game, help=module.HELP, description=module.HELP,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub = games.add_parser(
+            game, help=module.HELP, description=module.HELP, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         add_common_arguments(sub)
         module.add_arguments(sub)
         sub.set_defaults(_options=module.options_from_args)
@@ -122,8 +170,18 @@ def run(args: argparse.Namespace) -> int:
         log = args.log or log_path_for(Path("logs"), args.game, seed)
     check_new_log(log, folder_may_be_missing=args.log is None)
     check_speech_wav(args.speech_wav)
-    settings = PlaySettings(args.game, players, args.input, seed, log, args.speech_wav, show_private(args), args._options(args),
-                            speech_rate=args.rate, voice=args.voice)
+    settings = PlaySettings(
+        args.game,
+        players,
+        args.input,
+        seed,
+        log,
+        args.speech_wav,
+        show_private(args),
+        args._options(args),
+        speech_rate=args.rate,
+        voice=args.voice,
+    )
     if args.input not in LIVE_INPUTS and args.record is not None:
         print("voicehost play: --record needs --input mic or phones (it saves the microphones)", file=sys.stderr)
         return ExitStatus.USAGE
@@ -162,8 +220,10 @@ def check_new_log(log: Path, *, folder_may_be_missing: bool = False) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise InputError(f"--log {log}: is a device, FIFO or socket, not a regular file")
     if info.st_size:
-        raise InputError(f"--log {log}: the file already exists (another game's log?); continue that game with "
-                         f"'voicehost resume {log}' or give a new file name")
+        raise InputError(
+            f"--log {log}: the file already exists (another game's log?); continue that game with "
+            f"'voicehost resume {log}' or give a new file name"
+        )
 
 
 def check_new_recording(folder: Path) -> None:
@@ -193,8 +253,11 @@ def saved_on_stop(log: Path) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         if log.exists():
-            print(f"voicehost: stopped; the game so far is saved in {log}: continue with 'voicehost resume {log}'",
-                  file=sys.stderr, flush=True)
+            print(
+                f"voicehost: stopped; the game so far is saved in {log}: continue with 'voicehost resume {log}'",
+                file=sys.stderr,
+                flush=True,
+            )
         raise
 
 
@@ -207,7 +270,9 @@ def has_phone_seats(config: Path | None) -> bool:
     return bool(load_table(config).phone_seats)
 
 
-def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[JsonObject] | None" = None) -> "Outcome":
+def _run_live(
+    settings: "PlaySettings", args: argparse.Namespace, resume: "list[JsonObject] | None" = None
+) -> "Outcome":
     """Microphones and speakers: build, run (or resume) until the game ends or Ctrl-C, close everything."""
     from voicehost.host.build import write_session_file
     from voicehost.host.live import ListenSettings, build_live
@@ -219,8 +284,15 @@ def _run_live(settings: "PlaySettings", args: argparse.Namespace, resume: "list[
     if args.input == "phones" or has_phone_seats(args.config):
         from voicehost.phones.live import build_phones, phone_settings_from
 
-        built = build_phones(settings, listen, phone_settings_from(args), args.config, everyone=args.input == "phones",
-                             record=args.record, start_file=args.start_file)
+        built = build_phones(
+            settings,
+            listen,
+            phone_settings_from(args),
+            args.config,
+            everyone=args.input == "phones",
+            record=args.record,
+            start_file=args.start_file,
+        )
     else:
         built = build_live(settings, listen, args.config, record=args.record, start_file=args.start_file)
     try:

@@ -52,20 +52,46 @@ vocabulary pack says otherwise."""
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``rank``."""
     parser.add_argument("--game", required=True, choices=GAMES, help="which game's phrases count")
-    parser.add_argument("--track", action="append", default=[], metavar="NAME=FILE",
-                        help="one player's audio file (repeat for every player)")
-    parser.add_argument("--multichannel", type=Path, metavar="FILE", help="one file with a channel per player (needs --seats)")
+    parser.add_argument(
+        "--track",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="one player's audio file (repeat for every player)",
+    )
+    parser.add_argument(
+        "--multichannel", type=Path, metavar="FILE", help="one file with a channel per player (needs --seats)"
+    )
     parser.add_argument("--seats", metavar="NAME,NAME,...", help="player of each channel of --multichannel, in order")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the shouts (default: en)")
-    parser.add_argument("--engine", default="auto", choices=("auto", "vosk", "whisper", "sphinx"),
-                        help="speech recogniser: auto picks an installed Vosk model for the language, else Whisper "
-                             "tiny.en for English (shipped, no download); sphinx is the older PocketSphinx (default: auto)")
-    parser.add_argument("--model", type=Path, metavar="DIR", help="use this model folder (Vosk, or a CTranslate2 Whisper model with --engine whisper)")
-    parser.add_argument("--enroll", action="append", default=[], metavar="NAME=DIR",
-                        help="a player's enrolment takes (WORD-N.wav files); repeat for every enrolled player")
+    parser.add_argument(
+        "--engine",
+        default="auto",
+        choices=("auto", "vosk", "whisper", "sphinx"),
+        help="speech recogniser: auto picks an installed Vosk model for the language, else Whisper "
+        "tiny.en for English (shipped, no download); sphinx is the older PocketSphinx (default: auto)",
+    )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        metavar="DIR",
+        help="use this model folder (Vosk, or a CTranslate2 Whisper model with --engine whisper)",
+    )
+    parser.add_argument(
+        "--enroll",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="a player's enrolment takes (WORD-N.wav files); repeat for every enrolled player",
+    )
     parser.add_argument("--uncertain", action="store_true", help="also list shouts the recogniser is unsure of")
-    parser.add_argument("--json", action="store_true", help="print one JSON object: {\"shouts\": [...]}")
-    parser.add_argument("--plot", type=Path, metavar="FILE.png", help="draw each seat's waveform with the detected events and the ranking")
+    parser.add_argument("--json", action="store_true", help='print one JSON object: {"shouts": [...]}')
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE.png",
+        help="draw each seat's waveform with the detected events and the ranking",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,15 +113,25 @@ def run(args: argparse.Namespace) -> int:
         if enrolled:
             enrol = getattr(recognizer, "enrol", None)
             if enrol is None:
-                raise InputError(f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)")
+                raise InputError(
+                    f"--enroll needs the Whisper recogniser; this run uses {recognizer.name} (try --engine whisper)"
+                )
             enrol(enrolled)
         print(f"voicehost rank: {getattr(recognizer, 'description', recognizer.name)}", file=sys.stderr)
         from voicehost.progress import terminal_bar
 
-        progress = terminal_bar("listening", unit="s", bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s "
-                                "[{elapsed}<{remaining}]") if recording.duration > 30 else None
-        shouts, listener, kept = _listen(recording, recognizer, phrases, progress, keep=args.plot is not None,
-                                         uncertain=args.uncertain)
+        progress = (
+            terminal_bar(
+                "listening",
+                unit="s",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.0f}/{total:.0f} s [{elapsed}<{remaining}]",
+            )
+            if recording.duration > 30
+            else None
+        )
+        shouts, listener, kept = _listen(
+            recording, recognizer, phrases, progress, keep=args.plot is not None, uncertain=args.uncertain
+        )
     if args.json:
         print(json.dumps({"shouts": [s.to_json() for s in shouts]}, ensure_ascii=False))
     else:
@@ -108,9 +144,15 @@ def run(args: argparse.Namespace) -> int:
     return ExitStatus.OK
 
 
-def _listen(recording: "StreamedTracks", recognizer: Any, phrases: Sequence[str],
-            progress: Callable[[float, float], None] | None, *, keep: bool,
-            uncertain: bool = False) -> tuple[list[Any], Any, Any]:
+def _listen(
+    recording: "StreamedTracks",
+    recognizer: Any,
+    phrases: Sequence[str],
+    progress: Callable[[float, float], None] | None,
+    *,
+    keep: bool,
+    uncertain: bool = False,
+) -> tuple[list[Any], Any, Any]:
     """Feed the recording to a listener block by block on a simulated clock (as listen_to does for
     a recording held in memory); with ``keep`` also gather the audio (for --plot); ``uncertain``
     also reports the shouts the recogniser is unsure of."""
@@ -145,8 +187,10 @@ def _open(args: argparse.Namespace) -> "StreamedTracks":
     from voicehost.errors import InputError
     from voicehost.listen.sources import LISTEN_RATE, check_distinct, parse_seats, parse_track
 
-    _check_seat_names([spec.partition("=")[0].strip() for spec in args.track] +
-                      ([n.strip() for n in args.seats.split(",")] if args.seats else []))
+    _check_seat_names(
+        [spec.partition("=")[0].strip() for spec in args.track]
+        + ([n.strip() for n in args.seats.split(",")] if args.seats else [])
+    )
     if args.multichannel is not None and args.track:
         raise InputError("give either --track NAME=FILE (one per player) or --multichannel FILE --seats ..., not both")
     if args.multichannel is not None:
@@ -196,8 +240,9 @@ def _check_seat_names(names: list[str]) -> None:
         if unsafe_characters(name):
             raise TrackSpecError(f"seat name {name!r} contains {describe_unsafe(unsafe_characters(name))}")
         if name and name.lower() in seen and seen[name.lower()] != name:
-            raise TrackSpecError(f"seats {seen[name.lower()]!r} and {name!r} differ only in capitals: "
-                                 "every player needs their own name")
+            raise TrackSpecError(
+                f"seats {seen[name.lower()]!r} and {name!r} differ only in capitals: every player needs their own name"
+            )
         seen.setdefault(name.lower(), name)
 
 

@@ -27,10 +27,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from voicehost.host.options import Seconds, seconds_type
 
     parser.add_argument("folder", type=Path, metavar="DIR", help="the recorded session folder")
-    parser.add_argument("--log", type=Path, metavar="FILE.jsonl", help="write the replayed events to this new file (default: logs/replay-NAME-N.jsonl; never into the recording)")
-    parser.add_argument("--speech-wav", type=Path, metavar="FILE.wav", help="write the host's speech during the replay to a WAV file")
-    parser.add_argument("--tolerance", type=seconds_type(Seconds(0.0, 10.0, low_allowed=True)), default=0.05, metavar="S", help="seconds two onsets may differ and still match, 0 to 10 (default 0.05)")
-    parser.add_argument("--engine", choices=["auto", "vosk", "whisper", "sphinx"], help="override the recorded recogniser choice")
+    parser.add_argument(
+        "--log",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="write the replayed events to this new file (default: logs/replay-NAME-N.jsonl; never into the recording)",
+    )
+    parser.add_argument(
+        "--speech-wav", type=Path, metavar="FILE.wav", help="write the host's speech during the replay to a WAV file"
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=seconds_type(Seconds(0.0, 10.0, low_allowed=True)),
+        default=0.05,
+        metavar="S",
+        help="seconds two onsets may differ and still match, 0 to 10 (default 0.05)",
+    )
+    parser.add_argument(
+        "--engine", choices=["auto", "vosk", "whisper", "sphinx"], help="override the recorded recogniser choice"
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the host's lines")
 
 
@@ -68,8 +83,10 @@ def run(args: argparse.Namespace) -> int:
     log = args.log or fresh_log(Path("logs"), args.folder)
     for path, option in ((log, "--log"), (args.speech_wav, "--speech-wav")):
         if path is not None and _inside(path, args.folder):
-            raise InputError(f"{option} {path}: is inside the recording {args.folder}; a replay never writes into "
-                             "the recording it checks (give a file elsewhere)")
+            raise InputError(
+                f"{option} {path}: is inside the recording {args.folder}; a replay never writes into "
+                "the recording it checks (give a file elsewhere)"
+            )
     check_new_log(log)
     check_speech_wav(args.speech_wav)
     out = io.StringIO() if args.quiet else sys.stdout
@@ -82,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
         built.close()
     elapsed = time.perf_counter() - started
     audio_seconds = built.host.clock.now()
-    print(f"replayed {audio_seconds:.1f} s of session in {elapsed:.1f} s ({audio_seconds / max(elapsed, 1e-9):.1f}x real time); events: {log}")
+    print(
+        f"replayed {audio_seconds:.1f} s of session in {elapsed:.1f} s ({audio_seconds / max(elapsed, 1e-9):.1f}x real time); events: {log}"
+    )
     expected_path = args.folder / EVENTS_FILE
     if not expected_path.exists():
         print(f"no recorded event log ({expected_path}) to compare with")

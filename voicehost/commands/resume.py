@@ -40,13 +40,27 @@ def run(args: argparse.Namespace) -> int:
         print(f"voicehost resume: the game in {args.log} is already over", flush=True)
         return ExitStatus.OK
     check_speech_wav(args.speech_wav)
-    base = PlaySettings("", (), args.input, 0, args.log, args.speech_wav, show_private(args), {},
-                        speech_rate=args.rate, voice=args.voice)
+    base = PlaySettings(
+        "",
+        (),
+        args.input,
+        0,
+        args.log,
+        args.speech_wav,
+        show_private(args),
+        {},
+        speech_rate=args.rate,
+        voice=args.voice,
+    )
     settings = settings_for_resume(events, args.log, base)
     cut = repair_torn_tail(args.log)
     if cut is not None:
-        print(f"voicehost resume: the last line of {args.log} was incomplete (the game stopped while writing it): "
-              f"it was cut off and kept in {cut}", file=sys.stderr, flush=True)
+        print(
+            f"voicehost resume: the last line of {args.log} was incomplete (the game stopped while writing it): "
+            f"it was cut off and kept in {cut}",
+            file=sys.stderr,
+            flush=True,
+        )
     with saved_on_stop(args.log):
         if args.input in ("mic", "phones"):
             outcome = _run_live(settings, args, resume=events)

@@ -39,11 +39,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``say``."""
     parser.add_argument("text", nargs="?", help="what to say (quote it)")
     parser.add_argument("--out", type=Path, metavar="FILE.wav", help="also write the speech to this WAV file")
-    parser.add_argument("--voice", metavar="V", help="espeak-ng voice: id (gmw/en-us), name or language code (default: gmw/en-us)")
-    parser.add_argument("--rate", type=int, metavar="WPM", help="speaking rate in words per minute, 80 to 450 (default: 175)")
-    parser.add_argument("--device", metavar="DEV", help="output device: index or (part of) its name, see 'voicehost devices'")
-    parser.add_argument("--channel", type=int, metavar="N", help="play only on this output channel (1 = first): one player's earphone")
-    parser.add_argument("--sound", metavar="NAME", help="play a signal sound first: 'your turn', 'point', 'mistake', 'race open' or 'time running out'")
+    parser.add_argument(
+        "--voice", metavar="V", help="espeak-ng voice: id (gmw/en-us), name or language code (default: gmw/en-us)"
+    )
+    parser.add_argument(
+        "--rate", type=int, metavar="WPM", help="speaking rate in words per minute, 80 to 450 (default: 175)"
+    )
+    parser.add_argument(
+        "--device", metavar="DEV", help="output device: index or (part of) its name, see 'voicehost devices'"
+    )
+    parser.add_argument(
+        "--channel", type=int, metavar="N", help="play only on this output channel (1 = first): one player's earphone"
+    )
+    parser.add_argument(
+        "--sound",
+        metavar="NAME",
+        help="play a signal sound first: 'your turn', 'point', 'mistake', 'race open' or 'time running out'",
+    )
     parser.add_argument("--no-play", action="store_true", help="do not play, only write --out")
     parser.add_argument("--list-voices", action="store_true", help="list the installed voices and exit")
 
@@ -109,8 +121,14 @@ def _write(voice: EspeakVoice, cache: RenderCache, text: str | None, sound: Earc
     return sink.written.duration
 
 
-def _play(voice: EspeakVoice, cache: RenderCache, text: str | None, sound: Earcon | None,
-          device: str | None, channel: int | None) -> bool:
+def _play(
+    voice: EspeakVoice,
+    cache: RenderCache,
+    text: str | None,
+    sound: Earcon | None,
+    device: str | None,
+    channel: int | None,
+) -> bool:
     """Play on the device; explain (and return False) when there is nothing to play on."""
     from voicehost.clock import WallClock
     from voicehost.speak.output import TABLE, device_sink

@@ -52,26 +52,53 @@ MAX_CHANNELS = 8
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``setup-table``."""
-    parser.add_argument("--players", required=True, metavar="NAMES",
-                        help="the players in seat order, separated by commas, e.g. Anna,Ben,Cem")
-    parser.add_argument("--out", type=Path, default=Path("table.toml"), metavar="FILE",
-                        help="where to write the table config (default: table.toml)")
-    parser.add_argument("--speaker", metavar="DEV",
-                        help="the table speaker: device index or (part of) its name (default: the default output)")
-    parser.add_argument("--inputs", metavar="DEV[:N],...",
-                        help=f"microphone devices to listen to, separated by commas; ':N' listens to the first N "
-                             f"channels (default: the default input device, up to {MAX_CHANNELS} channels each)")
-    parser.add_argument("--phones", metavar="DEV",
-                        help="the players' earphones: one output device, channel 1 for the first player on a "
-                             "microphone, 2 for the second, ... (players --by-phone hear theirs on the phone)")
-    parser.add_argument("--by-phone", metavar="NAMES",
-                        help="players (of --players, separated by commas) who join with their own phones "
-                             "instead of a microphone here; see docs/table.md")
+    parser.add_argument(
+        "--players",
+        required=True,
+        metavar="NAMES",
+        help="the players in seat order, separated by commas, e.g. Anna,Ben,Cem",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("table.toml"),
+        metavar="FILE",
+        help="where to write the table config (default: table.toml)",
+    )
+    parser.add_argument(
+        "--speaker",
+        metavar="DEV",
+        help="the table speaker: device index or (part of) its name (default: the default output)",
+    )
+    parser.add_argument(
+        "--inputs",
+        metavar="DEV[:N],...",
+        help=f"microphone devices to listen to, separated by commas; ':N' listens to the first N "
+        f"channels (default: the default input device, up to {MAX_CHANNELS} channels each)",
+    )
+    parser.add_argument(
+        "--phones",
+        metavar="DEV",
+        help="the players' earphones: one output device, channel 1 for the first player on a "
+        "microphone, 2 for the second, ... (players --by-phone hear theirs on the phone)",
+    )
+    parser.add_argument(
+        "--by-phone",
+        metavar="NAMES",
+        help="players (of --players, separated by commas) who join with their own phones "
+        "instead of a microphone here; see docs/table.md",
+    )
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
-    parser.add_argument("--enrol", choices=("bimbamm", "bimbambum", "all"), metavar="GAME",
-                        help="then record each player saying GAME's words (bimbamm, bimbambum or all), "
-                             "saved next to --out for 'play --config'")
-    parser.add_argument("--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (2 to 5, default 3)")
+    parser.add_argument(
+        "--enrol",
+        choices=("bimbamm", "bimbambum", "all"),
+        metavar="GAME",
+        help="then record each player saying GAME's words (bimbamm, bimbambum or all), "
+        "saved next to --out for 'play --config'",
+    )
+    parser.add_argument(
+        "--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (2 to 5, default 3)"
+    )
 
 
 class PlayersError(InputError):
@@ -180,20 +207,27 @@ def run(args: argparse.Namespace) -> int:
     outputs = device_outputs(clock, table=speaker, phones=phones, seats=len(on_mics))
     sink = outputs.get(TABLE)
     if not isinstance(sink, DeviceSink):
-        raise SetupFailed("no table speaker found: setup talks to the players, so name one with --speaker (see 'voicehost devices')")
+        raise SetupFailed(
+            "no table speaker found: setup talks to the players, so name one with --speaker (see 'voicehost devices')"
+        )
     channels = sum(count for _, count in inputs)
-    print(f"listening on {channels} microphone channel(s): "
-          + ", ".join(f"{spec!r} ({count})" for spec, count in inputs), flush=True)
-    with SpeechService(voice, outputs, clock, transcript=TextTranscript(sys.stdout)) as host, \
-            LiveRecorder(inputs, clock) as recorder:
+    print(
+        f"listening on {channels} microphone channel(s): " + ", ".join(f"{spec!r} ({count})" for spec, count in inputs),
+        flush=True,
+    )
+    with (
+        SpeechService(voice, outputs, clock, transcript=TextTranscript(sys.stdout)) as host,
+        LiveRecorder(inputs, clock) as recorder,
+    ):
         host.open()
         setup = TableSetup(host, recorder, clock, clicks=SinkClicks(sink), log=lambda line: print(line, flush=True))
         result = setup.run(on_mics, speaker=speaker, phones=phones)
         table = with_phone_seats(result.table, players, by_phone)
         if by_phone:
             names = " and ".join(by_phone)
-            host.say(f"{names} will join with their {'phones' if len(by_phone) > 1 else 'phone'} "
-                     "when the game starts.").wait(30.0)
+            host.say(
+                f"{names} will join with their {'phones' if len(by_phone) > 1 else 'phone'} when the game starts."
+            ).wait(30.0)
         save_table(table, out)
         report(result, table, out)
         if args.enrol:
@@ -221,8 +255,10 @@ def all_on_phones(args: argparse.Namespace, players: tuple[str, ...], out: Path)
 
         check_devices(table, list_devices())
     save_table(table, out)
-    print(f"wrote {out}: {', '.join(players)} join by phone; each phone's delay is measured with clicks "
-          f"at the start of every game ('voicehost play GAME --players {','.join(players)} --config {out}')")
+    print(
+        f"wrote {out}: {', '.join(players)} join by phone; each phone's delay is measured with clicks "
+        f"at the start of every game ('voicehost play GAME --players {','.join(players)} --config {out}')"
+    )
     return ExitStatus.OK
 
 
@@ -244,7 +280,9 @@ def enrol_table(setup: TableSetup, result: SetupResult, out: Path, game: str, ta
     print(f"\nenrolling {len(players)} players: {len(words)} words x {takes} takes into {folder}", flush=True)
     done = setup.enrol(players, words, folder, takes=takes)
     for name, _ in players:
-        print(f"  {name}: {len(done.takes.get(name, []))} takes in {done.seconds.get(name, 0.0):.0f} s -> {folder / name}")
+        print(
+            f"  {name}: {len(done.takes.get(name, []))} takes in {done.seconds.get(name, 0.0):.0f} s -> {folder / name}"
+        )
     print(f"enrolment took {done.total:.0f} s; 'voicehost play --config {out}' uses it")
 
 
@@ -263,11 +301,15 @@ def report(result: SetupResult, table: Table, out: Path) -> None:
         placement = placements[seat.name]
         lead = "" if placement.margin_db == float("inf") else f", {placement.margin_db:.0f} dB over the next"
         ear = f"; earphone {seat.output}" if seat.output is not None else ""
-        print(f"  {seat.name:<{width}}  microphone {placement.channel + 1} = {seat.input}"
-              f" (latency {seat.latency * 1000:.1f} ms{lead}){ear}")
+        print(
+            f"  {seat.name:<{width}}  microphone {placement.channel + 1} = {seat.input}"
+            f" (latency {seat.latency * 1000:.1f} ms{lead}){ear}"
+        )
     if result.offsets is not None:
         for device, delay in result.offsets.delays.items():
-            print(f"  {device!r}: click heard {delay * 1000:.1f} ms after it left the speaker "
-                  f"({result.offsets.heard[device]} clicks, spread {result.offsets.spread[device] * 1000:.1f} ms)")
+            print(
+                f"  {device!r}: click heard {delay * 1000:.1f} ms after it left the speaker "
+                f"({result.offsets.heard[device]} clicks, spread {result.offsets.spread[device] * 1000:.1f} ms)"
+            )
     for warning in (*result.warnings, *check_devices(table, list_devices())):
         print(f"note: {warning}")

@@ -20,6 +20,7 @@ examples:
   voicehost simulate bam --players 6 --games 100 --seed 3
 """
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """One sub-parser per game of the registry: the driver's common options and the bot's own."""
     from voicehost import sim
@@ -28,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     games = parser.add_subparsers(dest="game", metavar="GAME", required=True, parser_class=type(parser))
     for game, info in GAMES.items():
         module = info.bot_module()
-        sub = games.add_parser(game, help=module.HELP, description=module.DESCRIPTION,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub = games.add_parser(
+            game, help=module.HELP, description=module.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        )
         sim.add_common_arguments(sub, module)
         module.add_arguments(sub)
         sub.set_defaults(_bots=module)

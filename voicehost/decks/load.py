@@ -118,12 +118,16 @@ def _combine(loaded: Sequence[_Loaded]) -> Deck:
     for item in loaded:
         deck = item.deck
         if deck.language != first.language:
-            problems.append(f"{deck.source}: language '{deck.language}' differs from '{first.language}' "
-                            f"of {first.source}: decks in different languages cannot be combined")
+            problems.append(
+                f"{deck.source}: language '{deck.language}' differs from '{first.language}' "
+                f"of {first.source}: decks in different languages cannot be combined"
+            )
         for card_id in [c.id for c in deck.red] + [c.id for c in deck.grey]:
             if card_id in owner:
-                problems.append(f"{item.where(card_id)}: card {card_id}: duplicate id, already used in "
-                                f"{owner[card_id].where(card_id)}")
+                problems.append(
+                    f"{item.where(card_id)}: card {card_id}: duplicate id, already used in "
+                    f"{owner[card_id].where(card_id)}"
+                )
             else:
                 owner[card_id] = item
     if problems:
@@ -194,21 +198,28 @@ class _Checker:
     def deck(self, data: Mapping[str, Any]) -> Deck:
         for key in data:
             if key not in ("deck", "red", "grey"):
-                self._problem(self._key_line(key, 1, len(self.lines)),
-                              f"unknown top-level field '{key}' (allowed: [deck], [[red]], [[grey]])")
+                self._problem(
+                    self._key_line(key, 1, len(self.lines)),
+                    f"unknown top-level field '{key}' (allowed: [deck], [[red]], [[grey]])",
+                )
         name, language = self._deck_table(data.get("deck", {}))
         count = sum(len(data[c]) for c in ("red", "grey") if isinstance(data.get(c), list))
         if count > MAX_CARDS:
-            self._problem(None, f"the deck has {count} cards; a deck file holds at most {MAX_CARDS} "
-                                "(split it into several files and combine them with --deck)")
+            self._problem(
+                None,
+                f"the deck has {count} cards; a deck file holds at most {MAX_CARDS} "
+                "(split it into several files and combine them with --deck)",
+            )
             return Deck(name=name, language=language, red=(), grey=(), source=str(self.path))
         red = self._cards(data, "red")
         grey = self._cards(data, "grey")
         if not red and not grey and not self.problems:
             self._problem(None, "the deck has no cards: add [[red]] and/or [[grey]] cards")
         return Deck(
-            name=name, language=language,
-            red=tuple(cast(RedCard, c) for c in red), grey=tuple(cast(GreyCard, c) for c in grey),
+            name=name,
+            language=language,
+            red=tuple(cast(RedCard, c) for c in red),
+            grey=tuple(cast(GreyCard, c) for c in grey),
             source=str(self.path),
         )
 
@@ -235,8 +246,9 @@ class _Checker:
     def _cards(self, data: Mapping[str, Any], colour: str) -> list[RedCard | GreyCard]:
         entries = data.get(colour, [])
         if not isinstance(entries, list):
-            self._problem(self._key_line(colour, 1, len(self.lines)),
-                          f"'{colour}' must be a list of [[{colour}]] cards")
+            self._problem(
+                self._key_line(colour, 1, len(self.lines)), f"'{colour}' must be a list of [[{colour}]] cards"
+            )
             return []
         cards: list[RedCard | GreyCard] = []
         for index, entry in enumerate(entries):
@@ -247,7 +259,9 @@ class _Checker:
 
     def _card(self, colour: str, index: int, entry: Any) -> RedCard | GreyCard | None:
         raw_id = entry.get("id") if isinstance(entry, dict) else None
-        label = f"{colour} card {shown(raw_id)}" if isinstance(raw_id, str) and raw_id else f"{colour} card #{index + 1}"
+        label = (
+            f"{colour} card {shown(raw_id)}" if isinstance(raw_id, str) and raw_id else f"{colour} card #{index + 1}"
+        )
         start = self._card_line(colour, index, raw_id)
         end = self._block_end(start) if start else None
 
@@ -277,13 +291,15 @@ class _Checker:
     def _card_id(self, entry: Mapping[str, Any], problem: Any) -> CardId | None:
         value = entry.get("id")
         if value is None:
-            problem(None, "missing id (give every card a unique id such as \"r001\")")
+            problem(None, 'missing id (give every card a unique id such as "r001")')
             return None
         if not isinstance(value, str) or not value or re.search(r"\s", value):
             problem("id", "id must be a non-empty string without spaces")
             return None
         if unsafe_characters(value):
-            problem("id", f"id {value!r} contains {describe_unsafe(unsafe_characters(value))}: use letters, digits and '-'")
+            problem(
+                "id", f"id {value!r} contains {describe_unsafe(unsafe_characters(value))}: use letters, digits and '-'"
+            )
             return None
         if len(value) > MAX_ID:
             problem("id", f"id is {len(value)} characters long; at most {MAX_ID} are allowed")
@@ -319,7 +335,7 @@ class _Checker:
     def _tags(entry: Mapping[str, Any], problem: Any) -> tuple[str, ...]:
         value = entry.get("tags", [])
         if not isinstance(value, list) or not all(isinstance(t, str) and t.strip() for t in value):
-            problem("tags", "tags must be a list of non-empty strings, e.g. tags = [\"family\"]")
+            problem("tags", 'tags must be a list of non-empty strings, e.g. tags = ["family"]')
             return ()
         if len(value) > MAX_TAGS or any(len(t) > MAX_ID or unsafe_characters(t) for t in value):
             problem("tags", f"at most {MAX_TAGS} tags of up to {MAX_ID} printable characters each")
@@ -327,8 +343,9 @@ class _Checker:
         return tuple(t.strip() for t in value)
 
     @staticmethod
-    def _red(entry: Mapping[str, Any], card_id: CardId | None, text: str | None,
-             tags: tuple[str, ...], problem: Any) -> RedCard | None:
+    def _red(
+        entry: Mapping[str, Any], card_id: CardId | None, text: str | None, tags: tuple[str, ...], problem: Any
+    ) -> RedCard | None:
         template = entry.get("template")
         if template is not None and (not isinstance(template, str) or not template.strip()):
             problem("template", "template must be a non-empty string")
@@ -345,12 +362,14 @@ class _Checker:
             problem("text", f"red card text has {blanks} BAM! blanks; at most {MAX_BLANKS} are allowed")
         elif isinstance(template, str) and template.strip():
             _check_template(template, blanks, problem)
-        return RedCard(id=card_id, text=text, blanks=blanks, tags=tags,
-                       template=template if isinstance(template, str) else None)
+        return RedCard(
+            id=card_id, text=text, blanks=blanks, tags=tags, template=template if isinstance(template, str) else None
+        )
 
     @staticmethod
-    def _grey(entry: Mapping[str, Any], card_id: CardId | None, text: str | None,
-              tags: tuple[str, ...], problem: Any) -> GreyCard | None:
+    def _grey(
+        entry: Mapping[str, Any], card_id: CardId | None, text: str | None, tags: tuple[str, ...], problem: Any
+    ) -> GreyCard | None:
         number = entry.get("number")
         if number is not None and number not in NUMBERS:
             problem("number", f"number must be one of {', '.join(NUMBERS)}, not {number!r}")
@@ -362,9 +381,15 @@ class _Checker:
                 problem(flag, f"{flag} must be true or false")
         if text is None or card_id is None:
             return None
-        return GreyCard(id=card_id, text=text, tags=tags, number=cast(Number | None, number),
-                        mass=entry.get("mass") is True, proper=entry.get("proper") is True,
-                        article=cast(Article | None, article))
+        return GreyCard(
+            id=card_id,
+            text=text,
+            tags=tags,
+            number=cast(Number | None, number),
+            mass=entry.get("mass") is True,
+            proper=entry.get("proper") is True,
+            article=cast(Article | None, article),
+        )
 
     def _problem(self, line: int | None, message: str) -> None:
         where = f"{self.path}:{line}" if line else str(self.path)

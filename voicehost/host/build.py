@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from voicehost.speak.voice import EspeakVoice
 
 
-
 class SettingsError(InputError):
     """The options of a session do not fit together."""
 
@@ -82,12 +81,16 @@ def check_players(names: list[str]) -> tuple[str, ...]:
     return cleaned
 
 
-SHOWN_SOUNDS = {"(sound: race open)": "(race sound: the race is open!)",
-                "(sound: time running out)": "(sound: time is running out)"}
+SHOWN_SOUNDS = {
+    "(sound: race open)": "(race sound: the race is open!)",
+    "(sound: time running out)": "(sound: time is running out)",
+}
 """Earcons printed on the transcript (the others repeat what a line already says)."""
 
 
-def transcript_printer(players: tuple[str, ...], stream: TextIO, show_private: bool) -> Callable[[TranscriptLine], None]:
+def transcript_printer(
+    players: tuple[str, ...], stream: TextIO, show_private: bool
+) -> Callable[[TranscriptLine], None]:
     """Print what the host says: 'host: ...' for the table, 'host → Anna: ...' for private lines."""
 
     def show(line: TranscriptLine) -> None:
@@ -97,7 +100,9 @@ def transcript_printer(players: tuple[str, ...], stream: TextIO, show_private: b
                 print(f"host: {SHOWN_SOUNDS[line.text]}", file=stream, flush=True)
             return
         if line.route.private:
-            name = players[line.route.seat - 1] if line.route.seat and line.route.seat <= len(players) else str(line.route)
+            name = (
+                players[line.route.seat - 1] if line.route.seat and line.route.seat <= len(players) else str(line.route)
+            )
             text = line.text if show_private else "(private)"
             print(f"host → {name}: {text}", file=stream, flush=True)
         else:
@@ -165,10 +170,14 @@ class Built:
             log.close()
         except LogWriteError as error:
             if not log.path.exists() or log.path.stat().st_size == 0:
-                raise LogWriteError(f"{error}: no event of this game could be saved; make room, then start it "
-                                    "again", error.reason) from None
-            raise LogWriteError(f"{error}: the log keeps the game up to the last saved event; make room, then "
-                                f"continue with 'voicehost resume {log.path}'", error.reason) from None
+                raise LogWriteError(
+                    f"{error}: no event of this game could be saved; make room, then start it again", error.reason
+                ) from None
+            raise LogWriteError(
+                f"{error}: the log keeps the game up to the last saved event; make room, then "
+                f"continue with 'voicehost resume {log.path}'",
+                error.reason,
+            ) from None
 
 
 def build_offline(settings: PlaySettings, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> Built:
@@ -186,23 +195,39 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO | None = None, stdout
     elif settings.input == "text":
         clock = WallClock(settings.start_time)
         source = TextInput(stdin, settings.players, clock, echo=stdout)
-        shown = ("private lines (secret cards) are shown on this shared screen as 'host → NAME'; "
-                 "--no-show-private hides them" if settings.show_private else "private lines are hidden")
+        shown = (
+            "private lines (secret cards) are shown on this shared screen as 'host → NAME'; "
+            "--no-show-private hides them"
+            if settings.show_private
+            else "private lines are hidden"
+        )
         print(f"(text mode: type NAME: words, e.g. '{settings.players[0]}: help'; {shown})", file=stdout, flush=True)
     else:
         raise SettingsError(f"unknown input {settings.input!r}: use mic, text or script:FILE")
     service = SpeechService(
-        host_voice(settings), timeline_outputs(settings.players, settings.speech_wav), clock,
+        host_voice(settings),
+        timeline_outputs(settings.players, settings.speech_wav),
+        clock,
         transcript=transcript_printer(settings.players, stdout, settings.show_private),
     )
     log = EventLogWriter(settings.log) if settings.log else None
-    host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
-                rng=random.Random(settings.seed), log=log)
+    host = Host(
+        clock=clock,
+        mouth=Mouth(service, settings.players),
+        players=settings.players,
+        rng=random.Random(settings.seed),
+        log=log,
+    )
     return Built(build_flow(settings, host), source, host, service, log)
 
 
-def run_session(settings: PlaySettings, *, resume: list[JsonObject] | None = None,
-                stdin: TextIO | None = None, stdout: TextIO | None = None) -> Outcome:
+def run_session(
+    settings: PlaySettings,
+    *,
+    resume: list[JsonObject] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> Outcome:
     """Build, run (or resume) and close a session; the log is appended as the game goes."""
     from voicehost.host.session import Session
 
@@ -262,8 +287,10 @@ def saved_options(log: Path, setup: JsonObject | None = None) -> dict[str, objec
     if setup is not None:
         for key in ("game", "players", "seed"):
             if key in data and data[key] != setup.get(key):
-                raise SettingsError(f"{path}: belongs to another game ({key} {data[key]!r}, the log says "
-                                    f"{setup.get(key)!r}); move it away to resume with the default options")
+                raise SettingsError(
+                    f"{path}: belongs to another game ({key} {data[key]!r}, the log says "
+                    f"{setup.get(key)!r}); move it away to resume with the default options"
+                )
     game = setup.get("game") if setup is not None else data.get("game")
     options = check_options(str(game), data.get("options", {}), str(path), from_file=True)
     return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
@@ -284,6 +311,16 @@ def settings_for_resume(events: list[JsonObject], log: Path, base: PlaySettings)
     seed = check_seed(setup.get("seed", 0), f"{log}: setup event")
     last_t = max(float(e["t"]) for e in events)
     options = {**saved_options(log, setup), **base.options}
-    return PlaySettings(str(setup["game"]), players, base.input, seed, log,
-                        base.speech_wav, base.show_private, options, start_time=last_t + 1.0,
-                        speech_rate=base.speech_rate, voice=base.voice)
+    return PlaySettings(
+        str(setup["game"]),
+        players,
+        base.input,
+        seed,
+        log,
+        base.speech_wav,
+        base.show_private,
+        options,
+        start_time=last_t + 1.0,
+        speech_rate=base.speech_rate,
+        voice=base.voice,
+    )

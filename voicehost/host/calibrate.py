@@ -79,6 +79,7 @@ class SetupFailed(VoicehostError, RuntimeError):
 
 # ---- levels: which channel hears a voice loudest ---------------------------------------------
 
+
 def to_db(energy: np.ndarray | float) -> np.ndarray:
     """Mean-square energy → dBFS, with digital silence at :data:`FLOOR_DB`."""
     return np.maximum(10.0 * np.log10(np.maximum(np.asarray(energy, dtype=np.float64), 1e-30)), FLOOR_DB)
@@ -147,8 +148,14 @@ class ChannelChoice:
     """Each channel's level while the voice was heard, dBFS."""
 
 
-def loudest_channel(samples: np.ndarray, rate: int, noise_db: np.ndarray, *,
-                    margin_db: float = MARGIN_DB, candidates: Sequence[int] | None = None) -> ChannelChoice:
+def loudest_channel(
+    samples: np.ndarray,
+    rate: int,
+    noise_db: np.ndarray,
+    *,
+    margin_db: float = MARGIN_DB,
+    candidates: Sequence[int] | None = None,
+) -> ChannelChoice:
     """Decide which channel (of ``candidates``, default all) heard the voice in ``samples`` loudest.
 
     Levels are compared over the frames where someone talks, the same frames for every channel.
@@ -185,7 +192,10 @@ def duplicate_channels(samples: np.ndarray, devices: Sequence[Hashable]) -> set[
 
 # ---- clicks: when a sound arrived ------------------------------------------------------------
 
-def make_click(rate: int, seconds: float = CLICK_SECONDS, level: float = CLICK_LEVEL, seed: int = CLICK_SEED) -> np.ndarray:
+
+def make_click(
+    rate: int, seconds: float = CLICK_SECONDS, level: float = CLICK_LEVEL, seed: int = CLICK_SEED
+) -> np.ndarray:
     """The calibration click at ``rate`` Hz: a short burst of seeded white noise, tapered ends."""
     n = max(8, int(round(rate * seconds)))
     noise = np.random.default_rng(seed).uniform(-1.0, 1.0, n)
@@ -211,7 +221,9 @@ def _envelope(x: np.ndarray) -> np.ndarray:
     return envelope
 
 
-def click_arrival(samples: np.ndarray, rate: int, template: np.ndarray, *, min_snr: float = CLICK_MIN_SNR) -> float | None:
+def click_arrival(
+    samples: np.ndarray, rate: int, template: np.ndarray, *, min_snr: float = CLICK_MIN_SNR
+) -> float | None:
     """Seconds from the start of mono ``samples`` to where ``template`` (the click, at ``rate``)
     begins, or None when no click stands out. The first strong peak wins over a louder echo."""
     x = np.asarray(samples, dtype=np.float64)
@@ -278,6 +290,7 @@ def relative_offsets(delays: Mapping[K, Sequence[float | None]], *, min_clicks: 
 
 
 # ---- the adapters the walk-through needs -----------------------------------------------------
+
 
 class Recorder(Protocol):
     """Every microphone channel of the table, on the session clock."""
@@ -531,9 +544,18 @@ class TableSetup:
     transcript; ``log`` additionally gets what the host hears and measures.
     """
 
-    def __init__(self, host: SpeechService, recorder: Recorder, clock: Clock, *,
-                 clicks: ClickPlayer | None = None, log: Callable[[str], None] = print,
-                 seed: int = 0, attempts: int = ATTEMPTS, click_count: int = CLICKS) -> None:
+    def __init__(
+        self,
+        host: SpeechService,
+        recorder: Recorder,
+        clock: Clock,
+        *,
+        clicks: ClickPlayer | None = None,
+        log: Callable[[str], None] = print,
+        seed: int = 0,
+        attempts: int = ATTEMPTS,
+        click_count: int = CLICKS,
+    ) -> None:
         self.host = host
         self.recorder = recorder
         self.clock = clock
@@ -607,20 +629,28 @@ class TableSetup:
                 prompt = f"{name}, I did not hear you. Please say your name again, a little louder."
             elif choice.verdict is Verdict.UNCLEAR:
                 assert choice.channel is not None and choice.runner_up is not None
-                prompt = (f"{name}, you sounded the same on {self.mic(choice.channel)} and "
-                          f"{self.mic(choice.runner_up)}. Please say your name again, close to your microphone.")
+                prompt = (
+                    f"{name}, you sounded the same on {self.mic(choice.channel)} and "
+                    f"{self.mic(choice.runner_up)}. Please say your name again, close to your microphone."
+                )
             elif choice.channel in taken and not may_share:
                 assert choice.channel is not None
-                prompt = (f"{name}, that was loudest on {taken[choice.channel]}'s microphone. "
-                          "Please say your name again, close to your own microphone.")
+                prompt = (
+                    f"{name}, that was loudest on {taken[choice.channel]}'s microphone. "
+                    "Please say your name again, close to your own microphone."
+                )
             else:
                 assert choice.channel is not None
                 return Placement(name, choice.channel, choice.margin_db, attempt)
-        self.say(f"I could not find {name}'s microphone. Please check that every microphone is "
-                 "plugged in and close to its player, then start the setup again.")
-        raise SetupFailed(f"could not tell which microphone is {name}'s after {self.attempts} tries "
-                          f"({self.describe(last) if last else 'nothing heard'}); check the microphones "
-                          "or write the table config by hand (see docs/table.md)")
+        self.say(
+            f"I could not find {name}'s microphone. Please check that every microphone is "
+            "plugged in and close to its player, then start the setup again."
+        )
+        raise SetupFailed(
+            f"could not tell which microphone is {name}'s after {self.attempts} tries "
+            f"({self.describe(last) if last else 'nothing heard'}); check the microphones "
+            "or write the table config by hand (see docs/table.md)"
+        )
 
     def describe(self, choice: ChannelChoice) -> str:
         """One line for the terminal about a take."""
@@ -633,8 +663,10 @@ class TableSetup:
     def seat_players(self, names: Sequence[str], after: float) -> list[Placement]:
         """Find every player's channel, in turn, confirming each aloud."""
         if len(self.recorder.channels) == 1:
-            self.say("There is one microphone, so everybody shares it. I can run the turns and "
-                     "judge what you say, but I cannot tell who shouted first in a race.")
+            self.say(
+                "There is one microphone, so everybody shares it. I can run the turns and "
+                "judge what you say, but I cannot tell who shouted first in a race."
+            )
             return [Placement(name, 0, float("inf"), 0) for name in names]
         self.listen_to_room(after)
         self.log("  noise floor dBFS: " + ", ".join(f"{i + 1}: {v:.0f}" for i, v in enumerate(self.noise_db)))
@@ -645,8 +677,11 @@ class TableSetup:
             placement = self.place(name, taken, may_share)
             placements.append(placement)
             sharing = taken.get(placement.channel)
-            self.say(f"{name}, you share {self.mic(placement.channel)} with {sharing}." if sharing
-                     else f"{name}, you are on {self.mic(placement.channel)}.")
+            self.say(
+                f"{name}, you share {self.mic(placement.channel)} with {sharing}."
+                if sharing
+                else f"{name}, you are on {self.mic(placement.channel)}."
+            )
         return placements
 
     # -- latency --
@@ -676,8 +711,10 @@ class TableSetup:
         try:
             return relative_offsets(delays, min_clicks=max(1, (self.click_count + 1) // 2))
         except SetupFailed as error:
-            raise SetupFailed(f"latency measurement failed: {error}; turn the table speaker up and "
-                              "keep the room quiet, then run setup-table again") from None
+            raise SetupFailed(
+                f"latency measurement failed: {error}; turn the table speaker up and "
+                "keep the room quiet, then run setup-table again"
+            ) from None
 
     def _arrival(self, window: np.ndarray, columns: Sequence[int], template: np.ndarray) -> float | None:
         """Delay of the click on the best of ``columns`` (seconds after it was played)."""
@@ -694,8 +731,7 @@ class TableSetup:
 
     # -- all of it --
 
-    def run(self, names: Sequence[str], *, speaker: DeviceSpec | None,
-            phones: DeviceSpec | None) -> SetupResult:
+    def run(self, names: Sequence[str], *, speaker: DeviceSpec | None, phones: DeviceSpec | None) -> SetupResult:
         """Seat every player, measure latencies when seats are on several devices, confirm the
         earphones, and say the summary; returns the table (not yet saved)."""
         end = self.say("Let's set up the table. Please stay quiet for a moment while I listen to the room.")
@@ -706,13 +742,17 @@ class TableSetup:
             by_device.setdefault(channels[p.channel].device, []).append(p.channel)
         offsets = None
         if len(by_device) > 1:
-            end = self.say("Now I will measure how late each microphone hears. Please stay quiet: "
-                           "you will hear a few clicks.")
+            end = self.say(
+                "Now I will measure how late each microphone hears. Please stay quiet: you will hear a few clicks."
+            )
             offsets = self.measure_latency(by_device, end)
         seats = tuple(
-            Seat(p.name, channels[p.channel],
-                 None if phones is None else Channel(phones, k),
-                 0.0 if offsets is None else offsets.offsets[channels[p.channel].device])
+            Seat(
+                p.name,
+                channels[p.channel],
+                None if phones is None else Channel(phones, k),
+                0.0 if offsets is None else offsets.offsets[channels[p.channel].device],
+            )
             for k, p in enumerate(placements, start=1)
         )
         table = Table(speaker, seats)
@@ -724,14 +764,26 @@ class TableSetup:
 
     # -- enrolment --
 
-    def enrol(self, seats: Sequence[tuple[str, int]], words: Sequence[str], folder: Path, *,
-              takes: int = ENROL_TAKES, after: float | None = None) -> EnrolResult:
+    def enrol(
+        self,
+        seats: Sequence[tuple[str, int]],
+        words: Sequence[str],
+        folder: Path,
+        *,
+        takes: int = ENROL_TAKES,
+        after: float | None = None,
+    ) -> EnrolResult:
         """Ask every player (name, channel index of the recorder) to say every word ``takes``
         times; save each take as ``folder/NAME/WORD-N.wav`` (16 kHz mono, the word with 0.25 s
         around it). A take that is silent, too short or too long is asked for again."""
         started = self.clock.now()
-        end = after if after is not None else self.say(
-            "Now each of you will say the game's words, so that I learn your voices. Please stay quiet for a moment.")
+        end = (
+            after
+            if after is not None
+            else self.say(
+                "Now each of you will say the game's words, so that I learn your voices. Please stay quiet for a moment."
+            )
+        )
         self.listen_to_room(end)
         saved: dict[str, list[Path]] = {}
         per_player: dict[str, float] = {}
@@ -770,8 +822,10 @@ class TableSetup:
             self.log(f"  saved {path} ({length:.2f} s of speech)")
             return path
         self.say(f"I could not hear {name} say {word}. Let's check the microphone and try again later.")
-        raise SetupFailed(f"could not record {name} saying {word!r} after {self.attempts} tries; check {name}'s "
-                          "microphone and run 'voicehost enrol' again")
+        raise SetupFailed(
+            f"could not record {name} saying {word!r} after {self.attempts} tries; check {name}'s "
+            "microphone and run 'voicehost enrol' again"
+        )
 
     def check_earphones(self, table: Table) -> None:
         """Whisper to each seat on their own earphone, so a swapped cable is noticed now."""
@@ -798,8 +852,8 @@ class TableSetup:
         if offsets is not None:
             for device, spread in offsets.spread.items():
                 if spread > 0.002:
-                    notes.append(f"the clicks on {device!r} disagreed by up to {spread * 1000:.1f} ms: "
-                                 "its latency is uncertain (a noisy room?); consider running setup-table again")
+                    notes.append(
+                        f"the clicks on {device!r} disagreed by up to {spread * 1000:.1f} ms: "
+                        "its latency is uncertain (a noisy room?); consider running setup-table again"
+                    )
         return notes
-
-

@@ -113,9 +113,13 @@ class ScriptInput:
     game's script counts from where its log stopped).
     """
 
-    def __init__(self, lines: Iterable[ScriptLine], clock: SimClock, *, duration: float = 0.6, tail: float = 10.0) -> None:
+    def __init__(
+        self, lines: Iterable[ScriptLine], clock: SimClock, *, duration: float = 0.6, tail: float = 10.0
+    ) -> None:
         origin = clock.now()
-        self._lines = collections.deque(ScriptLine(line.t + origin, line.player, line.phrase, line.line) for line in lines)
+        self._lines = collections.deque(
+            ScriptLine(line.t + origin, line.player, line.phrase, line.line) for line in lines
+        )
         self._clock = clock
         self._duration = duration
         """Assumed length of a spoken line, seconds (its 'end')."""

@@ -52,8 +52,9 @@ class Span:
 
 def heard_from(shout: Shout) -> Heard:
     """The session's view of a ranked shout."""
-    return Heard(shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic",
-                 shout.level_db, shout.uncertain)
+    return Heard(
+        shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic", shout.level_db, shout.uncertain
+    )
 
 
 class ReferenceTap:
@@ -128,11 +129,20 @@ class AudioInput:
     ``live`` holds the microphones back until the reference is known up to the clock's now.
     """
 
-    def __init__(self, listener: Any, read: Callable[[float], list[AudioBlock] | None], clock: Clock,
-                 phrases: Callable[[], Sequence[str]], *, recorder: "SessionRecorder | None" = None,
-                 spans: Sequence[Span] = (), idle_note: Callable[[float], None] | None = None,
-                 tap: ReferenceTap | None = None, live: bool = False,
-                 likely: Callable[[], Sequence[str]] | None = None) -> None:
+    def __init__(
+        self,
+        listener: Any,
+        read: Callable[[float], list[AudioBlock] | None],
+        clock: Clock,
+        phrases: Callable[[], Sequence[str]],
+        *,
+        recorder: "SessionRecorder | None" = None,
+        spans: Sequence[Span] = (),
+        idle_note: Callable[[float], None] | None = None,
+        tap: ReferenceTap | None = None,
+        live: bool = False,
+        likely: Callable[[], Sequence[str]] | None = None,
+    ) -> None:
         self.listener = listener
         self.likely = likely
         self._read = read
@@ -237,8 +247,9 @@ class SessionRecorder:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.seats = tuple(seats)
         self.rate = rate
-        self._wav = soundfile.SoundFile(str(self.folder / MICS_FILE), "w", samplerate=rate,
-                                        channels=len(self.seats), subtype="PCM_16", format="WAV")
+        self._wav = soundfile.SoundFile(
+            str(self.folder / MICS_FILE), "w", samplerate=rate, channels=len(self.seats), subtype="PCM_16", format="WAV"
+        )
         self._written = 0
         self._first: int | None = None
         self._pending: dict[SeatName, list[tuple[int, np.ndarray]]] = {s: [] for s in self.seats}
@@ -246,7 +257,9 @@ class SessionRecorder:
         self._host = Reference(rate)
         self._host_heard = False
         self._last_flush = time.monotonic()
-        (self.folder / SESSION_FILE).write_text(json.dumps({**settings, "seats": list(self.seats), "rate": rate}, indent=2) + "\n")
+        (self.folder / SESSION_FILE).write_text(
+            json.dumps({**settings, "seats": list(self.seats), "rate": rate}, indent=2) + "\n"
+        )
 
     def block(self, block: AudioBlock) -> None:
         """Keep one block (any subset of seats)."""
@@ -302,7 +315,9 @@ class SessionRecorder:
 
     def span(self, span: Span) -> None:
         """Note a speaking span of the host."""
-        self._spans.write(json.dumps({"start": round(span.start, 4), "end": round(span.end, 4), "text": span.text}) + "\n")
+        self._spans.write(
+            json.dumps({"start": round(span.start, 4), "end": round(span.end, 4), "text": span.text}) + "\n"
+        )
         self._spans.flush()
 
     def close(self) -> None:
@@ -310,7 +325,9 @@ class SessionRecorder:
         longest = max((self._available(s) for s in self.seats), default=self._written)
         for seat in self.seats:
             if self._available(seat) < longest:
-                self._pending[seat].append((self._available(seat), np.zeros(longest - self._available(seat), np.float32)))
+                self._pending[seat].append(
+                    (self._available(seat), np.zeros(longest - self._available(seat), np.float32))
+                )
         self._write_ready()
         self._wav.close()
         self._spans.close()
@@ -318,7 +335,9 @@ class SessionRecorder:
             import soundfile
 
             host = self._host.read(self._first, self._written)
-            soundfile.write(str(self.folder / HOST_FILE), np.clip(host, -1.0, 1.0), self.rate, subtype="PCM_16", format="WAV")
+            soundfile.write(
+                str(self.folder / HOST_FILE), np.clip(host, -1.0, 1.0), self.rate, subtype="PCM_16", format="WAV"
+            )
 
 
 def mics_path(folder: Path) -> Path:

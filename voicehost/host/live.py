@@ -21,10 +21,28 @@ from voicehost.clock import Clock, SimClock, WallClock
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.files import CONFIG_LIMIT, parse_json, read_text
-from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, timeline_outputs, transcript_printer
+from voicehost.host.build import (
+    Built,
+    PlaySettings,
+    SettingsError,
+    build_flow,
+    host_voice,
+    timeline_outputs,
+    transcript_printer,
+)
 from voicehost.host.listening import (
-    EVENTS_FILE, MICS_FILE, SESSION_FILE, SPANS_FILE, AudioInput, ReferenceTap, SessionRecorder, Span, file_reader, host_path,
-    mics_path, read_spans,
+    EVENTS_FILE,
+    MICS_FILE,
+    SESSION_FILE,
+    SPANS_FILE,
+    AudioInput,
+    ReferenceTap,
+    SessionRecorder,
+    Span,
+    file_reader,
+    host_path,
+    mics_path,
+    read_spans,
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
@@ -48,11 +66,22 @@ class ListenSettings:
 
 def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str, Any]:
     """What a recording keeps about its session (enough to replay it)."""
-    options = {k: (list(v) if isinstance(v, tuple) else v) for k, v in settings.options.items()
-               if isinstance(v, (str, int, float, bool, list, tuple)) or v is None}
-    return {"game": settings.game, "players": list(settings.players), "seed": settings.seed, "options": options,
-            "lang": listen.lang, "engine": listen.engine, "model": str(listen.model) if listen.model else None,
-            "speech_rate": settings.speech_rate, "voice": settings.voice}
+    options = {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in settings.options.items()
+        if isinstance(v, (str, int, float, bool, list, tuple)) or v is None
+    }
+    return {
+        "game": settings.game,
+        "players": list(settings.players),
+        "seed": settings.seed,
+        "options": options,
+        "lang": listen.lang,
+        "engine": listen.engine,
+        "model": str(listen.model) if listen.model else None,
+        "speech_rate": settings.speech_rate,
+        "voice": settings.voice,
+    }
 
 
 def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
@@ -61,8 +90,11 @@ def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[
     from voicehost.models.engine import user_recognizer
 
     recognizer = user_recognizer(listen.lang, listen.engine, listen.model)
-    enrolled = {name: listen.enrolment / name for name in seats
-                if listen.enrolment is not None and (listen.enrolment / name).is_dir()}
+    enrolled = {
+        name: listen.enrolment / name
+        for name in seats
+        if listen.enrolment is not None and (listen.enrolment / name).is_dir()
+    }
     enrol = getattr(recognizer, "enrol", None)
     if enrolled and enrol is not None:
         enrol(enrolled)
@@ -114,8 +146,15 @@ class TableClock:
         return self.origin
 
 
-def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path | None, *,
-               record: Path | None = None, start_file: Path | None = None, stdout: TextIO = sys.stdout) -> Built:
+def build_live(
+    settings: PlaySettings,
+    listen: ListenSettings,
+    table_path: Path | None,
+    *,
+    record: Path | None = None,
+    start_file: Path | None = None,
+    stdout: TextIO = sys.stdout,
+) -> Built:
     """A live session: microphones from the table config (or the default input), speech on its devices.
 
     ``start_file`` receives ``{"monotonic": X}``: the CLOCK_MONOTONIC seconds (Python's
@@ -132,7 +171,9 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     if table_path is not None and listen.enrolment is None and (table_path.resolve().parent / "enrolment").is_dir():
         listen = replace(listen, enrolment=table_path.resolve().parent / "enrolment")
     if tuple(table.names) != settings.players:
-        raise SettingsError(f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order")
+        raise SettingsError(
+            f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order"
+        )
     for warning in check_devices(table, list_devices()):
         print(f"(table: {warning})", file=stdout)
     clock = TableClock(settings.start_time)
@@ -152,18 +193,36 @@ def build_live(settings: PlaySettings, listen: ListenSettings, table_path: Path 
     source = LiveSource(table.live_inputs(), clock)
     listener = make_listener(table.names, listen, table.latencies, stdout)
     holder: dict[str, Any] = {}
-    audio = AudioInput(listener, lambda timeout: source.read(timeout), clock, lambda: listening_phrases(holder["flow"]),
-                       likely=lambda: likely_phrases(holder["flow"]),
-                       recorder=recorder, tap=tap, live=True)
-    service = SpeechService(host_voice(settings), outputs, clock,
-                            transcript=transcript_printer(settings.players, stdout, settings.show_private),
-                            on_span=_span_forwarder(audio))
-    host = Host(clock=clock, mouth=Mouth(service, settings.players), players=settings.players,
-                rng=random.Random(settings.seed), log=log)
+    audio = AudioInput(
+        listener,
+        lambda timeout: source.read(timeout),
+        clock,
+        lambda: listening_phrases(holder["flow"]),
+        likely=lambda: likely_phrases(holder["flow"]),
+        recorder=recorder,
+        tap=tap,
+        live=True,
+    )
+    service = SpeechService(
+        host_voice(settings),
+        outputs,
+        clock,
+        transcript=transcript_printer(settings.players, stdout, settings.show_private),
+        on_span=_span_forwarder(audio),
+    )
+    host = Host(
+        clock=clock,
+        mouth=Mouth(service, settings.players),
+        players=settings.players,
+        rng=random.Random(settings.seed),
+        log=log,
+    )
     flow = build_flow(settings, host)
     holder["flow"] = flow
     if table.single_microphone:
-        print("(one microphone for everybody: turns and judging work, but who shouted first cannot be told)", file=stdout)
+        print(
+            "(one microphone for everybody: turns and judging work, but who shouted first cannot be told)", file=stdout
+        )
     service.open()
     source.start()
     origin = clock.restart()
@@ -213,15 +272,21 @@ class LiveMicrophones:
         for change in self.source.changes():
             who = ", ".join(change.seats)
             if change.lost:
-                note = f"microphone {change.device!r} ({who}) stopped: {change.reason}; trying to reopen it every second"
+                note = (
+                    f"microphone {change.device!r} ({who}) stopped: {change.reason}; trying to reopen it every second"
+                )
             else:
                 note = f"microphone {change.device!r} ({who}) is back"
             print(f"({note})", file=self.stdout, flush=True)
             self._changes.append((change.seats, change.lost))
         overflows = sum(s.overflows for s in self.source.stats)
         if overflows > self._overflows and self.clock.now() - self._noted_at >= self.NOTE_EVERY:
-            print(f"(microphones: {overflows} input overflow{'s' if overflows != 1 else ''} so far: the computer fell behind "
-                  "and a little sound was lost; the game goes on)", file=self.stdout, flush=True)
+            print(
+                f"(microphones: {overflows} input overflow{'s' if overflows != 1 else ''} so far: the computer fell behind "
+                "and a little sound was lost; the game goes on)",
+                file=self.stdout,
+                flush=True,
+            )
             self._overflows, self._noted_at = overflows, self.clock.now()
 
     def close(self) -> None:
@@ -249,6 +314,7 @@ def _span_forwarder(audio: AudioInput) -> Any:
     def forward(span: Any) -> None:
         if not span.route.private and span.end > span.start:
             audio.add_span(Span(span.start, span.end, span.text, key=span.id))
+
     return forward
 
 
@@ -259,13 +325,16 @@ def default_table(players: tuple[str, ...]) -> Any:
 
     device = find_device(None, output=False)
     if device is None:
-        raise SettingsError("no microphone found: connect one, name it in a table config (--config), or use --input text")
+        raise SettingsError(
+            "no microphone found: connect one, name it in a table config (--config), or use --input text"
+        )
     enough = device.max_input_channels >= len(players)
     seats = tuple(Seat(p, Channel(device.index, k + 1 if enough else 1)) for k, p in enumerate(players))
     return Table(None, seats)
 
 
 # ---- replay ---------------------------------------------------------------------------------
+
 
 def load_session(folder: Path) -> dict[str, Any]:
     """A recorded session's settings (session.json), checked: every value replay uses is of the
@@ -323,7 +392,9 @@ def _check_session(data: dict[str, Any], path: Path) -> None:
         Seconds(-1.0, 1.0, low_allowed=True).check(f"{where}: offsets: {seat}", value)
 
 
-def recorded_blocks(folder: Path, seats: tuple[str, ...], clock: SimClock, start_frame: int, block_frames: int = 1600) -> Iterator[AudioBlock]:
+def recorded_blocks(
+    folder: Path, seats: tuple[str, ...], clock: SimClock, start_frame: int, block_frames: int = 1600
+) -> Iterator[AudioBlock]:
     """The recording as blocks on the session's frame axis, moving the simulated clock along."""
     from voicehost.listen.sources import load_multichannel
 
@@ -337,8 +408,14 @@ def recorded_blocks(folder: Path, seats: tuple[str, ...], clock: SimClock, start
         yield AudioBlock(chunk, frame, rate, capture_time=frame / rate, seats=seats)
 
 
-def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Path, speech_wav: Path | None = None,
-                 stdout: TextIO = sys.stdout) -> tuple[Built, dict[str, Any]]:
+def build_replay(
+    folder: Path,
+    *,
+    listen: ListenSettings | None = None,
+    log: Path,
+    speech_wav: Path | None = None,
+    stdout: TextIO = sys.stdout,
+) -> tuple[Built, dict[str, Any]]:
     """A session re-run from a recording on a simulated clock (faster than real time).
 
     The host's voice in the microphones is cancelled with the recorded speaker track (host.wav
@@ -349,24 +426,48 @@ def build_replay(folder: Path, *, listen: ListenSettings | None = None, log: Pat
     data = load_session(folder)
     players = tuple(str(p) for p in data["players"])
     options = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data["options"].items()}
-    settings = PlaySettings(str(data["game"]), players, "replay", int(data["seed"]), log, speech_wav, True, options,
-                            speech_rate=data.get("speech_rate"), voice=data.get("voice"))
-    listen = listen or ListenSettings(str(data.get("lang", "en")), str(data.get("engine", "auto")),
-                                      Path(data["model"]) if data.get("model") else None)
+    settings = PlaySettings(
+        str(data["game"]),
+        players,
+        "replay",
+        int(data["seed"]),
+        log,
+        speech_wav,
+        True,
+        options,
+        speech_rate=data.get("speech_rate"),
+        voice=data.get("voice"),
+    )
+    listen = listen or ListenSettings(
+        str(data.get("lang", "en")), str(data.get("engine", "auto")), Path(data["model"]) if data.get("model") else None
+    )
     clock = SimClock(float(data.get("start_frame", 0)) / float(data.get("rate", 16000)))
     listener = make_listener(players, listen, {str(k): float(v) for k, v in data.get("offsets", {}).items()}, stdout)
     host_audio = host_path(folder)
     if host_audio is not None:
-        listener.use_reference(Reference.from_file(host_audio, int(data.get("rate", 16000)), int(data.get("start_frame", 0))))
+        listener.use_reference(
+            Reference.from_file(host_audio, int(data.get("rate", 16000)), int(data.get("start_frame", 0)))
+        )
     holder: dict[str, Any] = {}
     blocks = recorded_blocks(folder, players, clock, int(data.get("start_frame", 0)))
-    audio = AudioInput(listener, file_reader(blocks), clock, lambda: listening_phrases(holder["flow"]),
-                       likely=lambda: likely_phrases(holder["flow"]),
-                       spans=read_spans(Path(folder) / SPANS_FILE))
-    service = SpeechService(host_voice(settings), timeline_outputs(players, speech_wav), clock,
-                            transcript=transcript_printer(players, stdout, True))
+    audio = AudioInput(
+        listener,
+        file_reader(blocks),
+        clock,
+        lambda: listening_phrases(holder["flow"]),
+        likely=lambda: likely_phrases(holder["flow"]),
+        spans=read_spans(Path(folder) / SPANS_FILE),
+    )
+    service = SpeechService(
+        host_voice(settings),
+        timeline_outputs(players, speech_wav),
+        clock,
+        transcript=transcript_printer(players, stdout, True),
+    )
     writer = EventLogWriter(log)
-    host = Host(clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(settings.seed), log=writer)
+    host = Host(
+        clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(settings.seed), log=writer
+    )
     flow = build_flow(settings, host)
     holder["flow"] = flow
     return Built(flow, audio, host, service, writer), data

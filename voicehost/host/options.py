@@ -140,17 +140,33 @@ LONG_WAIT = Seconds(0.0, 600.0)
 
 OPTIONS: dict[str, dict[str, Check]] = {
     "bimbamm": {
-        "race_window": RACE_WINDOW, "remind_after": LONG_WAIT, "reminders": Whole(0, 10),
-        "first_player": Text(), "variant2p": Flag(), "cards": Choice(("auto", "dealt", "table")),
-        "cat_wait": LONG_WAIT, "verify_window": Seconds(0.0, 60.0),
+        "race_window": RACE_WINDOW,
+        "remind_after": LONG_WAIT,
+        "reminders": Whole(0, 10),
+        "first_player": Text(),
+        "variant2p": Flag(),
+        "cards": Choice(("auto", "dealt", "table")),
+        "cat_wait": LONG_WAIT,
+        "verify_window": Seconds(0.0, 60.0),
     },
     "bimbambum": {
-        "window": TIME_WINDOW, "slap_window": SLAP_WINDOW, "first_player": Text(), "shout_window": Seconds(0.0, 60.0),
-        "remind_after": LONG_WAIT, "reminders": Whole(0, 10), "quick": Whole(1, 1000, optional=True),
+        "window": TIME_WINDOW,
+        "slap_window": SLAP_WINDOW,
+        "first_player": Text(),
+        "shout_window": Seconds(0.0, 60.0),
+        "remind_after": LONG_WAIT,
+        "reminders": Whole(0, 10),
+        "quick": Whole(1, 1000, optional=True),
     },
     "bam": {
-        "decks": Texts(), "tags": Texts(longest=200), "rounds": Whole(1, 50), "cards": Choice(("dealt", "table"), optional=True),
-        "first_master": Text(), "remind_after": LONG_WAIT, "reminders": Whole(0, 10), "realizer": Anything(),
+        "decks": Texts(),
+        "tags": Texts(longest=200),
+        "rounds": Whole(1, 50),
+        "cards": Choice(("dealt", "table"), optional=True),
+        "first_master": Text(),
+        "remind_after": LONG_WAIT,
+        "reminders": Whole(0, 10),
+        "realizer": Anything(),
     },
 }
 """Every option each game knows, with what it accepts. Programs-only options are refused in files."""
@@ -169,7 +185,9 @@ def check_options(game: str, options: Any, where: str, *, from_file: bool = Fals
     for name, value in options.items():
         check = known.get(name) if isinstance(name, str) else None
         if check is None or (from_file and name in PROGRAM_ONLY):
-            raise OptionError(f"{where}: {game} has no option {name!r} (known: {', '.join(sorted(set(known) - PROGRAM_ONLY))})")
+            raise OptionError(
+                f"{where}: {game} has no option {name!r} (known: {', '.join(sorted(set(known) - PROGRAM_ONLY))})"
+            )
         clean[name] = check.check(f"{where}: {name}", value)
     return clean
 

@@ -21,7 +21,15 @@ from voicehost.eventlog import EventLogWriter, LogWriteError
 from voicehost.host.inputs import Input
 from voicehost.host.mouth import Mouth
 from voicehost.host.words import (
-    COMMAND_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, command, confirmation, contained, read_request,
+    COMMAND_PHRASES,
+    NO_PHRASES,
+    YES_PHRASES,
+    Command,
+    Heard,
+    command,
+    confirmation,
+    contained,
+    read_request,
     strip_fillers,
 )
 from voicehost.rules.base import Event, Game, IllegalAction, JsonObject, LogError
@@ -197,8 +205,9 @@ class Outcome:
 class Session:
     """Runs one game flow until it ends or the input runs out."""
 
-    def __init__(self, flow: Flow, source: Input, host: Host, *,
-                 on_heard: Callable[[Heard], None] | None = None) -> None:
+    def __init__(
+        self, flow: Flow, source: Input, host: Host, *, on_heard: Callable[[Heard], None] | None = None
+    ) -> None:
         self.flow = flow
         self.input = source
         self.host = host
@@ -236,7 +245,7 @@ class Session:
                 return Outcome(False, self.host.events, "input_ended")
             # Live microphones tell which of them stopped or came back (other inputs have no such method).
             changes = getattr(self.input, "microphone_changes", None)
-            for players, lost in (changes() if changes is not None else ()):
+            for players, lost in changes() if changes is not None else ():
                 self.microphones_changed(players, lost)
             for item in heard:
                 self.dispatch(item)
@@ -292,8 +301,9 @@ class Session:
         except VoicehostError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-            raise LogError(f"the event log does not describe a game this host can continue "
-                           f"({type(error).__name__}: {error})") from error
+            raise LogError(
+                f"the event log does not describe a game this host can continue ({type(error).__name__}: {error})"
+            ) from error
 
     def _check_log(self) -> None:
         """Pause the game, saying why, when the log has just stopped being written."""
@@ -337,8 +347,16 @@ class Session:
         if not said:
             return  # "um": nothing to act on, nothing to answer
         if said != heard.phrase:
-            heard = Heard(heard.player, said, heard.onset, heard.end, heard.confidence, heard.source,
-                          heard.level_db, heard.uncertain)
+            heard = Heard(
+                heard.player,
+                said,
+                heard.onset,
+                heard.end,
+                heard.confidence,
+                heard.source,
+                heard.level_db,
+                heard.uncertain,
+            )
         if self._quit_asked is not None and self._quit_answer(heard):
             return
         if heard.uncertain and not self.paused:
@@ -350,8 +368,17 @@ class Session:
             del self._asked[heard.player]
             self._update_listening()
             if answer is True:
-                self._to_flow(Heard(asked[0].player, asked[0].phrase, asked[0].onset, asked[0].end,
-                                    asked[0].confidence, asked[0].source, asked[0].level_db))
+                self._to_flow(
+                    Heard(
+                        asked[0].player,
+                        asked[0].phrase,
+                        asked[0].onset,
+                        asked[0].end,
+                        asked[0].confidence,
+                        asked[0].source,
+                        asked[0].level_db,
+                    )
+                )
                 return
             if answer is False:
                 self.flow.say(f"Sorry, {heard.player}.", reply=True)
@@ -392,7 +419,9 @@ class Session:
         if private and self.host.mouth.private_outputs:
             self.flow.say(text, to=heard.player)
         elif private:
-            self.flow.say(f"{heard.player}, I cannot tell you privately: you hold your own cards at this table.", reply=True)
+            self.flow.say(
+                f"{heard.player}, I cannot tell you privately: you hold your own cards at this table.", reply=True
+            )
         else:
             self.flow.say(text, reply=True)
         return True
@@ -433,8 +462,11 @@ class Session:
         """Ask the table to confirm that ``player``'s "quit" should stop everyone's game."""
         if self._quit_asked is not None:
             return
-        self.flow.say(f"{player} wants to stop the game. Anyone else, say yes to stop it here, "
-                      "saved to continue later, or no to go on.", reply=True)
+        self.flow.say(
+            f"{player} wants to stop the game. Anyone else, say yes to stop it here, "
+            "saved to continue later, or no to go on.",
+            reply=True,
+        )
         self._quit_asked = (player, self.host.mouth.silent_at() + QUIT_WINDOW)
         self._update_listening()
 
@@ -504,8 +536,13 @@ class Session:
         elif what is Command.QUIT:
             self._ask_quit(player)
         elif what in (Command.TILES, Command.TABLE, Command.WHOSE_TURN):
-            answer = (flow.table_text() if what is Command.TILES else flow.glance_text() if what is Command.TABLE
-                      else flow.turn_text(player))
+            answer = (
+                flow.table_text()
+                if what is Command.TILES
+                else flow.glance_text()
+                if what is Command.TABLE
+                else flow.turn_text(player)
+            )
             if answer is None:
                 return False
             flow.say(answer, reply=True)
@@ -571,7 +608,11 @@ class Session:
         if not self.paused or not self._log_saved_again():
             return
         if text is None:
-            text = f"We go on without {_microphones(self.missing)}." if self.missing and self._for_microphones else "Let's go on."
+            text = (
+                f"We go on without {_microphones(self.missing)}."
+                if self.missing and self._for_microphones
+                else "Let's go on."
+            )
         self.paused = False
         self._for_microphones = False
         self.flow.say(text)

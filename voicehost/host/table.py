@@ -288,10 +288,11 @@ class _Reader:
             if key not in ("name", "input", "output", "latency"):
                 raise self.fail("seat", index, key, "unknown field (a seat has name, input, output and latency)")
         if "name" not in raw:
-            raise self.fail("seat", index, "", "has no name: add name = \"...\"")
+            raise self.fail("seat", index, "", 'has no name: add name = "..."')
         if "input" not in raw:
-            raise self.fail("seat", index, "", "has no input: add input = { device = \"...\", channel = 1 } "
-                                               "(or input = \"phone\")")
+            raise self.fail(
+                "seat", index, "", 'has no input: add input = { device = "...", channel = 1 } (or input = "phone")'
+            )
         name = self.name(index, raw["name"])
         if _is_phone(raw["input"]):
             return self.phone_seat(index, name, raw)
@@ -303,11 +304,17 @@ class _Reader:
         """``input = "phone"``: the phone is the microphone and the earphone, and its delay is
         measured at each game, so the seat can say nothing else."""
         if "output" in raw:
-            raise self.fail("seat", index, "output", "a player on a phone hears their private lines on the "
-                                                     "phone: remove output (or give the seat a microphone input)")
+            raise self.fail(
+                "seat",
+                index,
+                "output",
+                "a player on a phone hears their private lines on the "
+                "phone: remove output (or give the seat a microphone input)",
+            )
         if "latency" in raw:
-            raise self.fail("seat", index, "latency", "a phone's delay is measured with clicks at every game: "
-                                                      "remove latency")
+            raise self.fail(
+                "seat", index, "latency", "a phone's delay is measured with clicks at every game: remove latency"
+            )
         return Seat(name, PHONE)
 
     def name(self, index: int, value: Any) -> str:
@@ -322,7 +329,9 @@ class _Reader:
     def channel(self, index: int, key: str, value: Any) -> Channel:
         if not isinstance(value, dict):
             also = ' or be "phone" (the player joins with their phone)' if key == "input" else ""
-            raise self.fail("seat", index, key, f"must look like {{ device = \"vh_mics\", channel = 1 }}{also}, not {value!r}")
+            raise self.fail(
+                "seat", index, key, f'must look like {{ device = "vh_mics", channel = 1 }}{also}, not {value!r}'
+            )
         for sub in value:
             if sub not in ("device", "channel"):
                 raise self.fail("seat", index, f"{key}.{sub}", "unknown field (expected device and channel)")
@@ -333,7 +342,12 @@ class _Reader:
         device = self.device("seat", index, f"{key}.device", value["device"])
         channel = value["channel"]
         if isinstance(channel, bool) or not isinstance(channel, int) or not 1 <= channel <= MAX_CHANNEL:
-            raise self.fail("seat", index, f"{key}.channel", f"must be a whole number from 1 to {MAX_CHANNEL} (channels count from 1), not {channel!r}")
+            raise self.fail(
+                "seat",
+                index,
+                f"{key}.channel",
+                f"must be a whole number from 1 to {MAX_CHANNEL} (channels count from 1), not {channel!r}",
+            )
         return Channel(device, channel)
 
     def device(self, section: str, index: int, key: str, value: Any) -> DeviceSpec:
@@ -351,7 +365,9 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise self.fail("seat", index, "latency", f"must be a number of seconds, not {value!r}")
         if value < 0:
-            raise self.fail("seat", index, "latency", f"{value} s is negative (latencies count from the earliest seat, which has 0)")
+            raise self.fail(
+                "seat", index, "latency", f"{value} s is negative (latencies count from the earliest seat, which has 0)"
+            )
         if value > MAX_LATENCY:
             raise self.fail("seat", index, "latency", f"{value} s is too large: write seconds (0.012 for 12 ms)")
         return float(value)
@@ -362,11 +378,21 @@ class _Reader:
         for index, seat in enumerate(seats, start=1):
             other = seen.setdefault(seat.name.lower(), index)
             if other != index:
-                raise self.fail("seat", index, "name", f"{seat.name!r} already sits at seat {other}: every player needs their own name")
+                raise self.fail(
+                    "seat",
+                    index,
+                    "name",
+                    f"{seat.name!r} already sits at seat {other}: every player needs their own name",
+                )
             if seat.output is not None:
                 first = ears.setdefault(seat.output, index)
                 if first != index:
-                    raise self.fail("seat", index, "output", f"{seat.output} is already seat {first}'s earphone: private cards would be heard by both")
+                    raise self.fail(
+                        "seat",
+                        index,
+                        "output",
+                        f"{seat.output} is already seat {first}'s earphone: private cards would be heard by both",
+                    )
 
 
 def _is_phone(value: Any) -> bool:
@@ -404,6 +430,7 @@ def load_table(path: Path | str) -> Table:
 
 # ---- saving ----------------------------------------------------------------------------------
 
+
 def _toml_string(value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     escaped = "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in escaped)
@@ -428,7 +455,7 @@ def dumps_table(table: Table) -> str:
     if table.speaker is not None:
         lines.append(f"speaker = {_toml_device(table.speaker)}")
     else:
-        lines.append("# speaker = \"...\"   # the table speaker; omitted: the default output device")
+        lines.append('# speaker = "..."   # the table speaker; omitted: the default output device')
     for seat in table.seats:
         lines += ["", "[[seat]]", f"name = {_toml_string(seat.name)}"]
         if isinstance(seat.input, Phone):
@@ -454,6 +481,7 @@ def save_table(table: Table, path: Path | str) -> Path:
 
 
 # ---- checking against the machine -----------------------------------------------------------
+
 
 def match_device(spec: DeviceSpec, devices: Sequence[DeviceInfo], *, output: bool) -> DeviceInfo:
     """The device ``spec`` names among ``devices`` (index, exact name, or unique part of a name),
@@ -495,8 +523,14 @@ def check_devices(table: Table, devices: Sequence[DeviceInfo]) -> list[str]:
     return _warnings(table)
 
 
-def _check_channel(where: str, seat: Seat, key: str, channel: Channel, devices: Sequence[DeviceInfo],
-                   resolved: dict[int, tuple[DeviceSpec, str]]) -> None:
+def _check_channel(
+    where: str,
+    seat: Seat,
+    key: str,
+    channel: Channel,
+    devices: Sequence[DeviceInfo],
+    resolved: dict[int, tuple[DeviceSpec, str]],
+) -> None:
     output = key == "output"
     what = f"{where}{seat.name}'s {'earphone' if output else 'microphone'}"
     try:
@@ -505,7 +539,9 @@ def _check_channel(where: str, seat: Seat, key: str, channel: Channel, devices: 
         raise TableDeviceError(f"{what}: {error}") from None
     count = device.max_output_channels if output else device.max_input_channels
     if channel.channel > count:
-        raise TableDeviceError(f"{what}: {device.name!r} has {count} {key} channel(s); channel {channel.channel} does not exist")
+        raise TableDeviceError(
+            f"{what}: {device.name!r} has {count} {key} channel(s); channel {channel.channel} does not exist"
+        )
     if not output:
         first = resolved.setdefault(device.index, (channel.device, seat.name))
         if first[0] != channel.device:

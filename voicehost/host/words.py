@@ -19,7 +19,6 @@ NUMBER_WORDS = (
 """Number words 0-20, the numbers players say (tiles 1-15, piles 1-3, cards 1-10 or printed numbers)."""
 
 
-
 def number(word: str) -> int | None:
     """The value of one number word or digit string, else None.
 
@@ -81,28 +80,48 @@ def _variants(*groups: tuple[Command, str]) -> dict[str, Command]:
 
 
 COMMAND_PHRASES: dict[str, Command] = _variants(
-    (Command.REPEAT, "repeat | say again | say that again | again | repeat that | what did you say | come again | pardon "
-                     "| summary | the summary | summary again | repeat the summary | read the summary"),
-    (Command.SCORE, "score | scores | the score | what's the score | what is the score | standings | points "
-                    "| how many points | who is winning | who's winning"),
+    (
+        Command.REPEAT,
+        "repeat | say again | say that again | again | repeat that | what did you say | come again | pardon "
+        "| summary | the summary | summary again | repeat the summary | read the summary",
+    ),
+    (
+        Command.SCORE,
+        "score | scores | the score | what's the score | what is the score | standings | points "
+        "| how many points | who is winning | who's winning",
+    ),
     (Command.HELP, "help | what can i say | what can i do | what do i say | what do i do | help me"),
-    (Command.SLOWER, "slower | slow down | speak slower | speak more slowly | more slowly | a bit slower "
-                     "| slower please"),
+    (
+        Command.SLOWER,
+        "slower | slow down | speak slower | speak more slowly | more slowly | a bit slower | slower please",
+    ),
     (Command.FASTER, "faster | speed up | speak faster | a bit faster | quicker | go faster"),
     (Command.PAUSE, "pause | pause the game | hold on"),
     (Command.RESUME, "resume | continue | go on | carry on"),
     (Command.QUIT, "quit | stop the game | end the game | quit the game"),
     (Command.TILES, "tiles | the tiles | read the tiles | read all tiles | all tiles | read the piles"),
-    (Command.TABLE, "table | the table | what's on the table | what is on the table | what's showing "
-                    "| what is showing | how many of each | count | counts | piles | the piles "
-                    "| what are the piles | red card | the red card | what's the red card | what is the red card "
-                    "| read the red card | read the card again | read the red card again"),
-    (Command.WHOSE_TURN, "whose turn | whose turn is it | who's turn is it | who is next | who's next "
-                         "| is it my turn | who plays | who plays now"),
-    (Command.MY_CARD, "my card | what's my card | what is my card | which card do i have | what card do i have "
-                      "| my top card | what's my top card | what is my top card"),
-    (Command.MY_HAND, "my hand | my cards | what's in my hand | what is in my hand | what are my cards "
-                      "| read my cards | read my hand"),
+    (
+        Command.TABLE,
+        "table | the table | what's on the table | what is on the table | what's showing "
+        "| what is showing | how many of each | count | counts | piles | the piles "
+        "| what are the piles | red card | the red card | what's the red card | what is the red card "
+        "| read the red card | read the card again | read the red card again",
+    ),
+    (
+        Command.WHOSE_TURN,
+        "whose turn | whose turn is it | who's turn is it | who is next | who's next "
+        "| is it my turn | who plays | who plays now",
+    ),
+    (
+        Command.MY_CARD,
+        "my card | what's my card | what is my card | which card do i have | what card do i have "
+        "| my top card | what's my top card | what is my top card",
+    ),
+    (
+        Command.MY_HAND,
+        "my hand | my cards | what's in my hand | what is in my hand | what are my cards "
+        "| read my cards | read my hand",
+    ),
     (Command.GOODBYE, "goodbye | bye | good bye"),
 )
 """Phrases that mean a command (normalised): the natural ways players ask."""
@@ -121,8 +140,9 @@ def strip_fillers(phrase: str) -> str:
     typed digits up to twenty written as words ("flip 7" → "flip seven", the recognisers' form).
 
     A whole command phrase is kept as it is: "what can i say" ends with the filler "i say"."""
-    words = [number_phrase(int(w)) if w.isdigit() and int(w) < len(NUMBER_WORDS) else w
-             for w in normalise(phrase).split()]
+    words = [
+        number_phrase(int(w)) if w.isdigit() and int(w) < len(NUMBER_WORDS) else w for w in normalise(phrase).split()
+    ]
     changed = True
     while changed and words:
         changed = False
@@ -144,8 +164,7 @@ def contained(phrase: str, allowed: Sequence[str]) -> str | None:
     return max(found, key=lambda a: len(a.split()), default=None)
 
 
-LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left",
-                   "a player is gone")
+LEAVING_PHRASES = ("a player has left", "a player left", "someone has left", "somebody has left", "a player is gone")
 """Said by anyone during play: a player has left the table (each game rules what follows: Bim Bam
 Bum! ends, BAM! asks whom to skip). They name nobody: player names in the recognisers' grammar
 stop PocketSphinx when a name is not in its dictionary ("Cem")."""
@@ -180,8 +199,19 @@ def command(phrase: str) -> Command | None:
     return COMMAND_PHRASES.get(strip_fillers(phrase))
 
 
-READ_PREFIXES = ("read card", "what is card", "what's card", "read tile", "what is tile", "what's tile",
-                 "read pile", "what is on pile", "what's on pile", "read sentence", "read")
+READ_PREFIXES = (
+    "read card",
+    "what is card",
+    "what's card",
+    "read tile",
+    "what is tile",
+    "what's tile",
+    "read pile",
+    "what is on pile",
+    "what's on pile",
+    "read sentence",
+    "read",
+)
 """How a player asks for one numbered thing (a card of their hand, a tile, a pile, a sentence)."""
 
 
@@ -190,7 +220,7 @@ def read_request(phrase: str) -> int | None:
     said = strip_fillers(phrase)
     for prefix in READ_PREFIXES:
         if said.startswith(prefix + " "):
-            rest = said[len(prefix) + 1:].split()
+            rest = said[len(prefix) + 1 :].split()
             if len(rest) == 1 and (n := number(rest[0])) is not None:
                 return n
     return None

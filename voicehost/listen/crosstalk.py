@@ -127,14 +127,19 @@ class _Leak:
         out = np.zeros_like(source)
         if self.first >= 0:
             n = max(0, len(source) - self.first)
-            out[self.first:] = full[:n]
+            out[self.first :] = full[:n]
         else:
             out[:] = full[-self.first : -self.first + len(source)]
         return out
 
 
-def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[SeatName, float],
-            onset_cfg: OnsetConfig, cfg: CrosstalkConfig | None = None) -> list[OwnedEvent]:
+def resolve(
+    events: Sequence[AcousticEvent],
+    audio: SeatAudio,
+    offsets: Mapping[SeatName, float],
+    onset_cfg: OnsetConfig,
+    cfg: CrosstalkConfig | None = None,
+) -> list[OwnedEvent]:
     """The owned events of one cluster (see the module docstring), sorted by onset."""
     cfg = cfg or CrosstalkConfig()
     rate = onset_cfg.rate
@@ -159,7 +164,11 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     for seat in order:
         remainder, fitted = _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
-        onset = int(round((by_seat[seat].onset - t0) * rate)) if not sources else _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
+        onset = (
+            int(round((by_seat[seat].onset - t0) * rate))
+            if not sources
+            else _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
+        )
         if onset is not None:
             sources[seat] = onset
             clean[seat] = remainder
@@ -167,8 +176,10 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
             owner = max(fitted, key=lambda s: fitted[s].gain_db) if fitted else order[0]
             leaked.setdefault(owner, []).append(seat)
     for _ in range(cfg.passes):
-        clean = {seat: _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources if s != seat}, rate, cfg)[0]
-                 for seat in sources}
+        clean = {
+            seat: _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources if s != seat}, rate, cfg)[0]
+            for seat in sources
+        }
     owned = []
     for seat, onset in sources.items():
         if len(sources) > 1:
@@ -179,8 +190,14 @@ def resolve(events: Sequence[AcousticEvent], audio: SeatAudio, offsets: Mapping[
     return sorted(owned, key=lambda o: o.event.onset)
 
 
-def _far_field(signals: Mapping[SeatName, np.ndarray], events: Mapping[SeatName, AcousticEvent], t0: float,
-               rate: int, seats: int, cfg: CrosstalkConfig) -> bool:
+def _far_field(
+    signals: Mapping[SeatName, np.ndarray],
+    events: Mapping[SeatName, AcousticEvent],
+    t0: float,
+    rate: int,
+    seats: int,
+    cfg: CrosstalkConfig,
+) -> bool:
     """True for a sound every seat heard about equally loud and alike: the table speaker (the
     host's own voice), not a player. A player's shout is 8 dB or more louder at their own
     microphone than at the others. Needs three seats or more (two cannot tell a speaker between
@@ -256,8 +273,9 @@ def _band_pass(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
     return np.fft.irfft(spectrum * gain, size)[: len(x)]
 
 
-def _cancel(target: np.ndarray, sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]], rate: int,
-            cfg: CrosstalkConfig) -> tuple[np.ndarray, dict[SeatName, _Leak]]:
+def _cancel(
+    target: np.ndarray, sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]], rate: int, cfg: CrosstalkConfig
+) -> tuple[np.ndarray, dict[SeatName, _Leak]]:
     """``target`` minus the predicted leak of each source (fitted one after the other on the
     source's own event span)."""
     remainder = target.copy()
@@ -276,7 +294,9 @@ def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
     return np.asarray(10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14), dtype=np.float64)
 
 
-def fit_leak(source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate: int, cfg: CrosstalkConfig) -> _Leak | None:
+def fit_leak(
+    source: np.ndarray, target: np.ndarray, span: tuple[int, int], rate: int, cfg: CrosstalkConfig
+) -> _Leak | None:
     """The FIR path from ``source`` into ``target``; None when ``target`` shows no leak of it.
     Only the source's own event (``span``, samples) informs it: room noise common to both
     channels (babble) must not pass for a leak.
@@ -336,8 +356,9 @@ def _delay(x: np.ndarray, lag: int) -> np.ndarray:
     return out
 
 
-def _wiener(source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray, n: int, rate: int,
-            cfg: CrosstalkConfig) -> _Leak | None:
+def _wiener(
+    source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray, n: int, rate: int, cfg: CrosstalkConfig
+) -> _Leak | None:
     """Least-squares FIR around ``lag`` fitted on the chosen frames of ``target`` only (an
     explicit design matrix: masking would break the Toeplitz shortcut for frames this short).
     Every frame weighs the same, so the quiet first milliseconds of a leak count as much as its
@@ -359,7 +380,9 @@ def _wiener(source: np.ndarray, target: np.ndarray, lag: int, frames: np.ndarray
     return _Leak(np.linalg.solve(gram, design.T @ (target[rows] * scale)), first)
 
 
-def _best_lag(source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, start: int, end: int) -> int | None:
+def _best_lag(
+    source: np.ndarray, target: np.ndarray, rate: int, cfg: CrosstalkConfig, start: int, end: int
+) -> int | None:
     """Delay (samples) at which ``target`` correlates best (normalised, so a loud voice of the
     target's own does not pull it) with ``source[start:end]``, within the leak range."""
     lo, hi = int(round(cfg.lag_min * rate)), int(round(cfg.lag_max * rate))
@@ -384,7 +407,9 @@ def _noise_stats(fine: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     return median, 1.4826 * np.median(np.abs(head - median), axis=0) + 0.5
 
 
-def _own_onset(remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig) -> int | None:
+def _own_onset(
+    remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig
+) -> int | None:
     """Sample index where ``remainder`` shows a sound of the seat's own, or None."""
     hop, n = rate // 100, rate // 50
     rem_db, chan_db = _frame_db(remainder, n, hop), _frame_db(channel, n, hop)
@@ -400,8 +425,9 @@ def _own_onset(remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: Cross
     return _refine(remainder, coarse, rate, cfg, onset_cfg, _leak_until(remainder, channel, coarse, rate, cfg))
 
 
-def _recheck_onset(remainder: np.ndarray, channel: np.ndarray, onset: int, rate: int, cfg: CrosstalkConfig,
-                   onset_cfg: OnsetConfig) -> int:
+def _recheck_onset(
+    remainder: np.ndarray, channel: np.ndarray, onset: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig
+) -> int:
     """A source's onset once every other source's leak is removed: the first seat in a cluster
     may have started its event with a neighbour's leak (it was found first, not necessarily
     earliest). Never earlier than found before."""
@@ -422,7 +448,9 @@ def _leak_until(remainder: np.ndarray, channel: np.ndarray, coarse: int, rate: i
     return int(leaky[-1] + 1) * n if leaky.size else 0
 
 
-def _refine(x: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig, not_before: int = 0) -> int:
+def _refine(
+    x: np.ndarray, coarse: int, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig, not_before: int = 0
+) -> int:
     """Fine onset on the remainder (same method as the detector), noise from before the cluster."""
     nfft = max(128, onset_cfg.fine_window)
     masks = band_masks(nfft, rate, onset_cfg.low_hz, onset_cfg.high_hz, onset_cfg.fine_bands)
@@ -442,8 +470,16 @@ def n_half(cfg: OnsetConfig) -> int:
     return cfg.window // 2
 
 
-def _owned_event(event: AcousticEvent, remainder: np.ndarray, onset: int, t0: float, rate: int,
-                 onset_cfg: OnsetConfig, cfg: CrosstalkConfig, leaked_to: tuple[SeatName, ...]) -> OwnedEvent | None:
+def _owned_event(
+    event: AcousticEvent,
+    remainder: np.ndarray,
+    onset: int,
+    t0: float,
+    rate: int,
+    onset_cfg: OnsetConfig,
+    cfg: CrosstalkConfig,
+    leaked_to: tuple[SeatName, ...],
+) -> OwnedEvent | None:
     """The seat's event, starting at its own onset, classified on its own (cancelled) audio."""
     start_t = t0 + onset / rate
     end_t = max(event.end, start_t + 0.03)
@@ -457,8 +493,15 @@ def _owned_event(event: AcousticEvent, remainder: np.ndarray, onset: int, t0: fl
     kind = classify(around, onset_cfg, second, int(round((bursts[0][1] - start_t) * rate)))
     lead = int(cfg.lead * rate)
     samples = remainder[max(0, onset - lead) : end + int(cfg.tail * rate)].astype(np.float32)
-    found = replace(event, kind=kind, onset=start_t, end=end_t, level_db=peak_level_db(own, rate),
-                    bursts=bursts, leaked_to=leaked_to)
+    found = replace(
+        event,
+        kind=kind,
+        onset=start_t,
+        end=end_t,
+        level_db=peak_level_db(own, rate),
+        bursts=bursts,
+        leaked_to=leaked_to,
+    )
     return OwnedEvent(found, samples, t0 + max(0, onset - lead) / rate)
 
 

@@ -289,7 +289,7 @@ class EchoCanceller:
             out, echo = self._block(grid_end - n, self._next, chunk)
             cleaned.append(out)
             echoes.append(echo)
-            self._pending = self._pending[len(chunk):]
+            self._pending = self._pending[len(chunk) :]
             self._next += len(chunk)
         if not cleaned:
             return first, np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32)
@@ -325,7 +325,9 @@ class EchoCanceller:
         if not talk or self._talk_blocks > cfg.double_talk_blocks:
             self._adapt(e_back)
             self._choose(left, float(np.sum(e_back[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
-        self._track_leak(float(np.sum(e_fore[inner:] ** 2)), float(np.sum(fore[inner:] ** 2)), float(np.sum(mic[inner:] ** 2)))
+        self._track_leak(
+            float(np.sum(e_fore[inner:] ** 2)), float(np.sum(fore[inner:] ** 2)), float(np.sum(mic[inner:] ** 2))
+        )
         self._track_hearing(float(np.sum(x[n:] ** 2)), float(np.sum(mic[inner:] ** 2)) * n / max(1, n - inner))
         if self.trained:
             masking = fore * 10 ** (max(self.leak_db + cfg.leak_margin_db, cfg.host_floor_db) / 20)
@@ -383,7 +385,9 @@ class EchoCanceller:
         cfg, n = self.config, self.config.block
         spectrum = np.fft.rfft(np.concatenate([np.zeros(n), error]))
         power = np.sum(self._power, axis=0)
-        self._smooth_power = np.maximum(power, cfg.power_smoothing * self._smooth_power + (1 - cfg.power_smoothing) * power)
+        self._smooth_power = np.maximum(
+            power, cfg.power_smoothing * self._smooth_power + (1 - cfg.power_smoothing) * power
+        )
         power = self._smooth_power + cfg.regularisation * float(np.mean(self._smooth_power)) + 1e-10
         gradient = np.conj(self._spectra) * (spectrum / power)[None, :]
         update = np.fft.irfft(gradient, axis=1)
@@ -405,7 +409,10 @@ class EchoCanceller:
             self.leak_db = cfg.untrained_leak_db
             self._better = 0
             return
-        if self._back_energy < cfg.copy_ratio * self._fore_energy and self._back_energy < cfg.explained * self._mic_energy:
+        if (
+            self._back_energy < cfg.copy_ratio * self._fore_energy
+            and self._back_energy < cfg.explained * self._mic_energy
+        ):
             self._better += 1
             if self._better >= cfg.copy_blocks:
                 self._fore = self._back.copy()

@@ -31,9 +31,7 @@ class FakeRecognizer:
         if phrase is None or phrase not in phrases:
             return Recognition(None, 0.0, engine=self.name, rejected_as="out_of_grammar")
         start = segment.event.onset - segment.start
-        words = tuple(
-            WordTiming(word, start, segment.event.end - segment.start, 0.9) for word in phrase.split()
-        )
+        words = tuple(WordTiming(word, start, segment.event.end - segment.start, 0.9) for word in phrase.split())
         return Recognition(phrase, 0.9, words, engine=self.name)
 
     def assert_asked(self, count: int) -> None:

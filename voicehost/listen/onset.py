@@ -150,12 +150,12 @@ class History:
             self._append(np.zeros(start_frame - self.end, dtype=np.float32))
         skip = self.end - start_frame
         if skip < len(samples):
-            self._append(np.asarray(samples[max(0, skip):], dtype=np.float32))
+            self._append(np.asarray(samples[max(0, skip) :], dtype=np.float32))
 
     def _append(self, samples: np.ndarray) -> None:
         n = len(samples)
         if n >= self.capacity:
-            self._data[:] = samples[-self.capacity:]
+            self._data[:] = samples[-self.capacity :]
         else:
             self._data = np.roll(self._data, -n)
             self._data[-n:] = samples
@@ -295,8 +295,9 @@ class OnsetDetector:
 
     # --- streaming ---------------------------------------------------------------------------
 
-    def process(self, samples: np.ndarray, start_frame: int, echo: np.ndarray | None = None,
-                host: np.ndarray | None = None) -> list[AcousticEvent]:
+    def process(
+        self, samples: np.ndarray, start_frame: int, echo: np.ndarray | None = None, host: np.ndarray | None = None
+    ) -> list[AcousticEvent]:
         """Feed mono samples starting at session frame ``start_frame``; return completed events.
 
         The first call fixes where this seat's audio begins (a live stream starts some time into
@@ -408,7 +409,11 @@ class OnsetDetector:
         floor = self.floor_db if masker is None else np.maximum(self.floor_db, masker)
         excess = float(np.mean(np.maximum(energy - floor, 0.0))) if learn_floor else 0.0
         margin = max(cfg.on_margin_db, cfg.spread_factor * self._bg_spread)
-        loud = excess > self._bg_median + margin and level > cfg.min_level_dbfs and k >= (self._started or 0) + cfg.warmup_frames
+        loud = (
+            excess > self._bg_median + margin
+            and level > cfg.min_level_dbfs
+            and k >= (self._started or 0) + cfg.warmup_frames
+        )
         quiet = excess < self._bg_median + cfg.off_ratio * margin
         if self._event is not None and not quiet:
             self._event.last_active = k + 1
@@ -516,7 +521,11 @@ class OnsetDetector:
             return n / cfg.rate - self.offset
 
         return AcousticEvent(
-            seat=self.seat, kind=kind, onset=to_s(start), end=to_s(stop), level_db=peak_level_db(audio, cfg.rate),
+            seat=self.seat,
+            kind=kind,
+            onset=to_s(start),
+            end=to_s(stop),
+            level_db=peak_level_db(audio, cfg.rate),
             bursts=tuple((to_s(a), to_s(b)) for a, b in spans),
         )
 
@@ -542,7 +551,9 @@ class OnsetDetector:
         hi = coarse + cfg.window // 2 + 2 * cfg.fine_window
         if noise is None or hi - lo < 4 * cfg.fine_window:
             return max(lo, coarse - cfg.window // 2)
-        fine = band_energies_db(self.history.read(lo, hi), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft)
+        fine = band_energies_db(
+            self.history.read(lo, hi), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft
+        )
         onset = fine_onset(fine, noise, cfg)
         if onset is None:
             return max(lo, coarse - cfg.window // 2)
@@ -552,12 +563,17 @@ class OnsetDetector:
         """Median and deviation (dB per fine band) of recent background before ``coarse``."""
         cfg = self.config
         limit = coarse - int(0.05 * cfg.rate)
-        frames = [k for k in self._quiet_frames if self._frame_centre(k) + cfg.window // 2 < limit
-                  and k * cfg.hop >= max(not_before, self.history.start)][-30:]
+        frames = [
+            k
+            for k in self._quiet_frames
+            if self._frame_centre(k) + cfg.window // 2 < limit and k * cfg.hop >= max(not_before, self.history.start)
+        ][-30:]
         if len(frames) < 5:
             return None
         chunks = [self.history.read(k * cfg.hop, k * cfg.hop + cfg.hop) for k in frames]
-        fine = band_energies_db(np.concatenate(chunks), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft)
+        fine = band_energies_db(
+            np.concatenate(chunks), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft
+        )
         if len(fine) < 5:
             return None
         median = np.median(fine, axis=0)
@@ -572,7 +588,7 @@ def fine_onset(fine: np.ndarray, noise: tuple[np.ndarray, np.ndarray], cfg: Onse
     kernel = np.ones(3) / 3
     smooth = np.stack([np.convolve(fine[:, b], kernel, mode="same") for b in range(fine.shape[1])], axis=1)
     last = len(smooth) - 1
-    tail = smooth[max(0, last - 3 * cfg.fine_window // cfg.fine_hop):]
+    tail = smooth[max(0, last - 3 * cfg.fine_window // cfg.fine_hop) :]
     onsets = []
     for b in range(smooth.shape[1]):
         if tail[:, b].max() < median[b] + cfg.fine_strong_db:
@@ -650,13 +666,15 @@ def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> boo
     return reach <= rise and fallen.size > 0 and (top + fallen[0] - emerge) / 1000 <= length
 
 
-def classify(samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None, burst: int | None = None) -> EventKind:
+def classify(
+    samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None, burst: int | None = None
+) -> EventKind:
     """SLAP for a hit or clap (sharp, short, unpitched), VOICE for anything voiced, NOISE for the
     rest (coughs, breaths, rustle): never reported. ``first_burst`` (samples: where the second
     burst starts) limits the slap test to the first burst, as a neighbour's slap may follow one's
     own within the same event. ``burst`` (samples) is the first burst's length: a slap's is short,
     a word that starts with a sharp plosive ("cat") goes on."""
-    head = samples[: first_burst] if first_burst else samples
+    head = samples[:first_burst] if first_burst else samples
     short = burst is None or burst <= cfg.slap_burst * cfg.rate
     if short and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
         return EventKind.SLAP

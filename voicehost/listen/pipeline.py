@@ -31,7 +31,16 @@ import numpy as np
 
 from voicehost.listen.crosstalk import CrosstalkConfig, OwnedEvent, resolve
 from voicehost.listen.echo import EchoCanceller, EchoConfig, Reference
-from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Recognition, Recognizer, SeatName, Segment, Shout
+from voicehost.listen.messages import (
+    AcousticEvent,
+    AudioBlock,
+    EventKind,
+    Recognition,
+    Recognizer,
+    SeatName,
+    Segment,
+    Shout,
+)
 from voicehost.listen.onset import OnsetConfig, OnsetDetector
 from voicehost.listen.ranking import ranked, shout_from, slap_shout
 
@@ -251,7 +260,9 @@ class Listener:
         for shout in shouts:
             level = _level(shout)
             louder = level is not None and any(
-                seat != shout.player and other is not None and onset - cfg.echo_window <= shout.onset <= end
+                seat != shout.player
+                and other is not None
+                and onset - cfg.echo_window <= shout.onset <= end
                 and other - level >= cfg.echo_margin_db
                 for seat, onset, end, other in sounds
             )
@@ -302,8 +313,12 @@ class Listener:
         late when there is no reference signal): it may be the host's voice, so it is dropped."""
         if self.reference is not None:
             return False
-        return any(span.start <= event.onset <= span.end and event.onset < span.known_from
-                   and (span.seats is None or event.seat in span.seats) for span in self._ignored)
+        return any(
+            span.start <= event.onset <= span.end
+            and event.onset < span.known_from
+            and (span.seats is None or event.seat in span.seats)
+            for span in self._ignored
+        )
 
     def _recognise(self, owned: OwnedEvent, decision: Decision) -> None:
         event, cfg = owned.event, self.config
@@ -316,12 +331,20 @@ class Listener:
             return
         segment = Segment(event, owned.samples, self.onset.rate, owned.start)
         likely = [p for p in self.likely if p in spoken]
-        recognition = self.recognizer.recognize(segment, spoken, likely) if likely else self.recognizer.recognize(segment, spoken)
+        recognition = (
+            self.recognizer.recognize(segment, spoken, likely) if likely else self.recognizer.recognize(segment, spoken)
+        )
         decision.recognition = recognition
-        uncertain = recognition.phrase is None and recognition.rejected_as == "uncertain" \
-            and recognition.candidate is not None and cfg.report_uncertain
+        uncertain = (
+            recognition.phrase is None
+            and recognition.rejected_as == "uncertain"
+            and recognition.candidate is not None
+            and cfg.report_uncertain
+        )
         if uncertain:
-            recognition = replace(recognition, phrase=recognition.candidate, confidence=recognition.candidate_confidence)
+            recognition = replace(
+                recognition, phrase=recognition.candidate, confidence=recognition.candidate_confidence
+            )
         if recognition.phrase is None:
             decision.reason = "rejected"
             return
@@ -340,16 +363,24 @@ def _level(shout: Shout) -> float | None:
     return shout.level_db
 
 
-def listen_to(recording: "Recording", recognizer: Recognizer | None, phrases: Sequence[str], *,
-              offsets: Mapping[SeatName, float] | None = None, block_frames: int = 4096,
-              progress: Callable[[float, float], None] | None = None,
-              config: ListenConfig | None = None) -> tuple[list[Shout], Listener]:
+def listen_to(
+    recording: "Recording",
+    recognizer: Recognizer | None,
+    phrases: Sequence[str],
+    *,
+    offsets: Mapping[SeatName, float] | None = None,
+    block_frames: int = 4096,
+    progress: Callable[[float, float], None] | None = None,
+    config: ListenConfig | None = None,
+) -> tuple[list[Shout], Listener]:
     """Replay a whole recording through a new :class:`Listener` on a simulated clock (as fast as
     the machine allows); return the ranked shouts and the listener (for its decisions)."""
     from voicehost.clock import SimClock
     from voicehost.listen.sources import FileSource
 
-    listener = Listener(recording.seats, recognizer, phrases, offsets=dict(offsets or {}), config=config or ListenConfig())
+    listener = Listener(
+        recording.seats, recognizer, phrases, offsets=dict(offsets or {}), config=config or ListenConfig()
+    )
     clock = SimClock()
     shouts: list[Shout] = []
     for block in FileSource(recording, block_frames, clock).blocks():

@@ -49,20 +49,40 @@ def counted_phrase(recognised: str, event: AcousticEvent, phrases: Sequence[str]
     return candidate if len(bursts) >= 2 and candidate in phrases else recognised
 
 
-def shout_from(event: AcousticEvent, recognition: Recognition, phrases: Sequence[str], count_bursts: bool = True) -> Shout | None:
+def shout_from(
+    event: AcousticEvent, recognition: Recognition, phrases: Sequence[str], count_bursts: bool = True
+) -> Shout | None:
     """The shout for an owned event and what was recognised in it; None if it is no target."""
     if recognition.phrase is None or recognition.phrase not in phrases:
         return None
     phrase = counted_phrase(recognition.phrase, event, phrases) if count_bursts else recognition.phrase
     return Shout(
-        player=event.seat, phrase=phrase, onset=event.onset, end=event.end,
-        confidence=min(1.0, max(0.0, recognition.confidence)), kind=event.kind, level_db=round(event.level_db, 1),
-        details={"engine": recognition.engine, "level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to),
-                 "recognised": recognition.phrase, "bursts": len(event.bursts)},
+        player=event.seat,
+        phrase=phrase,
+        onset=event.onset,
+        end=event.end,
+        confidence=min(1.0, max(0.0, recognition.confidence)),
+        kind=event.kind,
+        level_db=round(event.level_db, 1),
+        details={
+            "engine": recognition.engine,
+            "level_db": round(event.level_db, 1),
+            "leaked_to": list(event.leaked_to),
+            "recognised": recognition.phrase,
+            "bursts": len(event.bursts),
+        },
     )
 
 
 def slap_shout(event: AcousticEvent) -> Shout:
     """A slap or clap: its phrase is "slap", its confidence how clearly impulsive it was."""
-    return Shout(player=event.seat, phrase="slap", onset=event.onset, end=event.end, confidence=0.9,
-                 kind=EventKind.SLAP, level_db=round(event.level_db, 1), details={"level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to)})
+    return Shout(
+        player=event.seat,
+        phrase="slap",
+        onset=event.onset,
+        end=event.end,
+        confidence=0.9,
+        kind=EventKind.SLAP,
+        level_db=round(event.level_db, 1),
+        details={"level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to)},
+    )

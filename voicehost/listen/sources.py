@@ -89,7 +89,11 @@ def check_distinct(names: Sequence[SeatName], files: dict[SeatName, list[Path]])
     for name in names:
         if name in seen:
             where = " and ".join(str(p) for p in files.get(name, []))
-            raise TrackSpecError(f"seat {name!r} is given twice" + (f" ({where})" if where else "") + ": every player needs their own track")
+            raise TrackSpecError(
+                f"seat {name!r} is given twice"
+                + (f" ({where})" if where else "")
+                + ": every player needs their own track"
+            )
         seen.add(name)
 
 
@@ -141,7 +145,9 @@ def read_audio(path: Path) -> tuple[np.ndarray, int]:
     if info.channels < 1:
         raise AudioFormatError(f"{path}: has no channels")
     if not MIN_FILE_RATE <= info.samplerate <= MAX_FILE_RATE:
-        raise AudioFormatError(f"{path}: sample rate {info.samplerate} Hz is not supported (use {MIN_FILE_RATE} to {MAX_FILE_RATE} Hz)")
+        raise AudioFormatError(
+            f"{path}: sample rate {info.samplerate} Hz is not supported (use {MIN_FILE_RATE} to {MAX_FILE_RATE} Hz)"
+        )
     _check_not_truncated(path, info)
     try:
         samples, file_rate = soundfile.read(str(path), dtype="float32", always_2d=True)
@@ -352,10 +358,18 @@ class LiveSource:
     again. Input overflows are counted (:attr:`stats`), never fatal.
     """
 
-    def __init__(self, inputs: Sequence[LiveInput], clock: Clock, rate: int = LISTEN_RATE,
-                 device_rate: int | None = None, block_seconds: float = 0.02, *,
-                 stall_seconds: float = STALL_SECONDS, retry_seconds: float = RETRY_SECONDS,
-                 open_seconds: float = OPEN_SECONDS) -> None:
+    def __init__(
+        self,
+        inputs: Sequence[LiveInput],
+        clock: Clock,
+        rate: int = LISTEN_RATE,
+        device_rate: int | None = None,
+        block_seconds: float = 0.02,
+        *,
+        stall_seconds: float = STALL_SECONDS,
+        retry_seconds: float = RETRY_SECONDS,
+        open_seconds: float = OPEN_SECONDS,
+    ) -> None:
         if not inputs:
             raise InputError("no input devices given")
         check_distinct([s for i in inputs for s in i.seats], {})
@@ -410,14 +424,18 @@ class LiveSource:
                     raise AudioDeviceError("no default input device: name one (see 'voicehost devices')")
                 needed = max(spec.channel_of()) + 1
                 if needed > info.max_input_channels:
-                    raise AudioDeviceError(f"device {info.name!r} has {info.max_input_channels} input channels; seat channel {needed} does not exist")
+                    raise AudioDeviceError(
+                        f"device {info.name!r} has {info.max_input_channels} input channels; seat channel {needed} does not exist"
+                    )
                 device = _Device(spec, info.index, needed, int(self.device_rate or info.default_samplerate))
                 self._devices.append(device)
                 self._open(device, _Phase.PRIMING)
             deadline = time.monotonic() + timeout
             while any(d.phase is not _Phase.RUNNING or d.origin is None for d in self._devices):
                 if time.monotonic() >= deadline:
-                    names = ", ".join(repr(d.spec.device) for d in self._devices if d.phase is not _Phase.RUNNING or d.origin is None)
+                    names = ", ".join(
+                        repr(d.spec.device) for d in self._devices if d.phase is not _Phase.RUNNING or d.origin is None
+                    )
                     raise AudioDeviceError(f"no sound came from {names} within {timeout:.0f} s")
                 for device in self._devices:
                     self._poll(device, self.clock.now())
@@ -462,8 +480,14 @@ class LiveSource:
 
         try:
             with _quiet_stderr(quiet):
-                stream = sd.InputStream(device=device.index, channels=device.channels, samplerate=device.rate, dtype="float32",
-                                        blocksize=max(1, int(device.rate * self.block_seconds)), callback=callback)
+                stream = sd.InputStream(
+                    device=device.index,
+                    channels=device.channels,
+                    samplerate=device.rate,
+                    dtype="float32",
+                    blocksize=max(1, int(device.rate * self.block_seconds)),
+                    callback=callback,
+                )
                 stream.start()
         except sd.PortAudioError as error:
             raise AudioDeviceError(f"cannot open input device {device.spec.device!r}: {error}") from error
@@ -622,7 +646,11 @@ class LiveSource:
         for device in lost:
             if target > device.end:
                 silence = np.zeros((target - device.end, len(device.spec.seats)), dtype=np.float32)
-                out.append(AudioBlock(silence, device.end, self.rate, capture_time=device.end / self.rate, seats=device.spec.seats))
+                out.append(
+                    AudioBlock(
+                        silence, device.end, self.rate, capture_time=device.end / self.rate, seats=device.spec.seats
+                    )
+                )
                 device.end = target
         return out
 

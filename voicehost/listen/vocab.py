@@ -28,8 +28,7 @@ SLOTS = ("{player}", "{number}")
 """Placeholders a command phrase may contain, filled in by :func:`phrases_for`."""
 
 ARPABET = frozenset(
-    "AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W "
-    "Y Z ZH".split()
+    "AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S SH T TH UH UW V W Y Z ZH".split()
 )
 """The phone set of PocketSphinx's bundled US-English model (stress marks are not used)."""
 
@@ -96,9 +95,7 @@ class VocabPack:
             match = re.fullmatch(pattern, key)
             if match:
                 values = match.groupdict()
-                return tuple(
-                    o.format(**{k: values.get(k, "{%s}" % k) for k in ("player", "number")}) for o in options
-                )
+                return tuple(o.format(**{k: values.get(k, "{%s}" % k) for k in ("player", "number")}) for o in options)
         return ()
 
     def spoken_words(self, phrases: Iterable[str]) -> set[str]:
@@ -247,10 +244,14 @@ def _phrase_list(raw: object, where: str, check: _Checker, game: str, allow_empt
         if not isinstance(item, str) or not item.strip():
             raise check.fail(where, f"{item!r} is not a phrase (text expected)", f"games.{game}", repr(item)[:20])
         if normalize(item) != item:
-            raise check.fail(where, f"'{item}' is not in canonical form (write '{normalize(item)}')", f"games.{game}", item)
+            raise check.fail(
+                where, f"'{item}' is not in canonical form (write '{normalize(item)}')", f"games.{game}", item
+            )
         for slot in re.findall(r"\{[^}]*\}", item):
             if slot not in SLOTS:
-                raise check.fail(where, f"'{item}': unknown placeholder {slot} (known: {', '.join(SLOTS)})", f"games.{game}", item)
+                raise check.fail(
+                    where, f"'{item}': unknown placeholder {slot} (known: {', '.join(SLOTS)})", f"games.{game}", item
+                )
         if item in seen:
             raise check.fail(where, f"'{item}' is listed twice", f"games.{game}", f'"{item}"')
         seen.add(item)
@@ -259,7 +260,7 @@ def _phrase_list(raw: object, where: str, check: _Checker, game: str, allow_empt
 
 def _say(raw: object, games: Mapping[str, tuple[str, ...]], check: _Checker) -> dict[str, tuple[str, ...]]:
     if not isinstance(raw, dict):
-        raise check.fail("say", "must be a table of id = \"spoken\" or [\"spoken\", ...]", "[say]")
+        raise check.fail("say", 'must be a table of id = "spoken" or ["spoken", ...]', "[say]")
     known = {p for phrases in games.values() for p in phrases}
     known |= {w for p in known for w in p.split()}
     out: dict[str, tuple[str, ...]] = {}
@@ -270,7 +271,11 @@ def _say(raw: object, games: Mapping[str, tuple[str, ...]], check: _Checker) -> 
         if key not in known:
             raise check.fail(where, f"'{key}' is not a phrase or word of any game in this pack", "[say]", key)
         options = [value] if isinstance(value, str) else value
-        if not isinstance(options, list) or not options or not all(isinstance(o, str) and normalize(o) for o in options):
+        if (
+            not isinstance(options, list)
+            or not options
+            or not all(isinstance(o, str) and normalize(o) for o in options)
+        ):
             raise check.fail(where, "must be a non-empty text or list of texts", "[say]", key)
         for option in options:
             for slot in re.findall(r"\{[^}]*\}", option):
@@ -286,9 +291,14 @@ def _pronunciations(raw: object, check: _Checker) -> dict[str, dict[str, tuple[s
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for engine, table in raw.items():
         if engine != "sphinx":
-            raise check.fail(f"pronunciations.{engine}", "unknown engine (only 'sphinx' needs pronunciations)", "pronunciations", engine)
+            raise check.fail(
+                f"pronunciations.{engine}",
+                "unknown engine (only 'sphinx' needs pronunciations)",
+                "pronunciations",
+                engine,
+            )
         if not isinstance(table, dict):
-            raise check.fail(f"pronunciations.{engine}", "must be a table word = [\"PHONES\", ...]", "pronunciations")
+            raise check.fail(f"pronunciations.{engine}", 'must be a table word = ["PHONES", ...]', "pronunciations")
         words: dict[str, tuple[str, ...]] = {}
         for word, prons in table.items():
             where = f"pronunciations.{engine}.{word}"
@@ -297,7 +307,12 @@ def _pronunciations(raw: object, check: _Checker) -> dict[str, dict[str, tuple[s
             for pron in prons:
                 bad = [ph for ph in pron.split() if ph not in ARPABET]
                 if bad or not pron.split():
-                    raise check.fail(where, f"'{pron}': unknown phone(s) {', '.join(bad) or '(none given)'}", f"pronunciations.{engine}", word)
+                    raise check.fail(
+                        where,
+                        f"'{pron}': unknown phone(s) {', '.join(bad) or '(none given)'}",
+                        f"pronunciations.{engine}",
+                        word,
+                    )
             words[normalize(word)] = tuple(" ".join(p.split()) for p in prons)
         out[engine] = words
     return out

@@ -23,7 +23,14 @@ import numpy as np
 
 from voicehost.errors import AudioDeviceError
 from voicehost.host.calibrate import (
-    CLICK_GAP, CLICK_SEED, ClickPlayer, Offsets, SetupFailed, click_arrival, make_click, relative_offsets,
+    CLICK_GAP,
+    CLICK_SEED,
+    ClickPlayer,
+    Offsets,
+    SetupFailed,
+    click_arrival,
+    make_click,
+    relative_offsets,
 )
 from voicehost.listen.messages import AudioBlock, SeatName
 
@@ -188,16 +195,23 @@ class TrainHeard:
         return max((len(v) for v in self.delays.values()), default=0)
 
 
-def measure_delays(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple[float, float] = SEARCH,
-                   log: Callable[[str], None] = lambda line: None) -> PhoneDelays:
+def measure_delays(
+    recorder: SeatRecorder,
+    player: ClickPlayer,
+    *,
+    search: tuple[float, float] = SEARCH,
+    log: Callable[[str], None] = lambda line: None,
+) -> PhoneDelays:
     """Play the click train and time it on every phone (raises SetupFailed when a phone heard
     fewer than half the clicks)."""
     heard = time_train(recorder, player, search=search, log=log)
     try:
         offsets = relative_offsets(heard.delays, min_clicks=min_clicks(heard.clicks))
     except SetupFailed as error:
-        raise SetupFailed(f"phone calibration failed: {error}; turn the table speaker up, keep the room "
-                          "quiet and hold the phones still") from None
+        raise SetupFailed(
+            f"phone calibration failed: {error}; turn the table speaker up, keep the room "
+            "quiet and hold the phones still"
+        ) from None
     return PhoneDelays(offsets, heard.played_at, heard.arrivals)
 
 
@@ -206,8 +220,13 @@ def min_clicks(clicks: int) -> int:
     return max(1, (clicks + 1) // 2)
 
 
-def time_train(recorder: SeatRecorder, player: ClickPlayer, *, search: tuple[float, float] = SEARCH,
-               log: Callable[[str], None] = lambda line: None) -> TrainHeard:
+def time_train(
+    recorder: SeatRecorder,
+    player: ClickPlayer,
+    *,
+    search: tuple[float, float] = SEARCH,
+    log: Callable[[str], None] = lambda line: None,
+) -> TrainHeard:
     """Play the click train and time each click on every recorded seat (AudioDeviceError when
     the recorder's audio stops coming)."""
     from voicehost.audio.resample import resample as to_rate
@@ -295,8 +314,9 @@ def _level(heard: TrainHeard, reference: Sequence[SeatName], fixed: Mapping[Seat
     return level
 
 
-def _click_delay(recorder: SeatRecorder, seat: SeatName, expected: float, played: float,
-                 click: np.ndarray) -> float | None:
+def _click_delay(
+    recorder: SeatRecorder, seat: SeatName, expected: float, played: float, click: np.ndarray
+) -> float | None:
     x = recorder.window(seat, expected + REFINE[0], expected + REFINE[1])
     at = click_arrival(x, recorder.rate, click)
     return None if at is None else expected + REFINE[0] + at - played

@@ -60,7 +60,9 @@ def ensure_certificate(addresses: Sequence[str], folder: Path | None = None) -> 
             names = existing.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
             covered = set(names.get_values_for_type(x509.IPAddress))
             expires = existing.not_valid_after_utc
-            if wanted <= covered and expires > datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1):
+            if wanted <= covered and expires > datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(
+                days=1
+            ):
                 return Certificate(cert_path, key_path, _fingerprint(existing.fingerprint(hashes.SHA256())), False)
         except (ValueError, x509.ExtensionNotFound):
             pass
@@ -80,22 +82,32 @@ def _make(addresses: Sequence[ipaddress.IPv4Address | ipaddress.IPv6Address]) ->
 
     key = ec.generate_private_key(ec.SECP256R1())
     host = socket.gethostname() or "voicehost"
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"voicehost on {host}"[:64]),
-                      x509.NameAttribute(NameOID.ORGANIZATION_NAME, "voicehost (self-signed)")])
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, f"voicehost on {host}"[:64]),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "voicehost (self-signed)"),
+        ]
+    )
     now = datetime.datetime.now(datetime.timezone.utc)
     alt: list[x509.GeneralName] = [x509.DNSName("localhost")]
     alt += [x509.IPAddress(a) for a in addresses]
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
-            .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=VALID_DAYS))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
     cert_pem = cert.public_bytes(serialization.Encoding.PEM).decode("ascii")
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode("ascii")
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode("ascii")
     return cert_pem, key_pem, _fingerprint(cert.fingerprint(hashes.SHA256()))
 
 

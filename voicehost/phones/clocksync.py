@@ -91,8 +91,13 @@ class ClockFit:
 class ClockSync:
     """Exchanges of one phone (one audio context) and the mapping they give."""
 
-    def __init__(self, *, bin_seconds: float = BIN_SECONDS, fit_seconds: float = FIT_SECONDS,
-                 min_drift_span: float = MIN_DRIFT_SPAN) -> None:
+    def __init__(
+        self,
+        *,
+        bin_seconds: float = BIN_SECONDS,
+        fit_seconds: float = FIT_SECONDS,
+        min_drift_span: float = MIN_DRIFT_SPAN,
+    ) -> None:
         self.bin_seconds = bin_seconds
         self.fit_seconds = fit_seconds
         self.min_drift_span = min_drift_span

@@ -21,7 +21,14 @@ from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow,
 from voicehost.host.calibrate import SinkClicks
 from voicehost.host.listening import AudioInput, ReferenceTap, SessionRecorder
 from voicehost.host.live import (
-    ListenSettings, LiveMicrophones, TableClock, _span_forwarder, likely_phrases, listening_phrases, make_listener, session_settings,
+    ListenSettings,
+    LiveMicrophones,
+    TableClock,
+    _span_forwarder,
+    likely_phrases,
+    listening_phrases,
+    make_listener,
+    session_settings,
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
@@ -97,13 +104,19 @@ def start_server(players: tuple[str, ...], settings: PhoneSettings, stdout: Text
             print(f"(made a certificate for the phones' page: {certificate.cert})", file=stdout)
         print(f"(certificate fingerprint, SHA-256: {certificate.fingerprint})", file=stdout)
         tls = server_context(certificate)
-    server = PhoneServer(players, host=settings.host, port=settings.port, tls=tls,
-                         log=lambda line: print(f"({line})", file=stdout, flush=True))
+    server = PhoneServer(
+        players,
+        host=settings.host,
+        port=settings.port,
+        tls=tls,
+        log=lambda line: print(f"({line})", file=stdout, flush=True),
+    )
     return server.start()
 
 
-def wait_for_players(server: Any, players: tuple[str, ...], say: Callable[[str], None], url: str,
-                     settings: PhoneSettings) -> None:
+def wait_for_players(
+    server: Any, players: tuple[str, ...], say: Callable[[str], None], url: str, settings: PhoneSettings
+) -> None:
     """Say who has joined as they come, remind of the address every 30 s; SettingsError on timeout."""
     import time
 
@@ -138,13 +151,23 @@ def phone_table(players: tuple[str, ...], table_path: Path | None, everyone: boo
         raise SettingsError("a table of phone seats needs its table config (--config)")
     table = load_table(table_path)
     if tuple(table.names) != players:
-        raise SettingsError(f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order")
+        raise SettingsError(
+            f"the table config seats {', '.join(table.names)}; --players must name the same players in the same order"
+        )
     return table
 
 
-def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSettings, table_path: Path | None, *,
-                 everyone: bool = True, record: Path | None = None, start_file: Path | None = None,
-                 stdout: TextIO = sys.stdout) -> Built:
+def build_phones(
+    settings: PlaySettings,
+    listen: ListenSettings,
+    phones: PhoneSettings,
+    table_path: Path | None,
+    *,
+    everyone: bool = True,
+    record: Path | None = None,
+    start_file: Path | None = None,
+    stdout: TextIO = sys.stdout,
+) -> Built:
     """A live session with players on phones: every player (``everyone``, ``--input phones``),
     or the table config's phone seats beside its microphone seats (``--config`` with seats
     whose input is "phone"). The table speaker comes from the table config (or is the default
@@ -190,8 +213,13 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
                 outputs[seat(k)] = DeviceSink(device, place.output.index, clock)
         transcript = phone_transcript(server, players, transcript_printer(players, stdout, False))
         holder: dict[str, Any] = {}
-        service = SpeechService(host_voice(settings), outputs, clock, transcript=transcript,
-                                on_span=lambda span: holder["forward"](span) if "forward" in holder else None)
+        service = SpeechService(
+            host_voice(settings),
+            outputs,
+            clock,
+            transcript=transcript,
+            on_span=lambda span: holder["forward"](span) if "forward" in holder else None,
+        )
         service.open()
 
         def say(text: str) -> None:
@@ -204,7 +232,9 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
             print(qr_text(url), file=stdout, flush=True)
         except ImportError:
             pass
-        say(f"Welcome. {_who(on_phones, players, spoken=True)}, open {spoken_address(url)} on your phone, and type your name.")
+        say(
+            f"Welcome. {_who(on_phones, players, spoken=True)}, open {spoken_address(url)} on your phone, and type your name."
+        )
         wait_for_players(server, on_phones, say, url, phones)
         phone_source = PhoneSource(server, on_phones, clock)
         if microphones.seats:
@@ -212,23 +242,41 @@ def build_phones(settings: PlaySettings, listen: ListenSettings, phones: PhoneSe
         phone_source.start(timeout=15.0)
         source: Any = phone_source if mics is None else MixedSource([mics, phone_source])
         latencies = {s.name: s.latency for s in microphones.seats}
-        reference = _calibrate(source, phone_source, latencies, speaker, phones, say, stdout) if phones.calibrate else None
+        reference = (
+            _calibrate(source, phone_source, latencies, speaker, phones, say, stdout) if phones.calibrate else None
+        )
         if reference is not None:
             # A phone that comes back is lined up with what the others were lined up with.
             fixed = {s: latencies[s] for s in reference if s in latencies}
             source = RejoinCalibration(
-                source, phone_source, SpeechClicks(service, tap.rate), latencies=fixed, search=(-0.05, phones.search),
-                announce=lambda seats: say(f"{' and '.join(seats)}, your phone is back. Please stay quiet while "
-                                           "I measure it again: a few clicks."),
-                log=lambda line: print(f"(phones: {line})", file=stdout, flush=True))
+                source,
+                phone_source,
+                SpeechClicks(service, tap.rate),
+                latencies=fixed,
+                search=(-0.05, phones.search),
+                announce=lambda seats: say(
+                    f"{' and '.join(seats)}, your phone is back. Please stay quiet while "
+                    "I measure it again: a few clicks."
+                ),
+                log=lambda line: print(f"(phones: {line})", file=stdout, flush=True),
+            )
         log = _open_log(settings)
         recorder = SessionRecorder(record, players, 16000, session_settings(settings, listen)) if record else None
         listener = make_listener(players, listen, table.latencies, stdout)
-        audio = AudioInput(listener, source.read, clock, lambda: listening_phrases(holder["flow"]),
-                           recorder=recorder, tap=tap, live=True, likely=lambda: likely_phrases(holder["flow"]))
+        audio = AudioInput(
+            listener,
+            source.read,
+            clock,
+            lambda: listening_phrases(holder["flow"]),
+            recorder=recorder,
+            tap=tap,
+            live=True,
+            likely=lambda: likely_phrases(holder["flow"]),
+        )
         holder["forward"] = _span_forwarder(audio)
-        host = Host(clock=clock, mouth=Mouth(service, players), players=players,
-                    rng=random.Random(settings.seed), log=log)
+        host = Host(
+            clock=clock, mouth=Mouth(service, players), players=players, rng=random.Random(settings.seed), log=log
+        )
         flow = build_flow(settings, host)
         holder["flow"] = flow
         origin = clock.restart()
@@ -257,8 +305,15 @@ def _open_log(settings: PlaySettings) -> Any:
     return EventLogWriter(settings.log) if settings.log else None
 
 
-def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: Any, settings: PhoneSettings,
-               say: Callable[[str], None], stdout: TextIO) -> tuple[str, ...] | None:
+def _calibrate(
+    source: Any,
+    phones: Any,
+    latencies: dict[str, float],
+    speaker: Any,
+    settings: PhoneSettings,
+    say: Callable[[str], None],
+    stdout: TextIO,
+) -> tuple[str, ...] | None:
     """Measure each phone's delay and shift its audio by it, lined up with the microphone seats
     (``latencies``) that heard the clicks, else with the earliest phone. On failure say so and go
     on unshifted (None); else the microphone seats lined up with (none: the phones among
@@ -271,15 +326,21 @@ def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: A
     say("Now I will measure each phone. Please stay quiet and hold your phone still: you will hear a few clicks.")
     recorder = SeatRecorder(source, (*phones.seats, *latencies), phones.rate).start()
     try:
-        heard = time_train(recorder, SinkClicks(speaker), search=(-0.05, settings.search),
-                           log=lambda line: print(line, file=stdout, flush=True))
+        heard = time_train(
+            recorder,
+            SinkClicks(speaker),
+            search=(-0.05, settings.search),
+            log=lambda line: print(line, file=stdout, flush=True),
+        )
     finally:
         recorder.stop()
     result = align(heard, phones.seats, latencies)
     if result.failed:
         for seat, why in result.failed.items():
-            note(f"phone calibration failed: {seat} {why}; turn the table speaker up, keep the room quiet and "
-                 "hold the phones still")
+            note(
+                f"phone calibration failed: {seat} {why}; turn the table speaker up, keep the room quiet and "
+                "hold the phones still"
+            )
         say("I could not hear the clicks on every phone, so who shouted first may be off by a little.")
         return None
     if latencies and not result.reference:
@@ -287,8 +348,10 @@ def _calibrate(source: Any, phones: Any, latencies: dict[str, float], speaker: A
     phones.set_shifts(result.moves)
     against = "the microphones" if result.reference else "the earliest phone"
     for seat, value in result.moves.items():
-        note(f"{seat}'s phone hears {value * 1000:.1f} ms after {against}; clicks agreed within "
-             f"{result.spread[seat] * 1000:.1f} ms")
+        note(
+            f"{seat}'s phone hears {value * 1000:.1f} ms after {against}; clicks agreed within "
+            f"{result.spread[seat] * 1000:.1f} ms"
+        )
     say("Thank you, all phones are measured.")
     return tuple(str(seat) for seat in result.reference)
 
@@ -310,7 +373,11 @@ class PhoneMicrophones(LiveMicrophones):
 
 def phone_settings_from(args: Any) -> PhoneSettings:
     """The command line's --phones-* options."""
-    return PhoneSettings(host=args.phones_host, port=args.phones_port, tls=not args.phones_http,
-                         calibrate=not args.phones_no_clicks, search=args.phones_search,
-                         join_timeout=args.phones_wait)
-
+    return PhoneSettings(
+        host=args.phones_host,
+        port=args.phones_port,
+        tls=not args.phones_http,
+        calibrate=not args.phones_no_clicks,
+        search=args.phones_search,
+        join_timeout=args.phones_wait,
+    )

@@ -94,15 +94,15 @@ class PhoneSink:
         else:
             self.missed += 1
         start = self.clock.now() + START_MARGIN
-        return PhonePlayback(start, samples.shape[0] / self.rate, self.clock,
-                             lambda: self.server.send_hush(self.seat))
+        return PhonePlayback(start, samples.shape[0] / self.rate, self.clock, lambda: self.server.send_hush(self.seat))
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-def phone_transcript(server: PhoneServer, seats: Sequence[str],
-                     also: Callable[[TranscriptLine], None] | None = None) -> Callable[[TranscriptLine], None]:
+def phone_transcript(
+    server: PhoneServer, seats: Sequence[str], also: Callable[[TranscriptLine], None] | None = None
+) -> Callable[[TranscriptLine], None]:
     """A transcript callback: table lines on every phone, private lines on their seat's phone
     only (and everything to ``also``, the terminal)."""
 

@@ -82,10 +82,18 @@ class RejoinCalibration:
     """The session's live source, with every phone that comes back measured again (see the
     module's doc). Same interface as the source it wraps."""
 
-    def __init__(self, source: Source, phones: PhoneSource, player: ClickPlayer, *,
-                 latencies: Mapping[SeatName, float] | None = None, search: tuple[float, float] = SEARCH,
-                 announce: Callable[[tuple[SeatName, ...]], None] = lambda seats: None,
-                 log: Callable[[str], None] = lambda line: None, settle: float = SETTLE) -> None:
+    def __init__(
+        self,
+        source: Source,
+        phones: PhoneSource,
+        player: ClickPlayer,
+        *,
+        latencies: Mapping[SeatName, float] | None = None,
+        search: tuple[float, float] = SEARCH,
+        announce: Callable[[tuple[SeatName, ...]], None] = lambda seats: None,
+        log: Callable[[str], None] = lambda line: None,
+        settle: float = SETTLE,
+    ) -> None:
         self.source = source
         self.phones = phones
         self.player = player
@@ -172,8 +180,9 @@ class RejoinCalibration:
         fixed.update({s: 0.0 for s in self.phones.seats if s not in seats and s not in self._held and s not in lost})
         recorder = SeatRecorder(None, (*seats, *fixed), self.phones.rate)
         measuring = _Measuring(seats, recorder)
-        measuring.thread = threading.Thread(target=self._measure, args=(measuring, fixed),
-                                            name="voicehost-phone-rejoin", daemon=True)
+        measuring.thread = threading.Thread(
+            target=self._measure, args=(measuring, fixed), name="voicehost-phone-rejoin", daemon=True
+        )
         self._measuring = measuring
         measuring.thread.start()
 
@@ -210,9 +219,11 @@ class RejoinCalibration:
                 shift = self.phones.shifts.get(seat, 0.0) + move
                 self.phones.set_shifts({seat: shift})
                 against = ", ".join(result.reference) or "the other phones that came back"
-                self.log(f"{seat}'s phone measured again: moved {move * 1000:+.1f} ms (now {shift * 1000:.1f} ms "
-                         f"earlier than it arrives; clicks agreed within {result.spread[seat] * 1000:.1f} ms; "
-                         f"lined up with {against})")
+                self.log(
+                    f"{seat}'s phone measured again: moved {move * 1000:+.1f} ms (now {shift * 1000:.1f} ms "
+                    f"earlier than it arrives; clicks agreed within {result.spread[seat] * 1000:.1f} ms; "
+                    f"lined up with {against})"
+                )
             else:
                 why = measuring.error or (result.failed.get(seat, "") if result is not None else "")
                 self.log(f"{seat}'s phone could not be measured again ({why}): it keeps its earlier shift")

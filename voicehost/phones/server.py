@@ -44,8 +44,11 @@ PING_SLOW = 0.5
 MAX_BLOCK_FRAMES = 48000
 """Frames: a larger audio message is refused (a block is normally 20 ms)."""
 MIN_RATE, MAX_RATE = 8000, 96000
-PAGE_FILES = {"/": ("index.html", "text/html"), "/phone.js": ("phone.js", "text/javascript"),
-              "/capture.js": ("capture.js", "text/javascript")}
+PAGE_FILES = {
+    "/": ("index.html", "text/html"),
+    "/phone.js": ("phone.js", "text/javascript"),
+    "/capture.js": ("capture.js", "text/javascript"),
+}
 
 
 class PhoneServerError(AudioDeviceError):
@@ -93,8 +96,15 @@ def page_file(name: str) -> bytes:
 class PhoneServer:
     """Serves the page and seats phones at the named seats (case-insensitive match)."""
 
-    def __init__(self, seats: Sequence[str], *, host: str = "0.0.0.0", port: int = 8443,
-                 tls: ssl.SSLContext | None = None, log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        seats: Sequence[str],
+        *,
+        host: str = "0.0.0.0",
+        port: int = 8443,
+        tls: ssl.SSLContext | None = None,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
         if not seats:
             raise InputError("no seats for phones")
         self.seats = tuple(seats)
@@ -184,8 +194,7 @@ class PhoneServer:
         from aiohttp import web
 
         name, kind = PAGE_FILES[request.path]
-        return web.Response(body=page_file(name), content_type=kind,
-                            headers={"Cache-Control": "no-store"})
+        return web.Response(body=page_file(name), content_type=kind, headers={"Cache-Control": "no-store"})
 
     # -- one phone --
 
@@ -238,8 +247,11 @@ class PhoneServer:
             seat = next((s for s in self.seats if s.lower() == name.lower()), None)
             free = [s for s in self.seats if not (s in self._links and self._links[s].connected)]
             if seat is None or seat not in free:
-                reason = (f"{name} is already seated on another phone." if seat is not None
-                          else f"There is no seat for {name!r} at this table.")
+                reason = (
+                    f"{name} is already seated on another phone."
+                    if seat is not None
+                    else f"There is no seat for {name!r} at this table."
+                )
                 await ws.send_json({"type": "refused", "reason": reason + " Choose your name below.", "free": free})
                 return None
             self._generations[seat] += 1
@@ -301,8 +313,13 @@ class PhoneServer:
         with self._lock:
             return tuple(s for s in self.seats if s in self._links and self._links[s].connected)
 
-    def wait_for(self, seats: Sequence[str], timeout: float | None = None,
-                 tick: Callable[[tuple[str, ...]], None] | None = None, every: float = 1.0) -> bool:
+    def wait_for(
+        self,
+        seats: Sequence[str],
+        timeout: float | None = None,
+        tick: Callable[[tuple[str, ...]], None] | None = None,
+        every: float = 1.0,
+    ) -> bool:
         """Wait until every seat in ``seats`` has a connected phone; ``tick`` gets the missing
         seats every ``every`` seconds. False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -114,9 +114,17 @@ class _Track:
 class PhoneSource:
     """Every seat's phone, read as :class:`AudioBlock` s on the session clock."""
 
-    def __init__(self, server: PhoneServer, seats: Sequence[SeatName], clock: Clock, rate: int = LISTEN_RATE, *,
-                 stall_seconds: float = STALL_SECONDS, shifts: Mapping[SeatName, float] | None = None,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        server: PhoneServer,
+        seats: Sequence[SeatName],
+        clock: Clock,
+        rate: int = LISTEN_RATE,
+        *,
+        stall_seconds: float = STALL_SECONDS,
+        shifts: Mapping[SeatName, float] | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.server = server
         self.monotonic = monotonic
         """The host clock the server stamps exchanges with (a test passes a simulated one)."""
@@ -369,7 +377,9 @@ class PhoneSource:
         for track in lost:
             if target > track.end:
                 silence = np.zeros((target - track.end, 1), dtype=np.float32)
-                out.append(AudioBlock(silence, track.end, self.rate, capture_time=track.end / self.rate, seats=(track.seat,)))
+                out.append(
+                    AudioBlock(silence, track.end, self.rate, capture_time=track.end / self.rate, seats=(track.seat,))
+                )
                 track.end = target
         return out
 

@@ -117,8 +117,15 @@ class Game(Protocol, Generic[S, A]):
     def seeded(self, rng: Rng) -> "Game[S, A]":
         """These rules with their randomness from ``rng`` (seeded by the caller)."""
 
-    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
-                 t: float = 0.0, **options: Any) -> tuple[S, list[Event]]:
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[S, list[Event]]:
         """Set up a game (``seed`` is only recorded: the RNG given to :meth:`seeded` was seeded with
         it); ``first_player`` is the host's choice of who starts where the rules let the host choose;
         ``options`` are the game's own (tiles, settings, cards …). Returns the state and the setup events."""

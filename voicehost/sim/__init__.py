@@ -77,18 +77,37 @@ def game_seeds(seed: int, games: int) -> list[int]:
 def add_common_arguments(parser: argparse.ArgumentParser, module: ModuleType) -> None:
     """The options every simulation has, with the game's defaults."""
     defaults = module.DEFAULTS
-    parser.add_argument("--players", type=int, default=defaults["players"], metavar="N",
-                        help=f"players at the table, {module.MIN_PLAYERS} to {module.MAX_PLAYERS} "
-                             f"(default {defaults['players']})")
-    parser.add_argument("--games", type=int, default=defaults["games"], metavar="G",
-                        help=f"games to play (default {defaults['games']})")
-    parser.add_argument("--seed", type=int, default=1, metavar="S",
-                        help="seed of the whole simulation: the same seed plays the same games (default 1)")
-    parser.add_argument("--mistake-rate", type=float, default=defaults["mistake_rate"], metavar="P",
-                        help=f"chance of a bot's mistake at each chance to make one (default {defaults['mistake_rate']})")
-    parser.add_argument("--log-dir", type=Path, metavar="DIR",
-                        help="write one JSON Lines event log per game into this folder (GAME-00001.jsonl, …; "
-                             "files of the same name are replaced)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=defaults["players"],
+        metavar="N",
+        help=f"players at the table, {module.MIN_PLAYERS} to {module.MAX_PLAYERS} (default {defaults['players']})",
+    )
+    parser.add_argument(
+        "--games", type=int, default=defaults["games"], metavar="G", help=f"games to play (default {defaults['games']})"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        metavar="S",
+        help="seed of the whole simulation: the same seed plays the same games (default 1)",
+    )
+    parser.add_argument(
+        "--mistake-rate",
+        type=float,
+        default=defaults["mistake_rate"],
+        metavar="P",
+        help=f"chance of a bot's mistake at each chance to make one (default {defaults['mistake_rate']})",
+    )
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        metavar="DIR",
+        help="write one JSON Lines event log per game into this folder (GAME-00001.jsonl, …; "
+        "files of the same name are replaced)",
+    )
 
 
 def check_options(args: argparse.Namespace, module: ModuleType) -> Options:
@@ -108,9 +127,14 @@ def check_options(args: argparse.Namespace, module: ModuleType) -> Options:
     return Options(args.players, args.games, args.seed, args.mistake_rate, args.log_dir)
 
 
-def simulate(simulation: Simulation, game: str, options: Options, *,
-             progress: Callable[[int, int], None] | None = None,
-             keep: Callable[[Played], None] | None = None) -> float:
+def simulate(
+    simulation: Simulation,
+    game: str,
+    options: Options,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[Played], None] | None = None,
+) -> float:
     """Play every game, count it, write its log; return the wall-clock seconds it took."""
     started = time.perf_counter()
     for number, seed in enumerate(game_seeds(options.seed, options.games), start=1):

@@ -68,8 +68,28 @@ examples:
   voicehost simulate bam --players 6 --games 1000 --seed 4 --cards table
 """
 
-NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jon",
-         "Kim", "Lou", "Max", "Ned", "Oda", "Pam", "Quin", "Rex", "Sue", "Tom")
+NAMES = (
+    "Ann",
+    "Bob",
+    "Cid",
+    "Dee",
+    "Eve",
+    "Fay",
+    "Gus",
+    "Hal",
+    "Ida",
+    "Jon",
+    "Kim",
+    "Lou",
+    "Max",
+    "Ned",
+    "Oda",
+    "Pam",
+    "Quin",
+    "Rex",
+    "Sue",
+    "Tom",
+)
 """Bot names, in seating order."""
 
 THINK = (3.0, 20.0)
@@ -99,8 +119,8 @@ class PrintedCards:
         """Shuffle the printed grey cards and deal ``hand_size`` to each player."""
         cards = list(grey)
         rng.shuffle(cards)
-        hands = {p: cards[i * hand_size:(i + 1) * hand_size] for i, p in enumerate(players)}
-        return cls(hands, cards[len(players) * hand_size:], [], rng)
+        hands = {p: cards[i * hand_size : (i + 1) * hand_size] for i, p in enumerate(players)}
+        return cls(hands, cards[len(players) * hand_size :], [], rng)
 
     def follow(self, event: Event) -> None:
         """Do with the printed cards what one logged event says happened."""
@@ -109,8 +129,8 @@ class PrintedCards:
         elif isinstance(event, Discarded):
             self.discard.extend(event.cards)
         elif isinstance(event, Drew) and event.count is not None:
-            self.hands[event.player].extend(self.pile[:event.count])
-            del self.pile[:event.count]
+            self.hands[event.player].extend(self.pile[: event.count])
+            del self.pile[: event.count]
         elif isinstance(event, Reshuffled):
             self.pile, self.discard = self.discard, []
             self.rng.shuffle(self.pile)
@@ -177,15 +197,27 @@ class Summary:
         ]
 
 
-def play_game(players: Sequence[str], deck: Deck | tuple[Sequence[CardFace], Sequence[CardFace]], seed: int,
-              rounds_per_player: int = 1, mistake_rate: float = 0.05,
-              card_mode: CardMode = CardMode.DEALT) -> GameResult:
+def play_game(
+    players: Sequence[str],
+    deck: Deck | tuple[Sequence[CardFace], Sequence[CardFace]],
+    seed: int,
+    rounds_per_player: int = 1,
+    mistake_rate: float = 0.05,
+    card_mode: CardMode = CardMode.DEALT,
+) -> GameResult:
     """Play one complete game with bots; the result holds every event for the log."""
     bots = random.Random(f"bots:{seed}")
     game = BamGame(random.Random(seed))
     red, grey = (deck.red, deck.grey) if isinstance(deck, Deck) else deck
-    state, events = game.start(players, red, grey, seed=seed, rounds_per_player=rounds_per_player,
-                               first_master=bots.choice(list(players)), card_mode=card_mode)
+    state, events = game.start(
+        players,
+        red,
+        grey,
+        seed=seed,
+        rounds_per_player=rounds_per_player,
+        first_master=bots.choice(list(players)),
+        card_mode=card_mode,
+    )
     printed = None
     if card_mode is CardMode.TABLE:
         printed = PrintedCards.deal(players, [c.id for c in grey], state.hand_size, random.Random(f"cards:{seed}"))
@@ -234,7 +266,7 @@ def _mistakes(bots: random.Random, state: BamState, t: float) -> list[Action]:
         hand = state.hands[player]
         foreign = list(state.hands[state.master])
         options += [
-            Submit(player, (bots.choice(foreign), *hand[:blanks - 1]), t),
+            Submit(player, (bots.choice(foreign), *hand[: blanks - 1]), t),
             Submit(player, (*hand[:blanks], hand[0]), t),
             Judge(state.master, 1, 2, t=t),
         ]
@@ -259,19 +291,28 @@ def _printed_mistakes(bots: random.Random, state: BamState, t: float, printed: P
     are out of play, which numbers exist, and every rule about who submits what when."""
     blanks, hands = state.blanks, printed.hands
     others = [p for p in state.players if p != state.master]
-    options: list[Action] = [Submit(state.master, tuple(hands[state.master][:blanks]), t),
-                             Judge(bots.choice(others), 1, 2, t=t)]
+    options: list[Action] = [
+        Submit(state.master, tuple(hands[state.master][:blanks]), t),
+        Judge(bots.choice(others), 1, 2, t=t),
+    ]
     if state.phase is not Phase.SUBMITTING:
-        return options + [Judge(state.master, 1, 1, t=t), Judge(state.master, 0, 1, t=t),
-                          Submit(state.reading[0], tuple(hands[state.reading[0]][:blanks]), t)]
+        return options + [
+            Judge(state.master, 1, 1, t=t),
+            Judge(state.master, 0, 1, t=t),
+            Submit(state.reading[0], tuple(hands[state.reading[0]][:blanks]), t),
+        ]
     player = bots.choice(state.waiting_for)
     hand = hands[player]
     red = next(c for c, face in state.cards.items() if face.color == "red")
-    options += [Submit(player, tuple(hand[:blanks + 1]), t), Judge(state.master, 1, 2, t=t),
-                Submit(player, (red, *hand[:blanks - 1]), t), Submit(player, ("no-such-card", *hand[:blanks - 1]), t)]
+    options += [
+        Submit(player, tuple(hand[: blanks + 1]), t),
+        Judge(state.master, 1, 2, t=t),
+        Submit(player, (red, *hand[: blanks - 1]), t),
+        Submit(player, ("no-such-card", *hand[: blanks - 1]), t),
+    ]
     known = [*state.table, *(c for w in state.won_grey.values() for c in w), *state.discard]
     if known:
-        options.append(Submit(player, (bots.choice(known), *hand[:blanks - 1]), t))
+        options.append(Submit(player, (bots.choice(known), *hand[: blanks - 1]), t))
     if blanks == 2 and hand:
         options.append(Submit(player, (hand[0], hand[0]), t))
     if state.submitted:
@@ -280,8 +321,9 @@ def _printed_mistakes(bots: random.Random, state: BamState, t: float, printed: P
     return options
 
 
-def _try_mistake(game: BamGame, state: BamState, bots: random.Random, t: float,
-                 printed: PrintedCards | None = None) -> None:
+def _try_mistake(
+    game: BamGame, state: BamState, bots: random.Random, t: float, printed: PrintedCards | None = None
+) -> None:
     """Try one illegal action; the engine must refuse it."""
     options = _printed_mistakes(bots, state, t, printed) if printed is not None else _mistakes(bots, state, t)
     action = bots.choice(options)
@@ -329,17 +371,28 @@ class BamSimulation:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BAM!'s own simulator options."""
-    parser.add_argument("--rounds-per-player", type=int, default=1, metavar="K",
-                        help="each player is BAM! Master K times (default: 1)")
-    parser.add_argument("--deck", action="append", metavar="DECK",
-                        help="deck to play with: 'base' or a deck file; repeat to combine (default: base)")
-    parser.add_argument("--tag", action="append", metavar="T",
-                        help="only cards with this tag, e.g. family; repeat to allow several")
-    parser.add_argument("--cards", choices=[m.value for m in CardMode], default=CardMode.DEALT.value,
-                        help="dealt: the host deals and tells hands privately (default); table: bots hold "
-                             "printed grey cards the host never sees and submit them by number")
-    parser.add_argument("--check-replay", action="store_true",
-                        help="also replay every game from its events and compare the final state")
+    parser.add_argument(
+        "--rounds-per-player", type=int, default=1, metavar="K", help="each player is BAM! Master K times (default: 1)"
+    )
+    parser.add_argument(
+        "--deck",
+        action="append",
+        metavar="DECK",
+        help="deck to play with: 'base' or a deck file; repeat to combine (default: base)",
+    )
+    parser.add_argument(
+        "--tag", action="append", metavar="T", help="only cards with this tag, e.g. family; repeat to allow several"
+    )
+    parser.add_argument(
+        "--cards",
+        choices=[m.value for m in CardMode],
+        default=CardMode.DEALT.value,
+        help="dealt: the host deals and tells hands privately (default); table: bots hold "
+        "printed grey cards the host never sees and submit them by number",
+    )
+    parser.add_argument(
+        "--check-replay", action="store_true", help="also replay every game from its events and compare the final state"
+    )
 
 
 def prepare(options: driver.Options, args: argparse.Namespace) -> BamSimulation:
@@ -349,7 +402,15 @@ def prepare(options: driver.Options, args: argparse.Namespace) -> BamSimulation:
     if args.rounds_per_player < 1:
         raise InputError(f"--rounds-per-player must be at least 1, not {args.rounds_per_player}")
     deck = load_decks(args.deck or ["base"], args.tag or ())
-    faces = ([CardFace(c.id, c.text, "red", c.blanks) for c in deck.red],
-             [CardFace(c.id, c.text, "grey") for c in deck.grey])
-    return BamSimulation(NAMES[:options.players], faces, args.rounds_per_player, options.mistake_rate,
-                         CardMode(args.cards), args.check_replay)
+    faces = (
+        [CardFace(c.id, c.text, "red", c.blanks) for c in deck.red],
+        [CardFace(c.id, c.text, "grey") for c in deck.grey],
+    )
+    return BamSimulation(
+        NAMES[: options.players],
+        faces,
+        args.rounds_per_player,
+        options.mistake_rate,
+        CardMode(args.cards),
+        args.check_replay,
+    )

@@ -121,8 +121,9 @@ def choose(state: State, rng: random.Random, rate: float) -> Action:
 def _slaps(state: State, rng: random.Random, rate: float) -> SlapRace:
     """Each other player slaps after a reaction time unless they miss; the caller rarely slaps."""
     assert state.caller is not None and state.slap_opens is not None and state.slap_closes is not None
-    slaps = [(p, state.slap_opens + rng.uniform(*SLAP_REACTION))
-             for p in state.after(state.caller) if rng.random() >= rate]
+    slaps = [
+        (p, state.slap_opens + rng.uniform(*SLAP_REACTION)) for p in state.after(state.caller) if rng.random() >= rate
+    ]
     if rng.random() < rate:
         slaps.append((state.caller, state.slap_opens + rng.uniform(*SLAP_REACTION)))
     return SlapRace(tuple(slaps), state.slap_closes)
@@ -183,13 +184,24 @@ class Played:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bam Bum!'s own simulator options."""
-    parser.add_argument("--window", type=float, default=3.0, metavar="SECONDS",
-                        help="time window to play a card (default 3)")
+    parser.add_argument(
+        "--window", type=float, default=3.0, metavar="SECONDS", help="time window to play a card (default 3)"
+    )
     parser.add_argument("--no-window", action="store_true", help="the no-time-window variant")
-    parser.add_argument("--slap-window", type=float, default=2.0, metavar="SECONDS",
-                        help="time to slap after a BIM BAM BUM! (default 2)")
-    parser.add_argument("--turn-cap", type=int, default=DEFAULT_TURN_CAP, metavar="TURNS",
-                        help=f"stop a game after this many turns as endless (default {DEFAULT_TURN_CAP})")
+    parser.add_argument(
+        "--slap-window",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="time to slap after a BIM BAM BUM! (default 2)",
+    )
+    parser.add_argument(
+        "--turn-cap",
+        type=int,
+        default=DEFAULT_TURN_CAP,
+        metavar="TURNS",
+        help=f"stop a game after this many turns as endless (default {DEFAULT_TURN_CAP})",
+    )
 
 
 def prepare(options: driver.Options, args: argparse.Namespace) -> BimBamBumSimulation:
@@ -203,8 +215,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settings(args: argparse.Namespace) -> SimSettings:
-    rules = Settings(window=None if args.no_window else args.window, slap_window=args.slap_window,
-                     turn_cap=args.turn_cap)
+    rules = Settings(
+        window=None if args.no_window else args.window, slap_window=args.slap_window, turn_cap=args.turn_cap
+    )
     return SimSettings(args.players, args.mistake_rate, rules)
 
 

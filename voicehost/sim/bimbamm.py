@@ -166,8 +166,8 @@ class Summary:
         return [
             f"games: {self.games} ({self.players} players{', table cards' if table else ''})",
             f"mean turns per game: {self.turns / games:.1f}",
-            f"win rate by seat: {seats}" + (f"  (turn limit: {100 * self.unfinished / games:.1f}%)"
-                                            if self.unfinished else ""),
+            f"win rate by seat: {seats}"
+            + (f"  (turn limit: {100 * self.unfinished / games:.1f}%)" if self.unfinished else ""),
             f"mistakes per game: {self.mistakes / games:.2f}",
             f"points per game: {self.points / games:.2f}, races per game: {self.races / games:.2f}",
             *table,
@@ -175,16 +175,23 @@ class Summary:
         ]
 
 
-def play_game(players: Sequence[str], seed: int, mistake_rate: float = 0.05,
-              tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
-              cards: Cards = Cards.DEALT, variant2p: bool | None = None) -> GameResult:
+def play_game(
+    players: Sequence[str],
+    seed: int,
+    mistake_rate: float = 0.05,
+    tiles: Sequence[Tile] | None = None,
+    max_turns: int = 2000,
+    cards: Cards = Cards.DEALT,
+    variant2p: bool | None = None,
+) -> GameResult:
     """Play one complete game with bots; the result holds every event for the log."""
     bots = random.Random(f"bots:{seed}")
     chosen = bots.choice(list(players))
     table = TableCards.deal(players, random.Random(f"cards:{seed}")) if cards is Cards.TABLE else None
     first = (table.first_player() or chosen) if table is not None else chosen
-    state, events = new_game(players, random.Random(seed), seed, tiles=tiles, first_player=first, cards=cards,
-                             variant2p=variant2p)
+    state, events = new_game(
+        players, random.Random(seed), seed, tiles=tiles, first_player=first, cards=cards, variant2p=variant2p
+    )
     result = GameResult(seed, state, list(events), table=table)
     ms = 0
     while not state.over:
@@ -226,8 +233,9 @@ def _pause(bots: random.Random, state: State) -> int:
     return bots.randrange(600, 3000)
 
 
-def _choose(bots: random.Random, state: State, ms: int, mistake_rate: float, result: GameResult,
-            max_turns: int) -> Action:
+def _choose(
+    bots: random.Random, state: State, ms: int, mistake_rate: float, result: GameResult, max_turns: int
+) -> Action:
     """The bots' next action at ``ms`` milliseconds."""
     t = ms / 1000
     if state.phase is Phase.RACE:
@@ -241,8 +249,9 @@ def _choose(bots: random.Random, state: State, ms: int, mistake_rate: float, res
     return bots.choice(legal_actions(state, t))
 
 
-def _race_shouts(bots: random.Random, state: State, hands: Sequence[Animal | None], opened: float,
-                 mistake_rate: float) -> tuple[Call, ...]:
+def _race_shouts(
+    bots: random.Random, state: State, hands: Sequence[Animal | None], opened: float, mistake_rate: float
+) -> tuple[Call, ...]:
     """Shouts heard in the window: holders of racing animals, and some wrong shouts."""
     calls = []
     for player, card in zip(state.players, hands):
@@ -346,10 +355,18 @@ class BimBammSimulation:
         return [self.title, *self.summary.lines()] if self.title else self.summary.lines()
 
 
-def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, log_dir: Path | None = None,
-             tiles: Sequence[Tile] | None = None, max_turns: int = 2000,
-             keep: Callable[[GameResult], None] | None = None, cards: Cards = Cards.DEALT,
-             variant2p: bool | None = None) -> Summary:
+def simulate(
+    players: int,
+    games: int,
+    seed: int,
+    mistake_rate: float = 0.05,
+    log_dir: Path | None = None,
+    tiles: Sequence[Tile] | None = None,
+    max_turns: int = 2000,
+    keep: Callable[[GameResult], None] | None = None,
+    cards: Cards = Cards.DEALT,
+    variant2p: bool | None = None,
+) -> Summary:
     """Play ``games`` games through the driver and total them; ``keep`` sees each game's result (tests use it)."""
     simulation = BimBammSimulation(NAMES[:players], mistake_rate, tiles, max_turns, cards, variant2p)
     options = driver.Options(players, games, seed, mistake_rate, log_dir)
@@ -359,16 +376,33 @@ def simulate(players: int, games: int, seed: int, mistake_rate: float = 0.05, lo
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bamm!'s own simulator options."""
-    parser.add_argument("--max-turns", type=int, default=2000, metavar="N",
-                        help="end a game without winner after this many turns (default 2000)")
-    parser.add_argument("--tiles", metavar="SPEC|FILE.toml",
-                        help="your own tile set: 15 white/black pairs like 'cat/dog,dog/pig,...' or a TOML "
-                             "file of [[tile]] tables with white and black (default: a seeded arrangement)")
-    parser.add_argument("--cards", choices=[c.value for c in Cards], default=Cards.DEALT.value,
-                        help="dealt: the host deals and knows every card (default); table: players hold "
-                             "physical cards the host never sees, and the table catches false claims")
-    parser.add_argument("--no-2p-variant", dest="variant2p", action="store_false", default=None,
-                        help="with 2 players, play without the 2-player rule (on by default)")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="end a game without winner after this many turns (default 2000)",
+    )
+    parser.add_argument(
+        "--tiles",
+        metavar="SPEC|FILE.toml",
+        help="your own tile set: 15 white/black pairs like 'cat/dog,dog/pig,...' or a TOML "
+        "file of [[tile]] tables with white and black (default: a seeded arrangement)",
+    )
+    parser.add_argument(
+        "--cards",
+        choices=[c.value for c in Cards],
+        default=Cards.DEALT.value,
+        help="dealt: the host deals and knows every card (default); table: players hold "
+        "physical cards the host never sees, and the table catches false claims",
+    )
+    parser.add_argument(
+        "--no-2p-variant",
+        dest="variant2p",
+        action="store_false",
+        default=None,
+        help="with 2 players, play without the 2-player rule (on by default)",
+    )
 
 
 def prepare(options: driver.Options, args: argparse.Namespace) -> BimBammSimulation:
@@ -376,8 +410,15 @@ def prepare(options: driver.Options, args: argparse.Namespace) -> BimBammSimulat
     if args.max_turns < 1:
         raise InputError(f"--max-turns must be at least 1, not {args.max_turns}")
     tiles = _load_tiles(args.tiles) if args.tiles else None
-    return BimBammSimulation(NAMES[:options.players], options.mistake_rate, tiles, args.max_turns, Cards(args.cards),
-                             args.variant2p, title=f"bimbamm simulation, seed {options.seed}")
+    return BimBammSimulation(
+        NAMES[: options.players],
+        options.mistake_rate,
+        tiles,
+        args.max_turns,
+        Cards(args.cards),
+        args.variant2p,
+        title=f"bimbamm simulation, seed {options.seed}",
+    )
 
 
 def _load_tiles(value: str) -> tuple[Tile, ...]:

@@ -77,7 +77,9 @@ def _glide(f0: float, f1: float, seconds: float, rate: int, harmonics: tuple[flo
     return out
 
 
-def _envelope(n: int, rate: int, attack: float = 0.005, release: float = 0.02, decay: float | None = None) -> np.ndarray:
+def _envelope(
+    n: int, rate: int, attack: float = 0.005, release: float = 0.02, decay: float | None = None
+) -> np.ndarray:
     """Raised-cosine attack and release (no clicks), optionally an exponential decay (time constant, s)."""
     env = np.ones(n)
     a, r = max(1, int(attack * rate)), max(1, int(release * rate))
@@ -88,7 +90,9 @@ def _envelope(n: int, rate: int, attack: float = 0.005, release: float = 0.02, d
     return env
 
 
-def _note(freq: float, seconds: float, rate: int, harmonics: tuple[float, ...] = (1.0,), decay: float | None = None) -> np.ndarray:
+def _note(
+    freq: float, seconds: float, rate: int, harmonics: tuple[float, ...] = (1.0,), decay: float | None = None
+) -> np.ndarray:
     tone = _glide(freq, freq, seconds, rate, harmonics)
     shaped: np.ndarray = tone * _envelope(tone.size, rate, decay=decay)
     return shaped
@@ -118,7 +122,9 @@ def _point(rate: int) -> np.ndarray:
 
 def _mistake(rate: int) -> np.ndarray:
     square = (1.0, 0.0, 1 / 3, 0.0, 1 / 5, 0.0, 1 / 7)
-    return _sequence([(_note(329.6, 0.17, rate, square), 0.04), (_note(220.0, 0.21, rate, square, decay=0.25), 0.0)], rate)
+    return _sequence(
+        [(_note(329.6, 0.17, rate, square), 0.04), (_note(220.0, 0.21, rate, square, decay=0.25), 0.0)], rate
+    )
 
 
 def _race_open(rate: int) -> np.ndarray:

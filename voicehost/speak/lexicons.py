@@ -92,7 +92,10 @@ def _tables() -> dict[str, Callable[[], dict[str, dict[str, tuple[str, ...]]]]]:
     from lemminflect.codecs.LemmaLUCodec import LemmaLUCodec
     from lemminflect.config import inflection_lu_fn, lemma_lu_fn
 
-    return {"lemmas": lambda: LemmaLUCodec.load(lemma_lu_fn), "inflections": lambda: InflectionLUCodec.load(inflection_lu_fn)}
+    return {
+        "lemmas": lambda: LemmaLUCodec.load(lemma_lu_fn),
+        "inflections": lambda: InflectionLUCodec.load(inflection_lu_fn),
+    }
 
 
 def compile_tables(path: Path) -> None:
@@ -104,8 +107,9 @@ def compile_tables(path: Path) -> None:
         with sqlite3.connect(tmp) as connection:
             for name, load in _tables().items():
                 connection.execute(f"CREATE TABLE {name} (word TEXT PRIMARY KEY, forms TEXT NOT NULL)")
-                connection.executemany(f"INSERT INTO {name} VALUES (?, ?)",
-                                       ((word, json.dumps(forms)) for word, forms in load().items()))
+                connection.executemany(
+                    f"INSERT INTO {name} VALUES (?, ?)", ((word, json.dumps(forms)) for word, forms in load().items())
+                )
         connection.close()
         os.replace(tmp, path)
     finally:

@@ -173,8 +173,15 @@ class DeviceSink:
 
     realtime = True
 
-    def __init__(self, device: DeviceInfo, channel: int | None, clock: Clock, *, rate: int | None = None,
-                 latency: float = DEFAULT_LATENCY) -> None:
+    def __init__(
+        self,
+        device: DeviceInfo,
+        channel: int | None,
+        clock: Clock,
+        *,
+        rate: int | None = None,
+        latency: float = DEFAULT_LATENCY,
+    ) -> None:
         self.player = ChannelPlayer(device, channel, rate=rate, latency=latency)
         self.clock = clock
         self.rate = self.player.rate
@@ -340,8 +347,9 @@ class WavSink(RecordingSink):
             write_wav(self.path, self.written)
 
 
-def device_sink(device: str | int | None, channel: int | None, clock: Clock, *,
-                latency: float = DEFAULT_LATENCY) -> DeviceSink | None:
+def device_sink(
+    device: str | int | None, channel: int | None, clock: Clock, *, latency: float = DEFAULT_LATENCY
+) -> DeviceSink | None:
     """A sink on ``device`` (the default output when None), or None when there is no output.
 
     An explicitly named device that does not exist is an error; a machine without any default
@@ -356,8 +364,14 @@ def device_sink(device: str | int | None, channel: int | None, clock: Clock, *,
     return None if target is None else DeviceSink(target, channel, clock, latency=latency)
 
 
-def device_outputs(clock: Clock, *, table: str | int | None, phones: str | int | None = None,
-                   seats: int = 0, latency: float = DEFAULT_LATENCY) -> dict[Route, Sink]:
+def device_outputs(
+    clock: Clock,
+    *,
+    table: str | int | None,
+    phones: str | int | None = None,
+    seats: int = 0,
+    latency: float = DEFAULT_LATENCY,
+) -> dict[Route, Sink]:
     """Sinks for a table: the speaker for :data:`TABLE`, and channel k-1 of ``phones`` for seat k.
 
     Seats get a private route only when an earphone device is given; a seat without one has no
@@ -372,8 +386,7 @@ def device_outputs(clock: Clock, *, table: str | int | None, phones: str | int |
         assert target is not None
         if seats > target.max_output_channels:
             raise AudioDeviceError(
-                f"earphone device {target.name!r} has {target.max_output_channels} channels, "
-                f"too few for {seats} seats"
+                f"earphone device {target.name!r} has {target.max_output_channels} channels, too few for {seats} seats"
             )
         for k in range(1, seats + 1):
             outputs[seat(k)] = DeviceSink(target, k - 1, clock, latency=latency)
@@ -402,5 +415,8 @@ def play_or_explain(audio: Audio, device: str | int | None, channel: int | None 
             raise
         print(f"could not play on the default output ({error})", file=sys.stderr)
         return False
-    print(f"played {audio.duration:.2f} s on {target.name!r}" + (f", channel {channel + 1}" if channel is not None else ""))
+    print(
+        f"played {audio.duration:.2f} s on {target.name!r}"
+        + (f", channel {channel + 1}" if channel is not None else "")
+    )
     return True

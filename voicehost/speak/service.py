@@ -236,7 +236,9 @@ class SpeechService:
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Wait until every output has said everything (a simulated clock just advances)."""
         live_ok = all(lane.wait_idle(timeout) for lane in self._lanes.values() if isinstance(lane, _LiveLane))
-        busy_until = max((lane.busy_until() for lane in self._lanes.values() if isinstance(lane, _TimelineLane)), default=0.0)
+        busy_until = max(
+            (lane.busy_until() for lane in self._lanes.values() if isinstance(lane, _TimelineLane)), default=0.0
+        )
         if busy_until > self.clock.now():
             self.clock.sleep(busy_until - self.clock.now())
         return live_ok

@@ -67,9 +67,7 @@ class VoiceInfo:
 def check_rate(rate: int) -> int:
     """Return ``rate`` or raise BadRate with the allowed range."""
     if not MIN_RATE <= rate <= MAX_RATE:
-        raise BadRate(
-            f"speaking rate {rate} is out of range: use {MIN_RATE} to {MAX_RATE} words per minute"
-        )
+        raise BadRate(f"speaking rate {rate} is out of range: use {MIN_RATE} to {MAX_RATE} words per minute")
     return rate
 
 
@@ -111,9 +109,7 @@ class EspeakVoice:
             found = [v for v in self._voices if test(v)]
             if found:
                 return found[0]
-        raise UnknownVoice(
-            f"unknown voice {spec!r}; list the installed voices with: voicehost say --list-voices"
-        )
+        raise UnknownVoice(f"unknown voice {spec!r}; list the installed voices with: voicehost say --list-voices")
 
     def set_voice(self, spec: str) -> None:
         """Change the voice (validated)."""
@@ -132,8 +128,10 @@ class EspeakVoice:
         if not text.strip():
             raise InputError("nothing to say: the text is empty")
         if len(text) > MAX_TEXT:
-            raise TextTooLong(f"the text has {len(text)} characters; the host says at most {MAX_TEXT} at once "
-                              "(about twenty minutes of speech)")
+            raise TextTooLong(
+                f"the text has {len(text)} characters; the host says at most {MAX_TEXT} at once "
+                "(about twenty minutes of speech)"
+            )
         chosen = voice or self.voice
         wpm = check_rate(rate if rate is not None else self.rate)
         # The driver applies properties at once; the engine's setProperty would only queue them
@@ -145,8 +143,9 @@ class EspeakVoice:
                 driver.setProperty("rate", wpm)
             except ValueError as error:
                 raise SpeechError(f"espeak-ng cannot use voice {chosen.id!r} at {wpm} wpm: {error}") from error
-            pcm = b"".join(_synthesise(piece, timeout=RENDER_TIMEOUT + len(piece) / 100)
-                           for piece in speech_chunks(text))
+            pcm = b"".join(
+                _synthesise(piece, timeout=RENDER_TIMEOUT + len(piece) / 100) for piece in speech_chunks(text)
+            )
         if not pcm:
             raise SpeechError(f"espeak-ng produced no audio for {text[:40]!r}")
         samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
@@ -271,8 +270,7 @@ def _installed_voices(engine: Any) -> list[VoiceInfo]:
     voices = []
     for v in engine.getProperty("voices"):
         langs = tuple(
-            lang.decode("utf-8", "replace") if isinstance(lang, bytes) else str(lang)
-            for lang in (v.languages or [])
+            lang.decode("utf-8", "replace") if isinstance(lang, bytes) else str(lang) for lang in (v.languages or [])
         )
         voices.append(VoiceInfo(id=str(v.id), name=str(v.name), languages=langs))
     if not voices:

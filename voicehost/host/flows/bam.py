@@ -31,7 +31,15 @@ from voicehost.decks import Deck, DeckError, GreyCard, RedCard, load_decks
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import join
 from voicehost.host.words import (
-    COMMAND_PHRASES, LEAVING_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, leaving_phrases, normalise, number,
+    COMMAND_PHRASES,
+    LEAVING_PHRASES,
+    NO_PHRASES,
+    YES_PHRASES,
+    Command,
+    Heard,
+    leaving_phrases,
+    normalise,
+    number,
     number_phrase,
 )
 from voicehost.rules import bam
@@ -53,8 +61,7 @@ CARD_MODES = ("dealt", "table")
 BEST_WORDS = frozenset({"best"})
 WORST_WORDS = frozenset({"worst", "worse"})
 READ_WORDS = frozenset({"read", "repeat", "again", "sentence"})
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class BamSettings:
 
 
 # ---- words → numbers and judgements -------------------------------------------------------
+
 
 def spoken_numbers(phrase: str) -> list[int]:
     """Every number in a phrase, compounds joined ("seven then three" → [7, 3];
@@ -162,6 +170,7 @@ def has_judgement_words(phrase: str) -> bool:
 
 # ---- stable hand numbers --------------------------------------------------------------------
 
+
 class HandSlots:
     """Each player's hand as numbered slots: a played card's number goes to the next card drawn.
 
@@ -212,6 +221,7 @@ class KeepQuestion:
 
 # ---- the flow -------------------------------------------------------------------------------
 
+
 class BamFlow(Flow):
     """The host's side of BAM!."""
 
@@ -260,14 +270,23 @@ class BamFlow(Flow):
 
     def start(self) -> None:
         if self.mode == "dealt" and not self.host.mouth.private_outputs:
-            raise bam.BadSetup("--cards dealt needs a private earphone for every player: "
-                               "without them play with printed cards (--cards table)")
+            raise bam.BadSetup(
+                "--cards dealt needs a private earphone for every player: "
+                "without them play with printed cards (--cards table)"
+            )
         deck = self._load_deck(required=True)
         assert deck is not None
         self._ready_realizer()
         state, events = self.engine.start(
-            self.host.players, deck.red, deck.grey, seed=self.seed, rounds_per_player=self.settings.rounds,
-            first_master=self.settings.first_master, t=self.now(), card_mode=self.mode)
+            self.host.players,
+            deck.red,
+            deck.grey,
+            seed=self.seed,
+            rounds_per_player=self.settings.rounds,
+            first_master=self.settings.first_master,
+            t=self.now(),
+            card_mode=self.mode,
+        )
         self.state = state
         self._welcome()
         self._after(self._record(events))
@@ -282,8 +301,10 @@ class BamFlow(Flow):
         state, new = self.engine.resume(state, self.now())
         self.state = state
         self._record(new)
-        self.say(f"Welcome back to BAM! Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
-                 f"{self.score_text()}")
+        self.say(
+            f"Welcome back to BAM! Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
+            f"{self.score_text()}"
+        )
         if state.phase is bam.Phase.JUDGING:
             self._read_sentences()
         elif state.phase is bam.Phase.SUBMITTING:
@@ -392,9 +413,11 @@ class BamFlow(Flow):
         first, second = (self._grey_text(c) for c in state.submissions[question.best - 1].cards)
         self.keeping = question
         self.host.timers.cancel(REMIND_TIMER)
-        self.say(f"Best: {number_phrase(question.best)}, worst: {number_phrase(question.worst)}. "
-                 f"{question.player}, which card do you keep as your point: one, \"{first}\", or two, "
-                 f"\"{second}\"? Say one or two.")
+        self.say(
+            f"Best: {number_phrase(question.best)}, worst: {number_phrase(question.worst)}. "
+            f'{question.player}, which card do you keep as your point: one, "{first}", or two, '
+            f'"{second}"? Say one or two.'
+        )
         self.host.timers.start(KEEP_TIMER, self.host.mouth.silent_at() + KEEP_WAIT)
 
     def _keep_says(self, heard: Heard, question: KeepQuestion) -> None:
@@ -410,8 +433,7 @@ class BamFlow(Flow):
     def _keep(self, question: KeepQuestion, keep: int) -> None:
         self.keeping = None
         self.host.timers.cancel(KEEP_TIMER)
-        self._apply(bam.Judge(question.master, question.best, question.worst, keep=keep, t=self.now()),
-                    question.master)
+        self._apply(bam.Judge(question.master, question.best, question.worst, keep=keep, t=self.now()), question.master)
 
     def _judging_says(self, heard: Heard) -> None:
         state, player = self._state(), heard.player
@@ -444,7 +466,9 @@ class BamFlow(Flow):
         """Ask the table, one player at a time, whether to skip ``players`` (they leave the game)."""
         self.asking = list(players)
         if not players:
-            self.say("Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn.")
+            self.say(
+                "Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn."
+            )
             return
         self.say(f"{why}Skip {players[0]}? Say yes or no.")
 
@@ -555,8 +579,11 @@ class BamFlow(Flow):
             also = f", with the card{'s' if before.blanks > 1 else ''} {player} played this round" if played else ""
             text = f"{player} has left the game: put {player}'s cards back in the box{also}."
         else:
-            also = ", the one played this round too" if played and before.blanks == 1 else (
-                ", the ones played this round too" if played else "")
+            also = (
+                ", the one played this round too"
+                if played and before.blanks == 1
+                else (", the ones played this round too" if played else "")
+            )
             text = f"{player} has left the game: {player}'s cards are out of the game{also}."
         if _of(events, bam.RoundVoided):
             text += " " + self._void_text(player, before, events)
@@ -585,13 +612,17 @@ class BamFlow(Flow):
     def _welcome(self) -> None:
         state = self._state()
         rounds = "once" if state.rounds_per_player == 1 else f"{number_phrase(state.rounds_per_player)} times"
-        how = ("You will hear your cards privately, numbered: play one by saying its number."
-               if self.mode == "dealt" else
-               f"Shuffle the printed grey cards and deal {number_phrase(state.hand_size)} to each player: play "
-               "a card by saying the number printed in its corner.")
-        self.say(f"Welcome to BAM! Players, clockwise: {join(list(state.players))}. Each round the BAM! Master "
-                 f"reads a red card with a blank, and everyone else fills it with a grey card. {how} "
-                 f"The master picks the best and the worst. Everyone is master {rounds}.")
+        how = (
+            "You will hear your cards privately, numbered: play one by saying its number."
+            if self.mode == "dealt"
+            else f"Shuffle the printed grey cards and deal {number_phrase(state.hand_size)} to each player: play "
+            "a card by saying the number printed in its corner."
+        )
+        self.say(
+            f"Welcome to BAM! Players, clockwise: {join(list(state.players))}. Each round the BAM! Master "
+            f"reads a red card with a blank, and everyone else fills it with a grey card. {how} "
+            f"The master picks the best and the worst. Everyone is master {rounds}."
+        )
 
     def _announce_round(self, again: bool = False) -> None:
         state = self._state()
@@ -599,8 +630,11 @@ class BamFlow(Flow):
         red = self._red_text(state.red)
         double = state.blanks == 2
         players = list(state.waiting_for)
-        ask = (f"{join(players)}: play two cards, first blank first, for example seven then three."
-               if double else f"{join(players)}: play a card by saying {'the number printed on it' if self.mode == 'table' else 'its number'}.")
+        ask = (
+            f"{join(players)}: play two cards, first blank first, for example seven then three."
+            if double
+            else f"{join(players)}: play a card by saying {'the number printed on it' if self.mode == 'table' else 'its number'}."
+        )
         opening = "" if again else f"Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
         card = "A double BAM! card" if double else "The red card"
         self.say(f"{opening}{state.master} is the BAM! Master. {card}: {red} {ask}")
@@ -626,15 +660,20 @@ class BamFlow(Flow):
         assert state.red is not None
         self.sentences = [self._sentence(state.red, s.cards) for s in state.submissions]
         readings = " ".join(f"{number_phrase(i).capitalize()}: {text}" for i, text in enumerate(self.sentences, 1))
-        opening = (f"{state.master}, here are the sentences again, numbered anew." if again else
-                   f"All cards are in. {state.master}, here are the sentences.")
+        opening = (
+            f"{state.master}, here are the sentences again, numbered anew."
+            if again
+            else f"All cards are in. {state.master}, here are the sentences."
+        )
         self.say(f"{opening} {readings} {state.master}, which is best and which is worst?")
 
     def _award(self, best: bam.BestChosen, worst: bam.WorstChosen) -> None:
         self.host.mouth.earcon(Earcon.POINT)
-        self.say(f"Best: {number_phrase(best.submission)}. {best.player} wins a point with "
-                 f"\"{self._grey_text(best.card)}\". Worst: {number_phrase(worst.submission)}. "
-                 f"{worst.player} takes the red card.")
+        self.say(
+            f"Best: {number_phrase(best.submission)}. {best.player} wins a point with "
+            f'"{self._grey_text(best.card)}". Worst: {number_phrase(worst.submission)}. '
+            f"{worst.player} takes the red card."
+        )
 
     def _table_chores(self, best: bam.BestChosen, draw: bool, reshuffle: bool) -> None:
         """Printed cards: what the players do with their cards after a judgement."""
@@ -649,10 +688,14 @@ class BamFlow(Flow):
 
     def _announce_end(self, ev: bam.BamGameOver) -> None:
         active = list(self._state().active)
-        why = {"rounds_done": "That was the last round.", "red_cards_out": "There are no red cards left.",
-               "grey_cards_out": "There are not enough grey cards left.", "quit": "The game is over.",
-               "too_few_players": f"Only {join(active)} are left, and BAM! needs at least "
-                                  f"{number_phrase(bam.MIN_PLAYERS)} players: the game ends here."}
+        why = {
+            "rounds_done": "That was the last round.",
+            "red_cards_out": "There are no red cards left.",
+            "grey_cards_out": "There are not enough grey cards left.",
+            "quit": "The game is over.",
+            "too_few_players": f"Only {join(active)} are left, and BAM! needs at least "
+            f"{number_phrase(bam.MIN_PLAYERS)} players: the game ends here.",
+        }
         self.say(f"{why.get(ev.reason, 'The game is over.')} {self._title_text(ev)} {self.score_text()}")
 
     def _title_text(self, ev: bam.BamGameOver) -> str:
@@ -662,14 +705,18 @@ class BamFlow(Flow):
         winners: list[str] = list(ev.winners)
         top = scores[winners[0]]
         if len(winners) > 1:
-            return (f"{join(winners)} share the title {TITLE}: {_points(top)} and "
-                    f"{_count_cards(grey[winners[0]])} won each!")
+            return (
+                f"{join(winners)} share the title {TITLE}: {_points(top)} and "
+                f"{_count_cards(grey[winners[0]])} won each!"
+            )
         winner = winners[0]
         tied = [p for p in self._state().active if scores[p] == top]
         if len(tied) > 1:
             others = [p for p in tied if p != winner]
-            return (f"{join(tied)} have {_points(top)} each; {winner} won more grey cards "
-                    f"({grey[winner]} to {max(grey[p] for p in others)}), so {winner} is {TITLE}!")
+            return (
+                f"{join(tied)} have {_points(top)} each; {winner} won more grey cards "
+                f"({grey[winner]} to {max(grey[p] for p in others)}), so {winner} is {TITLE}!"
+            )
         return f"{winner} is {TITLE} with {_points(top)}!"
 
     def _tell_hand(self, player: str) -> None:
@@ -687,8 +734,13 @@ class BamFlow(Flow):
 
     def score_text(self) -> str:
         state = self._state()
-        return "Scores: " + join([f"{p} {_signed(n)}{' (left the game)' if p in state.gone else ''}"
-                                  for p, n in state.scores.items()]) + "."
+        return (
+            "Scores: "
+            + join(
+                [f"{p} {_signed(n)}{' (left the game)' if p in state.gone else ''}" for p, n in state.scores.items()]
+            )
+            + "."
+        )
 
     def help_text(self, player: str) -> str:
         state = self._state()
@@ -721,7 +773,11 @@ class BamFlow(Flow):
         if not cards:
             return f"{player}, you hold no cards."
         listed = "; ".join(f"{number_phrase(n)}, {self._grey_text(c)}" for n, c in cards)
-        master = " You are the BAM! Master this round." if player == state.master and state.phase is not bam.Phase.OVER else ""
+        master = (
+            " You are the BAM! Master this round."
+            if player == state.master and state.phase is not bam.Phase.OVER
+            else ""
+        )
         return f"{player}, your cards: {listed}.{master}"
 
     def accepts(self, phrase: str) -> bool:
@@ -761,7 +817,7 @@ class BamFlow(Flow):
         return f"{state.master} is the BAM! Master. Still to play: {join(waiting)}.{mine}"
 
     def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
-        """"read card N": your card N, privately, while cards are played; sentence N while judging."""
+        """ "read card N": your card N, privately, while cards are played; sentence N while judging."""
         state = self._state()
         if state.phase is bam.Phase.JUDGING and 1 <= n <= len(self.sentences):
             return f"{number_phrase(n).capitalize()}: {self.sentences[n - 1]}", False
@@ -769,11 +825,17 @@ class BamFlow(Flow):
             return f"{player}, the sentences are numbered one to {number_phrase(len(self.sentences))}.", False
         if self.mode == "table":
             card = self.printed.get(n)
-            return (f"Card {number_words(n)}: {self._grey_text(card)}." if card else
-                    f"{player}, there is no card {number_words(n)} in this deck."), False
+            return (
+                f"Card {number_words(n)}: {self._grey_text(card)}."
+                if card
+                else f"{player}, there is no card {number_words(n)} in this deck."
+            ), False
         card = self.slots.card(player, n)
-        return (f"{player}, your card {number_phrase(n)}: {self._grey_text(card)}." if card else
-                self._no_such_card(player, n)), True
+        return (
+            f"{player}, your card {number_phrase(n)}: {self._grey_text(card)}."
+            if card
+            else self._no_such_card(player, n)
+        ), True
 
     def phrases(self) -> list[str]:
         """The game's phrases of the moment, "a player has left" (and "yes"/"no" while the table
@@ -791,9 +853,16 @@ class BamFlow(Flow):
             return list(KEEP_WORDS)
         if state.phase is bam.Phase.JUDGING:
             n = [number_phrase(i) for i in range(1, len(state.submissions) + 1)]
-            return [*(f"best {a} worst {b}" for a in n for b in n if a != b), *(f"best {a}" for a in n),
-                    *(f"worst {a}" for a in n), *(f"read {a}" for a in n), *(f"read sentence {a}" for a in n),
-                    *n, "best", "worst"]
+            return [
+                *(f"best {a} worst {b}" for a in n for b in n if a != b),
+                *(f"best {a}" for a in n),
+                *(f"worst {a}" for a in n),
+                *(f"read {a}" for a in n),
+                *(f"read sentence {a}" for a in n),
+                *n,
+                "best",
+                "worst",
+            ]
         top = max(self.printed) if self.mode == "table" and self.printed else state.hand_size
         n = [number_words(i) for i in range(1, top + 1)]
         pairs = [f"{a} then {b}" for a in n for b in n if a != b] if state.blanks == 2 and len(n) <= 20 else []
@@ -809,26 +878,39 @@ class BamFlow(Flow):
 
     def _count_prompt(self, player: str) -> str:
         if self._state().blanks == 2:
-            return f"{player}, this card has two blanks: say two numbers, first blank first, for example seven then three."
+            return (
+                f"{player}, this card has two blanks: say two numbers, first blank first, for example seven then three."
+            )
         return f"{player}, this card has one blank: say one number."
 
     def _no_such_card(self, player: str, n: int) -> str:
         if self.mode == "table":
             return f"{player}, there is no card {number_words(n)} in this deck."
         held = [number_phrase(k) for k, _ in self.slots.numbered(player)]
-        return f"{player}, you have no card {number_words(n)}: your cards are numbered {held[0]} to {held[-1]}." if held else f"{player}, you hold no cards."
+        return (
+            f"{player}, you have no card {number_words(n)}: your cards are numbered {held[0]} to {held[-1]}."
+            if held
+            else f"{player}, you hold no cards."
+        )
 
     def _out_of_play(self, player: str, reason: str) -> str:
         """Printed cards: why the card a player named cannot be played."""
         state = self._state()
         won = {c for stack in state.won_grey.values() for c in stack}
-        where = {"already_played": set(state.table), "won_card": won, "discarded": set(state.discard),
-                 "set_aside": set(state.set_aside)}.get(reason, set())
+        where = {
+            "already_played": set(state.table),
+            "won_card": won,
+            "discarded": set(state.discard),
+            "set_aside": set(state.set_aside),
+        }.get(reason, set())
         number = next((n for n in self.last_numbers if self.printed.get(n) in where), None)
         card = f"card {number_words(number)}" if number is not None else "that card"
-        why = {"already_played": "is already on the table this round", "won_card": "was won as a point",
-               "discarded": "is on the discard pile", "set_aside": "left the game with a player who left"
-               }.get(reason, "is not in this deck")
+        why = {
+            "already_played": "is already on the table this round",
+            "won_card": "was won as a point",
+            "discarded": "is on the discard pile",
+            "set_aside": "left the game with a player who left",
+        }.get(reason, "is not in this deck")
         return f"{player}, {card} {why}: play another."
 
     def _judge_example(self) -> str:
@@ -915,8 +997,9 @@ class BamFlow(Flow):
         known = self.grey_cards.get(card)
         if known is None or known.text != text:
             return Filler(text)
-        return Filler(text, number=known.number, mass=known.mass or None, proper=known.proper or None,
-                      article=known.article)
+        return Filler(
+            text, number=known.number, mass=known.mass or None, proper=known.proper or None, article=known.article
+        )
 
     def _sentence(self, red: str, cards: Sequence[str]) -> str:
         """The red card read with ``cards`` in its blanks, grammar fixed."""
@@ -975,16 +1058,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """BAM!'s own ``play`` options."""
     from voicehost.host.options import whole_type
 
-    parser.add_argument("--deck", action="append", metavar="NAME|FILE",
-                        help="deck to play with: base (default) or a deck file; repeat to combine decks")
-    parser.add_argument("--tag", action="append", metavar="T",
-                        help="only cards with this tag, e.g. family; repeat for several tags")
-    parser.add_argument("--rounds", type=whole_type(1, 50), metavar="K",
-                        help="times each player is the BAM! Master (default 1)")
-    parser.add_argument("--cards", choices=CARD_MODES,
-                        help="dealt: the host tells each player their hand privately; table: players hold "
-                             "printed cards and play by their number (default: dealt when every player has "
-                             "a private earphone, else table)")
+    parser.add_argument(
+        "--deck",
+        action="append",
+        metavar="NAME|FILE",
+        help="deck to play with: base (default) or a deck file; repeat to combine decks",
+    )
+    parser.add_argument(
+        "--tag", action="append", metavar="T", help="only cards with this tag, e.g. family; repeat for several tags"
+    )
+    parser.add_argument(
+        "--rounds", type=whole_type(1, 50), metavar="K", help="times each player is the BAM! Master (default 1)"
+    )
+    parser.add_argument(
+        "--cards",
+        choices=CARD_MODES,
+        help="dealt: the host tells each player their hand privately; table: players hold "
+        "printed cards and play by their number (default: dealt when every player has "
+        "a private earphone, else table)",
+    )
     parser.add_argument("--first", metavar="NAME", help="the first BAM! Master (default: the first player)")
 
 

@@ -33,12 +33,18 @@ from voicehost.rules import bimbambum as bb
 from voicehost.host.flows import bimbambum_texts as texts
 from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.rules.bimbambum.cards import (
-    CALL, CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, player_count_problem,
+    CALL,
+    CARDS_PER_PLAYER,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    player_count_problem,
 )
 from voicehost.speak.earcons import Earcon
 
-HELP = ("Bim Bam Bum!: put your top card on a pile and yell its word once for each pile showing it; "
-        "on BIM BAM BUM! everybody else slaps")
+HELP = (
+    "Bim Bam Bum!: put your top card on a pile and yell its word once for each pile showing it; "
+    "on BIM BAM BUM! everybody else slaps"
+)
 
 SHOUT_TIMER = "loudest"
 INTRO_TIMER = "intro"
@@ -248,11 +254,25 @@ class BimBamBumFlow(Flow):
         players, first = self.host.players, self.first
         trial_rng = random.Random()
         trial_rng.setstate(self.host.rng.getstate())
-        trial, _ = bb.new_game(players, trial_rng, self.seed, first_player=first, settings=self.rules, t=self.now(),
-                               each=self.settings.quick)
+        trial, _ = bb.new_game(
+            players,
+            trial_rng,
+            self.seed,
+            first_player=first,
+            settings=self.rules,
+            t=self.now(),
+            each=self.settings.quick,
+        )
         self.say(f"{first} starts. {self._turn_text(first, trial.top(first))}", barge_in=early)
-        state, events = bb.new_game(players, self.host.rng, self.seed, first_player=first,
-                                    settings=self.rules, t=self._silent_at(), each=self.settings.quick)
+        state, events = bb.new_game(
+            players,
+            self.host.rng,
+            self.seed,
+            first_player=first,
+            settings=self.rules,
+            t=self._silent_at(),
+            each=self.settings.quick,
+        )
         self.state = state
         self.host.record(events)
         self._arm()
@@ -436,9 +456,11 @@ class BimBamBumFlow(Flow):
         else:
             seconds = number_phrase(int(window)) if float(window).is_integer() else f"{window:g}"
             limit = f"You have {seconds} {'second' if window == 1 else 'seconds'} to play."
-        return (f"Each of you has {cards}. I name your top card; say a pile, one to three, and yell "
-                "the word once for each pile top showing it, or bim bam bum when all three show. "
-                f"Then everybody else slaps, or says ship: the last one loses. {limit}")
+        return (
+            f"Each of you has {cards}. I name your top card; say a pile, one to three, and yell "
+            "the word once for each pile top showing it, or bim bam bum when all three show. "
+            f"Then everybody else slaps, or says ship: the last one loses. {limit}"
+        )
 
     def _card(self, player: str) -> str:
         card = self._state().top(player)
@@ -487,10 +509,14 @@ class BimBamBumFlow(Flow):
             return "The game is over."
         if state.phase is bb.Phase.SLAP:
             return "A slap race is on!"
-        return f"It is your turn, {player}: {self._card(player)}." if player == state.turn else f"It is {state.turn}'s turn."
+        return (
+            f"It is your turn, {player}: {self._card(player)}."
+            if player == state.turn
+            else f"It is {state.turn}'s turn."
+        )
 
     def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
-        """"read pile N": that pile's top card, at the table."""
+        """ "read pile N": that pile's top card, at the table."""
         if self.state is None or not 1 <= n <= len(PILE_WORDS):
             return None
         top = self.state.visible[n - 1]
@@ -513,13 +539,17 @@ class BimBamBumFlow(Flow):
                 return f"{player}, do not slap: it was your bim bam bum."
             return f"{player}, slap the table or say ship, quick!"
         if player == state.turn:
-            return (f"{player}, your card is {self._card(player)}. Put it on pile one, two or three and yell "
-                    "its word once for each pile top showing it, your card included: twice skips the next "
-                    "player, three times reverses the order. If the tops then show a bim, a bam and a bum, "
-                    "yell bim bam bum. Your time is running; say pause to stop the game for everyone.")
-        return (f"{player}, wait for your turn: it is {state.turn}'s. When someone yells bim bam bum, "
-                "slap or say ship, fast. You can also say repeat, score, table, my card, slower, "
-                "faster, pause or quit.")
+            return (
+                f"{player}, your card is {self._card(player)}. Put it on pile one, two or three and yell "
+                "its word once for each pile top showing it, your card included: twice skips the next "
+                "player, three times reverses the order. If the tops then show a bim, a bam and a bum, "
+                "yell bim bam bum. Your time is running; say pause to stop the game for everyone."
+            )
+        return (
+            f"{player}, wait for your turn: it is {state.turn}'s. When someone yells bim bam bum, "
+            "slap or say ship, fast. You can also say repeat, score, table, my card, slower, "
+            "faster, pause or quit."
+        )
 
     def phrases(self) -> list[str]:
         commands = sorted(COMMAND_PHRASES)
@@ -565,17 +595,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from voicehost.host.options import SLAP_WINDOW, TIME_WINDOW, seconds_type, whole_type
 
     window = parser.add_mutually_exclusive_group()
-    window.add_argument("--window", type=seconds_type(TIME_WINDOW), metavar="S",
-                        help="seconds a player has to play, counted from when the host has named "
-                             "their card (default 3)")
-    window.add_argument("--no-window", action="store_true",
-                        help="no time limit: a slow player gets a reminder instead of a mistake")
-    parser.add_argument("--slap-window", type=seconds_type(SLAP_WINDOW), metavar="S",
-                        help="seconds after a BIM BAM BUM! in which slaps count (default 2)")
-    parser.add_argument("--first", metavar="NAME",
-                        help="who starts (default: whoever shouts BIM BAM BUM! loudest)")
-    parser.add_argument("--quick", type=whole_type(1, 1000), metavar="N",
-                        help="a quick game: deal N cards to each player instead of the full deal")
+    window.add_argument(
+        "--window",
+        type=seconds_type(TIME_WINDOW),
+        metavar="S",
+        help="seconds a player has to play, counted from when the host has named their card (default 3)",
+    )
+    window.add_argument(
+        "--no-window", action="store_true", help="no time limit: a slow player gets a reminder instead of a mistake"
+    )
+    parser.add_argument(
+        "--slap-window",
+        type=seconds_type(SLAP_WINDOW),
+        metavar="S",
+        help="seconds after a BIM BAM BUM! in which slaps count (default 2)",
+    )
+    parser.add_argument("--first", metavar="NAME", help="who starts (default: whoever shouts BIM BAM BUM! loudest)")
+    parser.add_argument(
+        "--quick",
+        type=whole_type(1, 1000),
+        metavar="N",
+        help="a quick game: deal N cards to each player instead of the full deal",
+    )
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -600,8 +641,7 @@ def make_flow(host: Host, seed: int, options: dict[str, Any]) -> BimBamBumFlow:
     if first is not None:
         matches = [p for p in host.players if p.lower() == str(first).strip().lower()]
         if not matches:
-            raise bb.SetupError(f"--first {first}: nobody of that name is at the table "
-                                f"({', '.join(host.players)})")
+            raise bb.SetupError(f"--first {first}: nobody of that name is at the table ({', '.join(host.players)})")
         options = {**options, "first_player": matches[0]}
     quick = options.get("quick")
     full = bb.CARDS_PER_PLAYER.get(len(host.players))

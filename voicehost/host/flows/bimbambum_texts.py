@@ -34,7 +34,7 @@ def announcement(ev: Event, before: bb.State, events: Sequence[Event], after: bb
 
 
 def turn(player: str, card: bb.Card | None) -> str:
-    """"Anna: bam."."""
+    """ "Anna: bam."."""
     return f"{player}: {card.value if card else 'no card'}."
 
 
@@ -77,5 +77,5 @@ def ending(ev: bb.GameEnded, after: bb.State) -> str:
 
 
 def cards_left(state: bb.State) -> str:
-    """"Cards left: Anna 3, Ben 5 and Cem 1."."""
+    """ "Cards left: Anna 3, Ben 5 and Cem 1."."""
     return "Cards left: " + join([f"{p} {n}" for p, n in state.cards_left.items()]) + "."

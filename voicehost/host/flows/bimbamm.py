@@ -30,7 +30,15 @@ from typing import Any, Sequence
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
 from voicehost.host.words import (
-    LEAVING_PHRASES, NO_PHRASES, YES_PHRASES, Command, Heard, leaving_phrases, normalise, number, number_phrase,
+    LEAVING_PHRASES,
+    NO_PHRASES,
+    YES_PHRASES,
+    Command,
+    Heard,
+    leaving_phrases,
+    normalise,
+    number,
+    number_phrase,
     numbers_in,
 )
 from voicehost.rules import bimbamm as bb
@@ -125,9 +133,11 @@ class BimBammFlow(Flow):
         self.table_cards = mode == "table" or (mode == "auto" and not self.host.mouth.private_outputs)
         if self.table_cards:
             self.waiting_for_cat = True
-            self.say("Welcome to Bim Bamm! We play with your own cards: shuffle the fifteen animal cards, "
-                     "deal one to each player, face down, and put the rest in a pile. "
-                     "Whoever holds a cat, say me.")
+            self.say(
+                "Welcome to Bim Bamm! We play with your own cards: shuffle the fifteen animal cards, "
+                "deal one to each player, face down, and put the rest in a pile. "
+                "Whoever holds a cat, say me."
+            )
             self.host.timers.start(CAT_TIMER, self.host.mouth.silent_at() + self.settings.cat_wait)
             return
         players = self.host.players
@@ -138,9 +148,15 @@ class BimBammFlow(Flow):
         """Set up the game (the setup event) and make the opening announcements."""
         self.waiting_for_cat = False
         self.host.timers.cancel(CAT_TIMER)
-        state, events = bb.new_game(self.host.players, self.host.rng, self.seed, first_player=first,
-                                    variant2p=self.settings.variant2p, t=self.now(),
-                                    cards="table" if self.table_cards else "dealt")
+        state, events = bb.new_game(
+            self.host.players,
+            self.host.rng,
+            self.seed,
+            first_player=first,
+            variant2p=self.settings.variant2p,
+            t=self.now(),
+            cards="table" if self.table_cards else "dealt",
+        )
         self.state = state
         self.host.record(events)
         self._welcome()
@@ -203,7 +219,7 @@ class BimBammFlow(Flow):
     # ---- players who leave ----------------------------------------------------------------
 
     def _leaving_said(self, heard: Heard) -> bool:
-        """"a player has left", a typed "skip Ben", or the table's yes/no to "Skip Ben?"; False if
+        """ "a player has left", a typed "skip Ben", or the table's yes/no to "Skip Ben?"; False if
         ``heard`` is none of them."""
         phrase = heard.phrase
         named = self._named_leaver(phrase)
@@ -240,7 +256,9 @@ class BimBammFlow(Flow):
         """Ask the table whether to skip the awaited player (they would leave the game)."""
         if not players:
             self.asking = None
-            self.say("Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn.")
+            self.say(
+                "Nobody is keeping the game waiting. If a player has left, I ask about them when it is their turn."
+            )
             return
         self.asking = players[0]
         self.say(f"{why}Skip {players[0]}? Say yes or no.")
@@ -297,8 +315,10 @@ class BimBammFlow(Flow):
         elif said is not None and 1 <= said <= len(partners):
             self._exchange(player, partners[said - 1])
         elif said is not None:
-            self.say(f"{player}, you are choosing whom to exchange with: say a number from one to "
-                     f"{number_phrase(len(partners))}, or cancel. To flip a tile, say flip and its number.")
+            self.say(
+                f"{player}, you are choosing whom to exchange with: say a number from one to "
+                f"{number_phrase(len(partners))}, or cancel. To flip a tile, say flip and its number."
+            )
         elif (partner := self._partner(player, phrase)) is not None:
             self._exchange(player, partner)
         else:
@@ -327,7 +347,7 @@ class BimBammFlow(Flow):
         state = self._state()
         players = list(state.players)
         seat = players.index(player)
-        return [p for p in players[seat + 1:] + players[:seat] if p not in state.gone]
+        return [p for p in players[seat + 1 :] + players[:seat] if p not in state.gone]
 
     def _partner(self, player: str, phrase: str) -> str | None:
         """The partner a phrase names: left or right, or (typed lines) a name, with or without
@@ -341,10 +361,13 @@ class BimBammFlow(Flow):
         return next((p for p in partners if normalise(p) == name), None)
 
     def _partner_question(self, player: str) -> str:
-        """"Ben, exchange with whom? One: Cem, on your left. Two: Anna, on your right. Say the number."."""
+        """ "Ben, exchange with whom? One: Cem, on your left. Two: Anna, on your right. Say the number."."""
         partners = self._partners(player)
-        listed = [f"{number_phrase(i + 1).capitalize()}: {p}{', on your left' if i == 0 else ''}"
-                  f"{', on your right' if i == len(partners) - 1 else ''}." for i, p in enumerate(partners)]
+        listed = [
+            f"{number_phrase(i + 1).capitalize()}: {p}{', on your left' if i == 0 else ''}"
+            f"{', on your right' if i == len(partners) - 1 else ''}."
+            for i, p in enumerate(partners)
+        ]
         return f"{player}, exchange with whom? {' '.join(listed)} Say the number."
 
     def _scorer_says(self, heard: Heard) -> None:
@@ -441,8 +464,10 @@ class BimBammFlow(Flow):
     def _verify(self, claim: bb.Call | bb.Claim) -> None:
         """Ask a would-be winner to show the card; the table may say challenge."""
         self.verifying = claim
-        self.say(f"{claim.player}, that is your third point: show your card! "
-                 f"If it is not the {claim.animal.value}, say challenge.")
+        self.say(
+            f"{claim.player}, that is your third point: show your card! "
+            f"If it is not the {claim.animal.value}, say challenge."
+        )
         self.host.timers.start(VERIFY_TIMER, self.host.mouth.silent_at() + self.settings.verify_window)
 
     def _challenge_said(self, heard: Heard) -> None:
@@ -600,8 +625,10 @@ class BimBammFlow(Flow):
             self.say(f"{winner} wins Bim Bamm with three points! {self.score_text()}")
         elif ev.reason == bb.EndReason.TOO_FEW_PLAYERS:
             left = list(self._state().active)
-            self.say(f"Only {join(left)} {'is' if len(left) == 1 else 'are'} left, and Bim Bamm! needs at least "
-                     f"two players: the game ends here. {self.score_text()}")
+            self.say(
+                f"Only {join(left)} {'is' if len(left) == 1 else 'are'} left, and Bim Bamm! needs at least "
+                f"two players: the game ends here. {self.score_text()}"
+            )
         else:
             self.say(f"The game is over. {self.score_text()}")
 
@@ -659,8 +686,13 @@ class BimBammFlow(Flow):
         if self.state is None:
             return "The game has not started yet."
         state = self._state()
-        return "Points: " + join([f"{p} {n}{' (left the game)' if p in state.gone else ''}"
-                                  for p, n in state.points_by_name().items()]) + "."
+        return (
+            "Points: "
+            + join(
+                [f"{p} {n}{' (left the game)' if p in state.gone else ''}" for p, n in state.points_by_name().items()]
+            )
+            + "."
+        )
 
     def help_text(self, player: str) -> str:
         if self.state is None:
@@ -673,11 +705,16 @@ class BimBammFlow(Flow):
         if state.phase is bb.Phase.SCORER and player == state.scorer:
             return self._scorer_prompt()
         if state.phase is bb.Phase.TURN and player == state.turn and self.choosing == player:
-            return (f"{self._partner_question(player)} Or say my left, my right, or cancel. "
-                    "To flip a tile instead, say flip and its number.")
+            return (
+                f"{self._partner_question(player)} Or say my left, my right, or cancel. "
+                "To flip a tile instead, say flip and its number."
+            )
         if state.phase is bb.Phase.TURN and player == state.turn:
-            special = ("swap" if state.special is bb.Special.SWAP else
-                       "exchange, and then whom; or exchange with the player on my left, or on my right")
+            special = (
+                "swap"
+                if state.special is bb.Special.SWAP
+                else "exchange, and then whom; or exchange with the player on my left, or on my right"
+            )
             return f"Say a tile number from one to fifteen to flip it, or {special}."
         if state.phase is bb.Phase.RACE:
             return "Shout the animal if you hold its card."
@@ -698,11 +735,15 @@ class BimBammFlow(Flow):
         if state.phase is bb.Phase.RACE:
             return "A race is open: shout the animal if you hold its card."
         if state.phase is bb.Phase.SCORER:
-            return "It is your turn to turn over two tiles." if player == state.scorer else f"{state.scorer} is turning over two tiles."
+            return (
+                "It is your turn to turn over two tiles."
+                if player == state.scorer
+                else f"{state.scorer} is turning over two tiles."
+            )
         return f"It is your turn, {player}." if player == state.turn else f"It is {state.turn}'s turn."
 
     def read_text(self, player: str, n: int) -> tuple[str, bool] | None:
-        """"read tile N": what tile N shows, at the table."""
+        """ "read tile N": what tile N shows, at the table."""
         if self.state is None:
             return None
         if not 1 <= n <= len(self._state().tiles):
@@ -730,15 +771,24 @@ class BimBammFlow(Flow):
         state = self._state()
         if state.over:
             return []
-        extra = [*(sorted(CHALLENGE_WORDS) if self.table_cards else []), *LEAVING_PHRASES,
-                 *(YES_PHRASES + NO_PHRASES if self.asking is not None else ())]
+        extra = [
+            *(sorted(CHALLENGE_WORDS) if self.table_cards else []),
+            *LEAVING_PHRASES,
+            *(YES_PHRASES + NO_PHRASES if self.asking is not None else ()),
+        ]
         if state.phase is bb.Phase.RACE:
             return [*animals, *extra]
         if state.phase is bb.Phase.SCORER:
             tiles = [number_phrase(i + 1) for i, t in enumerate(state.tiles) if t.showing is state.scored]
             pairs = [f"{a} and {b}" for a in tiles for b in tiles if a != b]
-            return [*animals, *extra, *tiles, *pairs, *(f"flip {t}" for t in tiles),
-                    *(f"flip {pair}" for pair in pairs)]
+            return [
+                *animals,
+                *extra,
+                *tiles,
+                *pairs,
+                *(f"flip {t}" for t in tiles),
+                *(f"flip {pair}" for pair in pairs),
+            ]
         numbers = [number_phrase(n) for n in range(1, 16)]
         flips = [*(f"flip {n}" for n in numbers), *(f"flip tile {n}" for n in numbers)]
         if state.special is bb.Special.SWAP:
@@ -777,8 +827,10 @@ class BimBammFlow(Flow):
         player = getattr(action, "player", "")
         if reason == "restricted_tile":
             animals = join([a.value for a in state.restricted], "or")
-            return (f"{player}, you may not flip a tile showing a {animals}: "
-                    f"{state.restricted_by} just revealed {'it' if len(state.restricted) == 1 else 'them'}.")
+            return (
+                f"{player}, you may not flip a tile showing a {animals}: "
+                f"{state.restricted_by} just revealed {'it' if len(state.restricted) == 1 else 'them'}."
+            )
         if reason == "no_such_tile":
             return f"{player}, the tiles are numbered one to fifteen."
         if reason == "not_your_turn":
@@ -796,16 +848,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Bim Bamm!'s own ``play`` options."""
     from voicehost.host.options import RACE_WINDOW, seconds_type
 
-    parser.add_argument("--cards", choices=["auto", "dealt", "table"], default="auto",
-                        help="dealt: the host deals and tells each player their card privately; "
-                             "table: players hold their own physical cards and the host trusts what they shout; "
-                             "auto (default): table cards unless every player has a private earphone")
-    parser.add_argument("--race-window", type=seconds_type(RACE_WINDOW), metavar="S",
-                        help="seconds a race stays open after the host stops talking (default 2.5)")
+    parser.add_argument(
+        "--cards",
+        choices=["auto", "dealt", "table"],
+        default="auto",
+        help="dealt: the host deals and tells each player their card privately; "
+        "table: players hold their own physical cards and the host trusts what they shout; "
+        "auto (default): table cards unless every player has a private earphone",
+    )
+    parser.add_argument(
+        "--race-window",
+        type=seconds_type(RACE_WINDOW),
+        metavar="S",
+        help="seconds a race stays open after the host stops talking (default 2.5)",
+    )
     parser.add_argument("--first", metavar="NAME", help="who starts when nobody holds the cat (default: random)")
-    parser.add_argument("--no-2p-variant", dest="variant2p", action="store_false", default=None,
-                        help="with 2 players, play without the 2-player rule (no flipping a tile showing "
-                             "an animal the other player just revealed); on by default")
+    parser.add_argument(
+        "--no-2p-variant",
+        dest="variant2p",
+        action="store_false",
+        default=None,
+        help="with 2 players, play without the 2-player rule (no flipping a tile showing "
+        "an animal the other player just revealed); on by default",
+    )
 
 
 def options_from_args(args: argparse.Namespace) -> dict[str, Any]:

@@ -10,7 +10,7 @@ PLURAL = {"cat": "cats", "dog": "dogs", "pig": "pigs", "donkey": "donkeys", "hen
 
 
 def flipped(ev: bb.FlipEvent) -> str:
-    """"Seven: dog."."""
+    """ "Seven: dog."."""
     return f"{number_phrase(ev.tile + 1).capitalize()}: {ev.showing.value}."
 
 
@@ -32,14 +32,16 @@ def challenged(ev: bb.ChallengeEvent) -> str:
 
 
 def scored(ev: bb.PointEvent) -> str:
-    """"Ben scores with the cat! Ben has 2 points."."""
+    """ "Ben scores with the cat! Ben has 2 points."."""
     return f"{ev.player} scores with the {ev.animal.value}! {ev.player} has {count(ev.points, 'point')}."
 
 
 def show_card(ev: bb.PointEvent) -> str:
     """Table cards: the scorer shows the card and draws a physical one."""
-    return (f"{ev.player}, show your card, put it in front of you and draw a new one. "
-            f"If it is not the {ev.animal.value}, say challenge.")
+    return (
+        f"{ev.player}, show your card, put it in front of you and draw a new one. "
+        f"If it is not the {ev.animal.value}, say challenge."
+    )
 
 
 def mistake(ev: bb.MistakeEvent, animal: bb.Animal | None) -> str:
@@ -50,6 +52,9 @@ def mistake(ev: bb.MistakeEvent, animal: bb.Animal | None) -> str:
         bb.MistakeReason.NO_CARD: f"{ev.player} does not hold the {said}",
         bb.MistakeReason.NO_FIVE: f"there are not five {PLURAL.get(said, said)}",
     }.get(ev.reason, "that was a mistake")
-    back = (f"{ev.player} puts the won {ev.returned.value} back under the pile." if ev.returned
-            else f"{ev.player} has no point to give back.")
+    back = (
+        f"{ev.player} puts the won {ev.returned.value} back under the pile."
+        if ev.returned
+        else f"{ev.player} has no point to give back."
+    )
     return f"Mistake, {ev.player}: {why}. {back}"

@@ -123,8 +123,11 @@ class Templates:
 
     def distances(self, player: str, frames: np.ndarray) -> dict[str, float]:
         """Word → the smallest DTW distance of ``frames`` to one of ``player``'s takes of it."""
-        return {word: min(dtw_distance(frames, t) for t in takes)
-                for word, takes in self.words.get(player, {}).items() if takes}
+        return {
+            word: min(dtw_distance(frames, t) for t in takes)
+            for word, takes in self.words.get(player, {}).items()
+            if takes
+        }
 
     def covers(self, player: str, phrase: str) -> bool:
         """True if ``player`` has takes of every word of ``phrase``."""
@@ -132,8 +135,9 @@ class Templates:
         return all(mine.get(w) for w in phrase.split())
 
 
-def load_templates(folders: Mapping[str, Path], encode: Callable[[np.ndarray], np.ndarray],
-                   read: Callable[[Path], np.ndarray]) -> Templates:
+def load_templates(
+    folders: Mapping[str, Path], encode: Callable[[np.ndarray], np.ndarray], read: Callable[[Path], np.ndarray]
+) -> Templates:
     """Templates from each player's folder of ``WORD-N.wav`` takes. ``read`` gives a take's samples
     at 16 kHz mono; ``encode`` its encoder frames."""
     templates = Templates()
@@ -158,8 +162,15 @@ class TemplateMatch:
     """Distance of the next best allowed phrase minus ``distance`` (inf when there is none)."""
 
 
-def match_phrases(templates: Templates, player: str, encoded: np.ndarray, start: float, end: float,
-                  bursts: Sequence[tuple[float, float]], phrases: Sequence[str]) -> TemplateMatch:
+def match_phrases(
+    templates: Templates,
+    player: str,
+    encoded: np.ndarray,
+    start: float,
+    end: float,
+    bursts: Sequence[tuple[float, float]],
+    phrases: Sequence[str],
+) -> TemplateMatch:
     """Score the allowed ``phrases`` covered by ``player``'s takes on one shout.
 
     ``encoded``: the segment's encoder frames; ``start``/``end``: the shout's sound and ``bursts``

@@ -64,6 +64,8 @@ class Design(Enum):
     DECOYS = "decoys"
     VERIFY = "verify"
     DECOYS_THEN_VERIFY = "decoys+verify"
+
+
 PHONE_LOOP = "voicehost-phone-loop"
 """Name of the free phone-loop search."""
 NEIGHBOUR_DISTANCE = 1
@@ -102,11 +104,13 @@ class SphinxRecognizer:
             try:
                 self._screen = self._verifier = None
                 if design is not Design.VERIFY:
-                    self._screen = Decoder(hmm=str(folder), dict=str(dict_path), lm=None,
-                                           **{**DECODER_OPTIONS, **(options or {})})
+                    self._screen = Decoder(
+                        hmm=str(folder), dict=str(dict_path), lm=None, **{**DECODER_OPTIONS, **(options or {})}
+                    )
                 if design is not Design.DECOYS:
-                    self._verifier = Decoder(hmm=str(folder), dict=str(dict_path), lm=None,
-                                             **{**VERIFY_OPTIONS, **(options or {})})
+                    self._verifier = Decoder(
+                        hmm=str(folder), dict=str(dict_path), lm=None, **{**VERIFY_OPTIONS, **(options or {})}
+                    )
                     self._verifier.add_allphone_file(PHONE_LOOP, None)
             except (RuntimeError, ValueError) as exc:
                 raise ModelError(f"PocketSphinx failed to start with {folder}: {exc}") from None
@@ -157,8 +161,13 @@ class SphinxRecognizer:
         """The pack's decoys minus the allowed words, their near neighbours and the learnt exclusions."""
         target_prons = [pron.split() for t in targets for w in t.split() for pron in self._lexicon.get(w, ())]
         neighbours = {
-            w for w in self.pack.decoys
-            if any(phone_distance(p.split(), t) <= NEIGHBOUR_DISTANCE for p in self._lexicon.get(w, ()) for t in target_prons)
+            w
+            for w in self.pack.decoys
+            if any(
+                phone_distance(p.split(), t) <= NEIGHBOUR_DISTANCE
+                for p in self._lexicon.get(w, ())
+                for t in target_prons
+            )
         }
         return [w for w in decoys_for(self.pack, phrases, self.tuning, neighbours) if w in self._known]
 
@@ -176,9 +185,15 @@ class SphinxRecognizer:
             raise ModelError(f"PocketSphinx needs {RATE} Hz audio, got a {segment.rate} Hz segment")
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         if self._screen is not None:
-            found = self._decided(self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment)
-            if found.phrase is None and found.rejected_as == "out_of_grammar" and self._verifier is not None \
-                    and any(normalize(p) in self.tuning.rescue_llr for p in spoken):
+            found = self._decided(
+                self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
+            )
+            if (
+                found.phrase is None
+                and found.rejected_as == "out_of_grammar"
+                and self._verifier is not None
+                and any(normalize(p) in self.tuning.rescue_llr for p in spoken)
+            ):
                 return self._rescue(segment, spoken, pcm, found)
             if found.phrase is None or self._verifier is None:
                 return Verdict(self._with_confidence(found, self.tuning.precision_of), found.phrase, None)
@@ -189,8 +204,9 @@ class SphinxRecognizer:
             target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
             found = self._decided(target, spoken, segment)
         if target is None or not target.words or found.phrase is None:
-            return Verdict(Recognition(None, 0.0, found.words, self.name, found.rejected_as or "garbage"),
-                           found.phrase, None)
+            return Verdict(
+                Recognition(None, 0.0, found.words, self.name, found.rejected_as or "garbage"), found.phrase, None
+            )
         llr = self._ratio(target, pcm)
         if llr is None:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "garbage"), found.phrase, None)
@@ -198,7 +214,9 @@ class SphinxRecognizer:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
         return Verdict(self._accepted(found, llr), found.phrase, llr)
 
-    def second_opinion(self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]) -> tuple[str | None, dict[str, float]]:
+    def second_opinion(
+        self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]
+    ) -> tuple[str | None, dict[str, float]]:
         """PocketSphinx's view of a segment for another recogniser's decision (Whisper's fusion):
         its own hypothesis among ``phrases`` (the decoy grammar's phrase, else the targets-only
         grammar's), and the likelihood ratio (nats per frame, see verify.py) of that hypothesis and
@@ -210,8 +228,9 @@ class SphinxRecognizer:
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         hypothesis = None
         if self._screen is not None:
-            hypothesis = self._decided(self._decode(self._screen, self._search_for(spoken, decoys=True), pcm),
-                                       spoken, segment).phrase
+            hypothesis = self._decided(
+                self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
+            ).phrase
         targets: dict[str, DecodedPass] = {}
         if hypothesis is None:
             target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
@@ -281,8 +300,7 @@ class SphinxRecognizer:
         transitions = sum(self._units(s.lscore) for s in segments)
         words = [w for w in (self._word(s) for s in segments) if w is not None]
         frames = sum(s.end_frame - s.start_frame + 1 for s in segments if self._word(s) is not None)
-        return DecodedPass(tuple(words), self._units(hyp.score) * NATS_PER_UNIT,
-                           transitions * NATS_PER_UNIT, frames)
+        return DecodedPass(tuple(words), self._units(hyp.score) * NATS_PER_UNIT, transitions * NATS_PER_UNIT, frames)
 
     def _units(self, value: float) -> int:
         """A score the Python API hands back as a probability, as PocketSphinx's integer log units."""

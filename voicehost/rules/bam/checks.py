@@ -8,6 +8,7 @@ from typing import Sequence
 from voicehost.rules.bam.state import BamState, CardId, Phase
 from voicehost.rules.base import IllegalAction, PlayerName
 
+
 class Illegal(StrEnum):
     """Reason codes of :class:`~voicehost.rules.base.IllegalAction` in BAM!."""
 
@@ -38,7 +39,6 @@ class Illegal(StrEnum):
     """Table cards: the card was played by a player who then left, and is out of the game."""
 
 
-
 def submit_problem(state: BamState, player: PlayerName, cards: Sequence[CardId]) -> IllegalAction | None:
     """Why ``player`` may not submit ``cards`` now, or None if they may."""
     if state.phase is Phase.OVER:
@@ -48,18 +48,19 @@ def submit_problem(state: BamState, player: PlayerName, cards: Sequence[CardId])
     if player in state.gone:
         return IllegalAction(Illegal.LEFT, f"{player} cannot submit: {player} has left the game")
     if player == state.master:
-        return IllegalAction(Illegal.MASTER_SUBMITS,
-                             f"{player} cannot submit: {player} is the BAM! Master this round")
+        return IllegalAction(Illegal.MASTER_SUBMITS, f"{player} cannot submit: {player} is the BAM! Master this round")
     if player in state.submitted:
         return IllegalAction(Illegal.ALREADY_SUBMITTED, f"{player} has already submitted this round")
     if player not in state.round_players:
-        return IllegalAction(Illegal.SITTING_OUT,
-                             f"{player} sits out this round: too few grey cards left for {state.blanks} blanks")
+        return IllegalAction(
+            Illegal.SITTING_OUT, f"{player} sits out this round: too few grey cards left for {state.blanks} blanks"
+        )
     if len(cards) != state.blanks:
         kind = "this double-BAM! card" if state.blanks == 2 else "this card"
-        return IllegalAction(Illegal.WRONG_NUMBER_OF_CARDS,
-                             f"{player} must submit {state.blanks} card{'s' if state.blanks > 1 else ''} "
-                             f"for {kind}, not {len(cards)}")
+        return IllegalAction(
+            Illegal.WRONG_NUMBER_OF_CARDS,
+            f"{player} must submit {state.blanks} card{'s' if state.blanks > 1 else ''} for {kind}, not {len(cards)}",
+        )
     if len(set(cards)) != len(cards):
         return IllegalAction(Illegal.SAME_CARD_TWICE, f"{player} cannot submit the same card twice")
     if state.table_cards:
@@ -77,18 +78,21 @@ def _printed_card_problem(state: BamState, player: PlayerName, cards: Sequence[C
     for card in cards:
         face = state.cards.get(card)
         if face is None or face.color != "grey":
-            return IllegalAction(Illegal.NO_SUCH_CARD, f"{player} cannot submit {card!r}: there is no such grey "
-                                                       "card in this game's deck")
+            return IllegalAction(
+                Illegal.NO_SUCH_CARD, f"{player} cannot submit {card!r}: there is no such grey card in this game's deck"
+            )
         if card in state.table:
-            return IllegalAction(Illegal.ALREADY_PLAYED, f"{player} cannot submit {card}: it is already on the "
-                                                         "table this round")
+            return IllegalAction(
+                Illegal.ALREADY_PLAYED, f"{player} cannot submit {card}: it is already on the table this round"
+            )
         if card in won:
             return IllegalAction(Illegal.WON_CARD, f"{player} cannot submit {card}: it was won as a victory point")
         if card in state.discard:
             return IllegalAction(Illegal.DISCARDED, f"{player} cannot submit {card}: it is on the discard pile")
         if card in state.set_aside:
-            return IllegalAction(Illegal.SET_ASIDE, f"{player} cannot submit {card}: it left the game with a "
-                                                    "player who left")
+            return IllegalAction(
+                Illegal.SET_ASIDE, f"{player} cannot submit {card}: it left the game with a player who left"
+            )
     return None
 
 
@@ -108,8 +112,10 @@ def card_for_number(state: BamState, number: int) -> CardId:
     printed = state.printed_grey()
     card = printed.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
     if card is None:
-        raise IllegalAction(Illegal.NO_SUCH_CARD, f"there is no grey card number {number!r}: the printed grey "
-                                                  f"cards are numbered 1 to {len(printed)}")
+        raise IllegalAction(
+            Illegal.NO_SUCH_CARD,
+            f"there is no grey card number {number!r}: the printed grey cards are numbered 1 to {len(printed)}",
+        )
     return card
 
 
@@ -125,12 +131,13 @@ def judge_problem(state: BamState, player: PlayerName, best: int, worst: int, ke
     count = len(state.reading)
     for number in (best, worst):
         if not 1 <= number <= count:
-            return IllegalAction(Illegal.NO_SUCH_SUBMISSION,
-                                 f"there is no submission {number} (submissions are 1 to {count})")
+            return IllegalAction(
+                Illegal.NO_SUCH_SUBMISSION, f"there is no submission {number} (submissions are 1 to {count})"
+            )
     if best == worst:
-        return IllegalAction(Illegal.BEST_IS_WORST,
-                             f"submission {best} cannot be both the best and the worst")
+        return IllegalAction(Illegal.BEST_IS_WORST, f"submission {best} cannot be both the best and the worst")
     if not 1 <= keep <= state.blanks:
-        return IllegalAction(Illegal.NO_SUCH_BLANK,
-                             f"the winner can keep card 1{' or 2' if state.blanks == 2 else ''}, not {keep}")
+        return IllegalAction(
+            Illegal.NO_SUCH_BLANK, f"the winner can keep card 1{' or 2' if state.blanks == 2 else ''}, not {keep}"
+        )
     return None

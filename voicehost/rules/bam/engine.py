@@ -75,6 +75,7 @@ class BadSetup(InputError):
 
 # ---------------------------------------------------------------------------------------- rules
 
+
 class BamGame:
     """The BAM! rules with the randomness they use; satisfies the ``Game`` interface."""
 
@@ -94,8 +95,15 @@ class BamGame:
         """These rules with their randomness from ``rng``."""
         return BamGame(rng)
 
-    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
-                 t: float = 0.0, **options: Any) -> tuple[BamState, list[Event]]:
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[BamState, list[Event]]:
         """The shared interface's :meth:`start`: options ``red_cards`` and ``grey_cards`` (required),
         ``rounds_per_player``, ``hand_size``, ``card_mode``; ``first_player`` is the first BAM! Master."""
         red, grey = options.pop("red_cards"), options.pop("grey_cards")
@@ -127,11 +135,19 @@ class BamGame:
         else:
             grey = [c.id for c in grey_cards]
             self.rng.shuffle(grey)
-            hands = {p: tuple(grey[i * hand_size:(i + 1) * hand_size]) for i, p in enumerate(players)}
+            hands = {p: tuple(grey[i * hand_size : (i + 1) * hand_size]) for i, p in enumerate(players)}
             table = SetupState(tuple(red), tuple(grey[dealt:]), hands, first_master or players[0])
         setup = GameSetup(
-            seq=0, t=t, game=GAME_NAME, players=tuple(players), seed=seed, rounds_per_player=rounds_per_player,
-            hand_size=hand_size, cards=faces, state=table, card_mode=mode.value,
+            seq=0,
+            t=t,
+            game=GAME_NAME,
+            players=tuple(players),
+            seed=seed,
+            rounds_per_player=rounds_per_player,
+            hand_size=hand_size,
+            cards=faces,
+            state=table,
+            card_mode=mode.value,
         )
         state = evolve(None, setup)
         emit = _Emitter(state)
@@ -257,6 +273,7 @@ class BamGame:
 
 # ------------------------------------------------------------------------------------- internals
 
+
 class _Emitter:
     """Numbers new events and folds them into the state as they are made."""
 
@@ -284,7 +301,7 @@ def _draw_up_printed(emit: _Emitter, t: float) -> None:
 
 
 def _card_mode(mode: object) -> CardMode:
-    """"dealt" or "table"."""
+    """ "dealt" or "table"."""
     try:
         return CardMode(mode if isinstance(mode, str) else repr(mode))
     except ValueError:
@@ -308,13 +325,17 @@ def _open_round(emit: _Emitter, t: float, master: PlayerName) -> None:
 
 def _end(emit: _Emitter, t: float, reason: EndReason) -> None:
     result = final_result(emit.state, reason)
-    emit(BamGameOver, t, reason=result.reason, scores=result.scores, grey_won=result.grey_won,
-         winners=result.winners)
+    emit(BamGameOver, t, reason=result.reason, scores=result.scores, grey_won=result.grey_won, winners=result.winners)
 
 
-
-def _faces(players: Sequence[PlayerName], red: Sequence[RedLike], grey: Sequence[GreyLike],
-           rounds_per_player: int, hand_size: int, first_master: PlayerName | None) -> dict[CardId, CardFace]:
+def _faces(
+    players: Sequence[PlayerName],
+    red: Sequence[RedLike],
+    grey: Sequence[GreyLike],
+    rounds_per_player: int,
+    hand_size: int,
+    first_master: PlayerName | None,
+) -> dict[CardId, CardFace]:
     """Check the setup and give every card's face by id."""
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise BadSetup(f"BAM! needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}")
@@ -327,8 +348,10 @@ def _faces(players: Sequence[PlayerName], red: Sequence[RedLike], grey: Sequence
     if not red:
         raise BadSetup("there are no red cards to play")
     if len(grey) < len(players) * hand_size:
-        raise BadSetup(f"{len(players)} players need at least {len(players) * hand_size} grey cards to deal "
-                       f"{hand_size} each; the deck has {len(grey)}")
+        raise BadSetup(
+            f"{len(players)} players need at least {len(players) * hand_size} grey cards to deal "
+            f"{hand_size} each; the deck has {len(grey)}"
+        )
     faces: dict[CardId, CardFace] = {}
     for card in red:
         if not 1 <= card.blanks <= MAX_BLANKS:

@@ -189,17 +189,32 @@ def event_from_json(obj: JsonObject) -> Event:
         s = obj["state"]
         pile = s.get("grey_pile")
         return GameSetup(
-            seq=seq, t=t, game=GAME_NAME, players=tuple(obj["players"]), seed=int(obj["seed"]),
-            rounds_per_player=int(obj["rounds_per_player"]), hand_size=int(obj.get("hand_size", HAND_SIZE)),
-            state=SetupState(tuple(s["red_deck"]), None if s["grey_deck"] is None else tuple(s["grey_deck"]),
-                             None if s["hands"] is None else {p: tuple(h) for p, h in s["hands"].items()},
-                             s["master"], None if pile is None else int(pile)),
+            seq=seq,
+            t=t,
+            game=GAME_NAME,
+            players=tuple(obj["players"]),
+            seed=int(obj["seed"]),
+            rounds_per_player=int(obj["rounds_per_player"]),
+            hand_size=int(obj.get("hand_size", HAND_SIZE)),
+            state=SetupState(
+                tuple(s["red_deck"]),
+                None if s["grey_deck"] is None else tuple(s["grey_deck"]),
+                None if s["hands"] is None else {p: tuple(h) for p, h in s["hands"].items()},
+                s["master"],
+                None if pile is None else int(pile),
+            ),
             cards={c: CardFace(c, f["text"], f["color"], int(f.get("blanks", 0))) for c, f in obj["cards"].items()},
             card_mode=str(obj.get("card_mode", "dealt")),
         )
     if kind == "game_over":
-        return BamGameOver(seq=seq, t=t, reason=obj["reason"], scores=dict(obj["scores"]),
-                           grey_won=dict(obj["grey_won"]), winners=tuple(obj["winners"]))
+        return BamGameOver(
+            seq=seq,
+            t=t,
+            reason=obj["reason"],
+            scores=dict(obj["scores"]),
+            grey_won=dict(obj["grey_won"]),
+            winners=tuple(obj["winners"]),
+        )
     if kind == "resumed":
         return Resumed(seq=seq, t=t)
     cls = _BY_TYPE.get(kind)
@@ -216,6 +231,17 @@ def event_from_json(obj: JsonObject) -> Event:
 
 
 _BY_TYPE: dict[str, type[Event]] = {
-    cls.TYPE: cls for cls in (RoundStarted, Submitted, ReadingOrder, BestChosen, WorstChosen, Discarded, Drew,
-                              Reshuffled, PlayerLeft, RoundVoided)
+    cls.TYPE: cls
+    for cls in (
+        RoundStarted,
+        Submitted,
+        ReadingOrder,
+        BestChosen,
+        WorstChosen,
+        Discarded,
+        Drew,
+        Reshuffled,
+        PlayerLeft,
+        RoundVoided,
+    )
 }

@@ -86,9 +86,19 @@ def _setup_state(event: GameSetup) -> BamState:
         raise Inconsistent("the setup's decks and hands do not hold each card exactly once")
     mode = CardMode(event.card_mode)
     state = BamState(
-        players=players, seed=event.seed, rounds_per_player=event.rounds_per_player, hand_size=event.hand_size,
-        cards=event.cards, red_deck=setup.red_deck, grey_deck=(), discard=(), hands={p: () for p in players},
-        won_grey={p: () for p in players}, won_red={p: () for p in players}, master=setup.master, seq=1,
+        players=players,
+        seed=event.seed,
+        rounds_per_player=event.rounds_per_player,
+        hand_size=event.hand_size,
+        cards=event.cards,
+        red_deck=setup.red_deck,
+        grey_deck=(),
+        discard=(),
+        hands={p: () for p in players},
+        won_grey={p: () for p in players},
+        won_red={p: () for p in players},
+        master=setup.master,
+        seq=1,
         card_mode=mode,
     )
     grey_count = sum(face.color == "grey" for face in event.cards.values())
@@ -118,9 +128,18 @@ def _on_round(state: BamState, event: RoundStarted) -> Changes:
     if not set(event.players) <= set(state.active) - {event.master}:
         raise Inconsistent("round players must be seated, still in the game and not the master")
     mastered = {**state.mastered, event.master: state.mastered.get(event.master, 0) + 1}
-    return dict(master=event.master, red=event.red, red_deck=state.red_deck[1:], round=event.number,
-                round_players=event.players, submitted={}, table=(), reading=(), phase=Phase.SUBMITTING,
-                mastered=mastered)
+    return dict(
+        master=event.master,
+        red=event.red,
+        red_deck=state.red_deck[1:],
+        round=event.number,
+        round_players=event.players,
+        submitted={},
+        table=(),
+        reading=(),
+        phase=Phase.SUBMITTING,
+        mastered=mastered,
+    )
 
 
 def _on_submit(state: BamState, event: Submitted) -> Changes:
@@ -147,8 +166,10 @@ def _on_best(state: BamState, event: BestChosen) -> Changes:
         raise Inconsistent(f"best card {event.card} was not played by {event.player} this round")
     if event.card not in state.table:
         raise Inconsistent(f"best card {event.card} is no longer on the table")
-    return dict(table=tuple(c for c in state.table if c != event.card),
-                won_grey={**state.won_grey, event.player: state.won_grey[event.player] + (event.card,)})
+    return dict(
+        table=tuple(c for c in state.table if c != event.card),
+        won_grey={**state.won_grey, event.player: state.won_grey[event.player] + (event.card,)},
+    )
 
 
 def _on_worst(state: BamState, event: WorstChosen) -> Changes:
@@ -168,12 +189,14 @@ def _on_draw(state: BamState, event: Drew) -> Changes:
         raise Inconsistent(f"{event.player} draws after leaving the game")
     if state.table_cards:
         return _on_table_draw(state, event)
-    if not event.cards or state.grey_deck[:len(event.cards)] != event.cards:
+    if not event.cards or state.grey_deck[: len(event.cards)] != event.cards:
         raise Inconsistent(f"{event.player} draws cards that are not on top of the draw pile")
     if len(state.hands[event.player]) + len(event.cards) > state.hand_size:
         raise Inconsistent(f"{event.player} draws more than a full hand")
-    return dict(grey_deck=state.grey_deck[len(event.cards):],
-                hands={**state.hands, event.player: state.hands[event.player] + event.cards})
+    return dict(
+        grey_deck=state.grey_deck[len(event.cards) :],
+        hands={**state.hands, event.player: state.hands[event.player] + event.cards},
+    )
 
 
 def _on_table_draw(state: BamState, event: Drew) -> Changes:
@@ -189,11 +212,17 @@ def _on_table_draw(state: BamState, event: Drew) -> Changes:
 def _on_reshuffle(state: BamState, event: Reshuffled) -> Changes:
     if state.table_cards:
         if state.grey_pile or event.deck is not None or event.cards != len(state.discard) or not state.discard:
-            raise Inconsistent("a table-cards reshuffle comes when the pile is empty, logs deck as null and "
-                               "counts exactly the discard pile")
+            raise Inconsistent(
+                "a table-cards reshuffle comes when the pile is empty, logs deck as null and "
+                "counts exactly the discard pile"
+            )
         return dict(grey_pile=event.cards, discard=())
-    if state.grey_deck or event.deck is None or sorted(event.deck) != sorted(state.discard) \
-            or event.cards != len(event.deck):
+    if (
+        state.grey_deck
+        or event.deck is None
+        or sorted(event.deck) != sorted(state.discard)
+        or event.cards != len(event.deck)
+    ):
         raise Inconsistent("reshuffle while cards remain, or of cards not on the discard pile")
     return dict(grey_deck=event.deck, discard=())
 
@@ -214,14 +243,15 @@ def _on_left(state: BamState, event: PlayerLeft) -> Changes:
     )
     if state.table_cards:
         return dict(changes, held={**state.held, player: 0}, set_aside=state.set_aside + withdrawn)
-    return dict(changes, hands={**state.hands, player: ()},
-                set_aside=state.set_aside + state.hands[player] + withdrawn)
+    return dict(changes, hands={**state.hands, player: ()}, set_aside=state.set_aside + state.hands[player] + withdrawn)
 
 
 def _on_void(state: BamState, event: RoundVoided) -> Changes:
     if not state.void or event.red != state.red:
-        raise Inconsistent(f"round {state.round} cannot be voided: its master is still in the game "
-                           "and enough players are left to judge it")
+        raise Inconsistent(
+            f"round {state.round} cannot be voided: its master is still in the game "
+            "and enough players are left to judge it"
+        )
     return dict(red=None, red_deck=state.red_deck + (event.red,))
 
 
@@ -237,7 +267,16 @@ def _on_resumed(state: BamState, event: Resumed) -> Changes:
 
 
 _HANDLERS: dict[type[Event], Callable[[BamState, Any], Changes]] = {
-    RoundStarted: _on_round, Submitted: _on_submit, ReadingOrder: _on_reading, BestChosen: _on_best,
-    WorstChosen: _on_worst, Discarded: _on_discard, Drew: _on_draw, Reshuffled: _on_reshuffle,
-    PlayerLeft: _on_left, RoundVoided: _on_void, BamGameOver: _on_game_over, Resumed: _on_resumed,
+    RoundStarted: _on_round,
+    Submitted: _on_submit,
+    ReadingOrder: _on_reading,
+    BestChosen: _on_best,
+    WorstChosen: _on_worst,
+    Discarded: _on_discard,
+    Drew: _on_draw,
+    Reshuffled: _on_reshuffle,
+    PlayerLeft: _on_left,
+    RoundVoided: _on_void,
+    BamGameOver: _on_game_over,
+    Resumed: _on_resumed,
 }

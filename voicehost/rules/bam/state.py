@@ -63,7 +63,9 @@ class EndReason(StrEnum):
     TOO_FEW_PLAYERS = "too_few_players"
     """Players left the game and fewer than :data:`MIN_PLAYERS` are still at the table."""
 
+
 # ---------------------------------------------------------------------------------------- cards
+
 
 class RedLike(Protocol):
     """What the engine needs of a red card (``voicehost.decks.RedCard`` has it)."""
@@ -104,6 +106,7 @@ class CardFace:
 
 
 # ---------------------------------------------------------------------------------------- state
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -219,14 +222,16 @@ class BamState:
     def next_master(self) -> PlayerName:
         """Who is master next: the first player still in the game to the current master's left."""
         seating = self.seating
-        return next(p for p in (seating.left_of(self.master, k) for k in range(1, len(self.players) + 1))
-                    if p not in self.gone)
+        return next(
+            p for p in (seating.left_of(self.master, k) for k in range(1, len(self.players) + 1)) if p not in self.gone
+        )
 
     def clockwise_after(self, player: PlayerName) -> tuple[PlayerName, ...]:
         """The players still in the game, clockwise from ``player``'s left (``player`` last, if in)."""
         seating = self.seating
-        return tuple(p for p in (seating.left_of(player, k) for k in range(1, len(self.players) + 1))
-                     if p not in self.gone)
+        return tuple(
+            p for p in (seating.left_of(player, k) for k in range(1, len(self.players) + 1)) if p not in self.gone
+        )
 
     @property
     def rounds_total(self) -> int:
@@ -266,8 +271,6 @@ class BamState:
         ``voicehost deck print`` numbers them (``Deck.numbered_grey``)."""
         grey = (c for c, face in self.cards.items() if face.color == "grey")
         return dict(enumerate(grey, start=1))
-
-
 
 
 def final_result(state: BamState, reason: str) -> Result:

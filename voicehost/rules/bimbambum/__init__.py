@@ -13,13 +13,32 @@ from typing import Any, Sequence
 from voicehost.rules.base import Event, Game, JsonObject, PlayerName, Rng
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import (
-    CARDS_PER_PLAYER, DEFAULT_EXTENSION, Card, SetupError, expected_phrase, is_call,
+    CARDS_PER_PLAYER,
+    DEFAULT_EXTENSION,
+    Card,
+    SetupError,
+    expected_phrase,
+    is_call,
     normalise_phrase,
 )
 from voicehost.rules.bimbambum.engine import apply, new_game, start
 from voicehost.rules.bimbambum.events import (
-    GAME_NAME, CardPlayed, Called, EndReason, GameEnded, Illegal, MistakeMade, MistakeReason, Penalised, Reversed,
-    RoundStarted, Setup, Skipped, Slapped, TurnStarted, event_from_json,
+    GAME_NAME,
+    CardPlayed,
+    Called,
+    EndReason,
+    GameEnded,
+    Illegal,
+    MistakeMade,
+    MistakeReason,
+    Penalised,
+    Reversed,
+    RoundStarted,
+    Setup,
+    Skipped,
+    Slapped,
+    TurnStarted,
+    event_from_json,
 )
 from voicehost.rules.bimbambum.replay import evolve, replay
 from voicehost.rules.bimbambum.state import Phase, Settings, State
@@ -37,8 +56,15 @@ class BimBamBum:
         """These rules dealing with ``rng``."""
         return BimBamBum(rng)
 
-    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
-                 t: float = 0.0, **options: Any) -> tuple[State, list[Event]]:
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[State, list[Event]]:
         """Deal (see :func:`~.engine.new_game`; options: settings, extension, each)."""
         if self.rng is None:
             raise SetupError("Bim Bam Bum! needs a seeded RNG to deal: use RULES.seeded(rng)")
@@ -77,9 +103,44 @@ RULES = GAME
 
 
 __all__ = [
-    "Action", "BimBamBum", "CARDS_PER_PLAYER", "Called", "Card", "CardPlayed", "DEFAULT_EXTENSION",
-    "EndReason", "GAME", "GAME_NAME", "GameEnded", "Illegal", "event_from_json", "MistakeMade", "MistakeReason", "Penalised", "Phase", "Play", "Quit",
-    "RULES", "Resume", "Reversed", "RoundStarted", "Settings", "Setup", "SetupError", "Skipped",
-    "SlapRace", "Slapped", "State", "Timeout", "TurnStarted", "apply", "evolve", "expected_phrase", "is_call",
-    "new_game", "normalise_phrase", "replay", "start",
+    "Action",
+    "BimBamBum",
+    "CARDS_PER_PLAYER",
+    "Called",
+    "Card",
+    "CardPlayed",
+    "DEFAULT_EXTENSION",
+    "EndReason",
+    "GAME",
+    "GAME_NAME",
+    "GameEnded",
+    "Illegal",
+    "event_from_json",
+    "MistakeMade",
+    "MistakeReason",
+    "Penalised",
+    "Phase",
+    "Play",
+    "Quit",
+    "RULES",
+    "Resume",
+    "Reversed",
+    "RoundStarted",
+    "Settings",
+    "Setup",
+    "SetupError",
+    "Skipped",
+    "SlapRace",
+    "Slapped",
+    "State",
+    "Timeout",
+    "TurnStarted",
+    "apply",
+    "evolve",
+    "expected_phrase",
+    "is_call",
+    "new_game",
+    "normalise_phrase",
+    "replay",
+    "start",
 ]

@@ -46,8 +46,10 @@ CALL = "bim bam bum"
 def player_count_problem(players: int) -> str:
     """Why ``players`` players cannot play, in one line."""
     if players > MAX_PLAYERS:
-        return (f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}: the "
-                f"rulebook's deal table stops at {MAX_PLAYERS} and gives no deal for more; play at two tables")
+        return (
+            f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}: the "
+            f"rulebook's deal table stops at {MAX_PLAYERS} and gives no deal for more; play at two tables"
+        )
     return f"Bim Bam Bum! is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}"
 
 

@@ -14,12 +14,34 @@ from typing import Mapping, Sequence
 from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import (
-    CARDS_PER_PLAYER, MAX_PLAYERS, MIN_PLAYERS, Card, SetupError, expected_phrase, game_cards,
-    is_call, normalise_phrase, player_count_problem,
+    CARDS_PER_PLAYER,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Card,
+    SetupError,
+    expected_phrase,
+    game_cards,
+    is_call,
+    normalise_phrase,
+    player_count_problem,
 )
 from voicehost.rules.bimbambum.events import (
-    GAME_NAME, CardPlayed, Called, EndReason, GameEnded, Illegal, MistakeMade, MistakeReason, Penalised,
-    Reversed, RoundStarted, Setup, Skipped, Slapped, TurnStarted, snapshot,
+    GAME_NAME,
+    CardPlayed,
+    Called,
+    EndReason,
+    GameEnded,
+    Illegal,
+    MistakeMade,
+    MistakeReason,
+    Penalised,
+    Reversed,
+    RoundStarted,
+    Setup,
+    Skipped,
+    Slapped,
+    TurnStarted,
+    snapshot,
 )
 from voicehost.rules.bimbambum.replay import evolve
 from voicehost.rules.bimbambum.state import PILES, Phase, Pile, Settings, State
@@ -27,9 +49,17 @@ from voicehost.rules.bimbambum.state import PILES, Phase, Pile, Settings, State
 _NO_PILES: tuple[Pile, ...] = ((), (), ())
 
 
-def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first_player: PlayerName | None = None,
-             settings: Settings = Settings(), extension: Sequence[Card] | None = None,
-             t: float = 0.0, each: int | None = None) -> tuple[State, list[Event]]:
+def new_game(
+    players: Sequence[PlayerName],
+    rng: Rng,
+    seed: int,
+    *,
+    first_player: PlayerName | None = None,
+    settings: Settings = Settings(),
+    extension: Sequence[Card] | None = None,
+    t: float = 0.0,
+    each: int | None = None,
+) -> tuple[State, list[Event]]:
     """Shuffle, deal per the rulebook's table, box the excess, and start the first round.
 
     ``first_player`` is the host's choice (the loudest player); None picks one with ``rng``. ``seed``
@@ -42,26 +72,43 @@ def new_game(players: Sequence[PlayerName], rng: Rng, seed: int, *, first_player
     if each is not None and not 1 <= each <= full:
         raise SetupError(f"a quick game deals 1 to {full} cards each to {len(players)} players, not {each}")
     each = each or full
-    decks = {p: cards[i * each:(i + 1) * each] for i, p in enumerate(players)}
+    decks = {p: cards[i * each : (i + 1) * each] for i, p in enumerate(players)}
     if first_player is None:
         first_player = players[rng.randrange(len(players))]
-    return start(players, decks, first_player=first_player, box=cards[len(players) * each:], settings=settings,
-                 seed=seed, t=t)
+    return start(
+        players, decks, first_player=first_player, box=cards[len(players) * each :], settings=settings, seed=seed, t=t
+    )
 
 
-def start(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]], *,
-          first_player: PlayerName, piles: Sequence[Sequence[Card]] = _NO_PILES,
-          box: Sequence[Card] = (), direction: int = 1, settings: Settings = Settings(),
-          seed: int = 0, t: float = 0.0) -> tuple[State, list[Event]]:
+def start(
+    players: Sequence[PlayerName],
+    decks: Mapping[PlayerName, Sequence[Card]],
+    *,
+    first_player: PlayerName,
+    piles: Sequence[Sequence[Card]] = _NO_PILES,
+    box: Sequence[Card] = (),
+    direction: int = 1,
+    settings: Settings = Settings(),
+    seed: int = 0,
+    t: float = 0.0,
+) -> tuple[State, list[Event]]:
     """Start from a given position (a fresh deal, a test's position or a log's setup).
 
     Emits "setup", then "round" and "turn" for ``first_player``, all at ``t``.
     """
     first = first_player
     check_setup(players, decks, first, piles, direction, t)
-    state = State(players=tuple(players), decks=tuple(tuple(decks[p]) for p in players),
-                  piles=tuple(tuple(pile) for pile in piles), box=tuple(box), turn=first,
-                  direction=direction, settings=settings, seed=seed, t=t)
+    state = State(
+        players=tuple(players),
+        decks=tuple(tuple(decks[p]) for p in players),
+        piles=tuple(tuple(pile) for pile in piles),
+        box=tuple(box),
+        turn=first,
+        direction=direction,
+        settings=settings,
+        seed=seed,
+        t=t,
+    )
     step = _Step(None, t)
     step.add(Setup(0, t, GAME_NAME, state.players, seed, snapshot(state), settings.rules))
     _new_round(step, first)
@@ -116,8 +163,10 @@ class _Step:
 
 def _play(state: State, action: Play) -> tuple[State, list[Event]]:
     if state.phase is Phase.SLAP:
-        raise IllegalAction(Illegal.SLAP_RACE_OPEN, f"{action.player} cannot play: the slap race after "
-                            f"{state.caller}'s BIM BAM BUM! is still open")
+        raise IllegalAction(
+            Illegal.SLAP_RACE_OPEN,
+            f"{action.player} cannot play: the slap race after {state.caller}'s BIM BAM BUM! is still open",
+        )
     _check_seated(state, action.player)
     if not 0 <= action.pile < PILES:
         raise IllegalAction(Illegal.BAD_PILE, f"pile {action.pile} does not exist (piles are 0, 1 and 2)")
@@ -141,8 +190,9 @@ def _place(step: _Step, action: Play) -> None:
     expected = expected_phrase(card, visible)
     said = normalise_phrase(action.said)
     ok = said == expected
-    step.add(CardPlayed(step.seq(), step.t, player, card, action.pile, action.onset, visible,
-                        expected, said, ok, len(deck)))
+    step.add(
+        CardPlayed(step.seq(), step.t, player, card, action.pile, action.onset, visible, expected, said, ok, len(deck))
+    )
     if not ok:
         _mistake(step, player, MistakeReason.WRONG_WORD, action.onset)
     elif not deck:
@@ -172,8 +222,9 @@ def _timeout(state: State, action: Timeout) -> tuple[State, list[Event]]:
     if closes is None:
         raise IllegalAction(Illegal.NO_WINDOW, "this game has no time window, so a turn cannot time out")
     if action.t < closes:
-        raise IllegalAction(Illegal.WINDOW_OPEN, f"{state.turn}'s window is open until {closes:.3f} s, "
-                            f"not closed at {action.t:.3f} s")
+        raise IllegalAction(
+            Illegal.WINDOW_OPEN, f"{state.turn}'s window is open until {closes:.3f} s, not closed at {action.t:.3f} s"
+        )
     step = _Step(state, action.t)
     _mistake(step, state.turn, MistakeReason.TIMEOUT, None)
     return step.done()
@@ -191,8 +242,10 @@ def _slap_race(state: State, action: SlapRace) -> tuple[State, list[Event]]:
             first[player] = onset
     caller, others = state.caller, state.after(state.caller)
     if action.t < state.slap_closes and caller not in first and not all(p in first for p in others):
-        raise IllegalAction(Illegal.RACE_NOT_FINISHED, f"the slap window is open until "
-                            f"{state.slap_closes:.3f} s and not everyone has slapped")
+        raise IllegalAction(
+            Illegal.RACE_NOT_FINISHED,
+            f"the slap window is open until {state.slap_closes:.3f} s and not everyone has slapped",
+        )
     order = (caller,) + others
     step = _Step(state, action.t)
     for player, onset in sorted(first.items(), key=lambda item: (item[1], order.index(item[0]))):
@@ -282,18 +335,24 @@ def _check_time(state: State, t: float) -> None:
 
 def _check_seated(state: State, player: PlayerName) -> None:
     if player not in state.players:
-        raise IllegalAction(Illegal.NOT_SEATED, f"{player!r} is not seated at this table "
-                            f"({', '.join(state.players)})")
+        raise IllegalAction(Illegal.NOT_SEATED, f"{player!r} is not seated at this table ({', '.join(state.players)})")
 
 
 def _check_onset(onset: float, t: float, player: PlayerName) -> None:
     if not math.isfinite(onset) or onset > t:
-        raise IllegalAction(Illegal.BAD_ONSET, f"{player}'s onset {onset} s is not a time at or before "
-                            f"the action ({t} s)")
+        raise IllegalAction(
+            Illegal.BAD_ONSET, f"{player}'s onset {onset} s is not a time at or before the action ({t} s)"
+        )
 
 
-def check_setup(players: Sequence[PlayerName], decks: Mapping[PlayerName, Sequence[Card]],
-                 first: PlayerName, piles: Sequence[Sequence[Card]], direction: int, t: float) -> None:
+def check_setup(
+    players: Sequence[PlayerName],
+    decks: Mapping[PlayerName, Sequence[Card]],
+    first: PlayerName,
+    piles: Sequence[Sequence[Card]],
+    direction: int,
+    t: float,
+) -> None:
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise SetupError(player_count_problem(len(players)))
     if len(set(players)) != len(players) or not all(isinstance(p, str) and p.strip() for p in players):

@@ -191,8 +191,21 @@ class GameEnded(GameOver):
 
 
 _BY_TYPE: dict[str, type[Event]] = {
-    cls.TYPE: cls for cls in (Setup, RoundStarted, TurnStarted, CardPlayed, Skipped, Reversed, Called, Slapped,
-                              MistakeMade, Penalised, GameEnded, Resumed)
+    cls.TYPE: cls
+    for cls in (
+        Setup,
+        RoundStarted,
+        TurnStarted,
+        CardPlayed,
+        Skipped,
+        Reversed,
+        Called,
+        Slapped,
+        MistakeMade,
+        Penalised,
+        GameEnded,
+        Resumed,
+    )
 }
 
 

@@ -14,8 +14,19 @@ from typing import Any, Callable, Mapping, Sequence
 from voicehost.rules.base import Event, JsonObject, LogError, Resumed
 from voicehost.rules.bimbambum.cards import Card, SetupError, expected_phrase, is_call, parse_card
 from voicehost.rules.bimbambum.events import (
-    GAME_NAME, CardPlayed, Called, GameEnded, MistakeMade, Penalised, Reversed, RoundStarted, Setup, Skipped,
-    Slapped, TurnStarted, event_from_json,
+    GAME_NAME,
+    CardPlayed,
+    Called,
+    GameEnded,
+    MistakeMade,
+    Penalised,
+    Reversed,
+    RoundStarted,
+    Setup,
+    Skipped,
+    Slapped,
+    TurnStarted,
+    event_from_json,
 )
 from voicehost.rules.bimbambum.state import PILES, Phase, Settings, State
 
@@ -67,10 +78,13 @@ def replay(events: Sequence[JsonObject]) -> State:
         state = evolve(state, event_from_json(obj))
     assert state is not None
     last = events[-1]
-    if not (isinstance(event_from_json(last), ACTION_ENDS) or (last.get("type") == "resumed"
-                                                                 and state.phase is Phase.SLAP)):
-        raise LogError(f"the log stops at seq {state.seq - 1} in the middle of an action "
-                       f"(a {last.get('type')!r} event cannot be an action's last)")
+    if not (
+        isinstance(event_from_json(last), ACTION_ENDS) or (last.get("type") == "resumed" and state.phase is Phase.SLAP)
+    ):
+        raise LogError(
+            f"the log stops at seq {state.seq - 1} in the middle of an action "
+            f"(a {last.get('type')!r} event cannot be an action's last)"
+        )
     return state
 
 
@@ -90,8 +104,12 @@ def _setup_state(event: Setup) -> State:
         decks = {p: _cards(_get(position, "decks")[p], f"state.decks.{p}") for p in players}
         piles = [_cards(pile, f"state.piles[{i}]") for i, pile in enumerate(_get(position, "piles"))]
         box = _cards(_get(position, "box"), "state.box")
-        settings = Settings(window=_get(position, "window"), slap_window=_get(position, "slap_window"),
-                            turn_cap=_get(position, "turn_cap") if "turn_cap" in position else None, rules=event.rules)
+        settings = Settings(
+            window=_get(position, "window"),
+            slap_window=_get(position, "slap_window"),
+            turn_cap=_get(position, "turn_cap") if "turn_cap" in position else None,
+            rules=event.rules,
+        )
         direction, turn = _get(position, "direction"), _get(position, "turn")
         check_setup(players, decks, turn, piles, direction, event.t)
     except SetupError as error:
@@ -102,9 +120,18 @@ def _setup_state(event: Setup) -> State:
         raise LogError(f"{where}: {error}") from None
     if _get(position, "boxed") != len(box):
         raise LogError(f"{where}: field 'boxed' is {position['boxed']!r}, the box holds {len(box)} cards")
-    return State(players=tuple(players), decks=tuple(tuple(decks[p]) for p in players),
-                 piles=tuple(tuple(pile) for pile in piles), box=tuple(box), turn=turn, direction=direction,
-                 settings=settings, seed=event.seed, seq=1, t=event.t)
+    return State(
+        players=tuple(players),
+        decks=tuple(tuple(decks[p]) for p in players),
+        piles=tuple(tuple(pile) for pile in piles),
+        box=tuple(box),
+        turn=turn,
+        direction=direction,
+        settings=settings,
+        seed=event.seed,
+        seq=1,
+        t=event.t,
+    )
 
 
 def _get(position: Mapping[str, Any], key: str) -> Any:
@@ -136,8 +163,12 @@ def _on_turn(state: State, event: TurnStarted) -> Changes:
     if event.card is not state.top(event.player):
         raise _wrong(event, "card", event.card.value, getattr(state.top(event.player), "value", None))
     repeat = state.resuming
-    return {"turn": event.player, "window_opens": event.t, "phase": Phase.PLAY,
-            "turns": state.turns + (0 if repeat else 1)}
+    return {
+        "turn": event.player,
+        "window_opens": event.t,
+        "phase": Phase.PLAY,
+        "turns": state.turns + (0 if repeat else 1),
+    }
 
 
 def _on_play(state: State, event: CardPlayed) -> Changes:
@@ -152,11 +183,20 @@ def _on_play(state: State, event: CardPlayed) -> Changes:
     piles[event.pile] = piles[event.pile] + (card,)
     visible = tuple(pile[-1] if pile else None for pile in piles)
     expected = expected_phrase(card, visible)
-    if event.card is not card or tuple(event.visible) != visible or event.expected != expected \
-            or event.ok is not (event.said == expected) or event.left != len(deck):
-        for field, value, want in (("card", event.card, card), ("visible", tuple(event.visible), visible),
-                                   ("expected", event.expected, expected), ("ok", event.ok, event.said == expected),
-                                   ("left", event.left, len(deck))):
+    if (
+        event.card is not card
+        or tuple(event.visible) != visible
+        or event.expected != expected
+        or event.ok is not (event.said == expected)
+        or event.left != len(deck)
+    ):
+        for field, value, want in (
+            ("card", event.card, card),
+            ("visible", tuple(event.visible), visible),
+            ("expected", event.expected, expected),
+            ("ok", event.ok, event.said == expected),
+            ("left", event.left, len(deck)),
+        ):
             if value != want:
                 raise _wrong(event, field, value, want)
     decks = list(state.decks)
@@ -185,8 +225,12 @@ def _on_call(state: State, event: Called) -> Changes:
 
 
 def _on_slap(state: State, event: Slapped) -> Changes:
-    if state.phase is not Phase.SLAP or state.slap_opens is None or state.slap_closes is None \
-            or not state.slap_opens <= event.onset <= state.slap_closes:
+    if (
+        state.phase is not Phase.SLAP
+        or state.slap_opens is None
+        or state.slap_closes is None
+        or not state.slap_opens <= event.onset <= state.slap_closes
+    ):
         raise _wrong(event, "onset", event.onset, "a time inside the open slap window")
     return {}
 
@@ -220,8 +264,15 @@ def _on_penalty(state: State, event: Penalised) -> Changes:
     boxed = state.piles[event.boxed_pile] if event.boxed_pile is not None else ()
     emptied = {event.took_pile, event.boxed_pile}
     piles = tuple(() if i in emptied else pile for i, pile in enumerate(state.piles))
-    return {"decks": tuple(decks), "piles": piles, "box": state.box + boxed, "phase": Phase.PLAY,
-            "caller": None, "slap_opens": None, "slap_closes": None}
+    return {
+        "decks": tuple(decks),
+        "piles": piles,
+        "box": state.box + boxed,
+        "phase": Phase.PLAY,
+        "caller": None,
+        "slap_opens": None,
+        "slap_closes": None,
+    }
 
 
 def _on_end(state: State, event: GameEnded) -> Changes:
@@ -240,7 +291,15 @@ def _on_resumed(state: State, event: Resumed) -> Changes:
 
 
 _HANDLERS: dict[type[Event], Callable[[State, Any], Changes]] = {
-    RoundStarted: _on_round, TurnStarted: _on_turn, CardPlayed: _on_play, Skipped: _on_skip,
-    Reversed: _on_reverse, Called: _on_call, Slapped: _on_slap, MistakeMade: _on_mistake,
-    Penalised: _on_penalty, GameEnded: _on_end, Resumed: _on_resumed,
+    RoundStarted: _on_round,
+    TurnStarted: _on_turn,
+    CardPlayed: _on_play,
+    Skipped: _on_skip,
+    Reversed: _on_reverse,
+    Called: _on_call,
+    Slapped: _on_slap,
+    MistakeMade: _on_mistake,
+    Penalised: _on_penalty,
+    GameEnded: _on_end,
+    Resumed: _on_resumed,
 }

@@ -170,4 +170,3 @@ class State:
     def expected_phrases(self) -> tuple[str, ...]:
         """``expected(pile)`` for piles 0, 1, 2: what the host's "help" can say."""
         return tuple(self.expected(pile) for pile in range(PILES))
-

@@ -27,14 +27,47 @@ from typing import Sequence, TypeVar
 from voicehost.errors import InputError
 from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Challenge, Flip, Leave, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action,
+    Call,
+    Challenge,
+    Flip,
+    Leave,
+    Quit,
+    Refuted,
+    ResolveRace,
+    Resume,
+    ScorerFlips,
+    Shout,
+    UseSpecial,
 )
 from voicehost.rules.bimbamm.events import (
-    ChallengeEvent, EndReason, ExchangeEvent, FlipEvent, Illegal, FlipReason, GameOverEvent, LeftEvent, MistakeEvent,
-    MistakeReason, PointEvent, RaceEvent, SetupEvent, ShoutEvent, SwapEvent, TurnEvent,
+    ChallengeEvent,
+    EndReason,
+    ExchangeEvent,
+    FlipEvent,
+    Illegal,
+    FlipReason,
+    GameOverEvent,
+    LeftEvent,
+    MistakeEvent,
+    MistakeReason,
+    PointEvent,
+    RaceEvent,
+    SetupEvent,
+    ShoutEvent,
+    SwapEvent,
+    TurnEvent,
 )
 from voicehost.rules.bimbamm.state import (
-    MAX_PLAYERS, MIN_PLAYERS, RULES_VERSION, WINNING_POINTS, Cards, Claim, Declaration, Phase, State,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RULES_VERSION,
+    WINNING_POINTS,
+    Cards,
+    Claim,
+    Declaration,
+    Phase,
+    State,
     evolve,
 )
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile, default_tiles
@@ -109,12 +142,23 @@ def new_game(
     else:
         shuffled = [a for a in Animal for _ in range(COPIES)]
         rng.shuffle(shuffled)
-        hands, deck = tuple(shuffled[: len(names)]), tuple(shuffled[len(names):])
+        hands, deck = tuple(shuffled[: len(names)]), tuple(shuffled[len(names) :])
         cat_holders = [p for p, h in zip(names, hands) if h is Animal.CAT]
         turn = cat_holders[0] if cat_holders else (first_player or names[0])
-    state = State(players=names, tiles=table, special=Special.SWAP, hands=hands, deck=deck,
-                  points=tuple(() for _ in names), turn=turn, variant2p=variant2p, seed=seed, last_t=t,
-                  cards=mode, rules=rules)
+    state = State(
+        players=names,
+        tiles=table,
+        special=Special.SWAP,
+        hands=hands,
+        deck=deck,
+        points=tuple(() for _ in names),
+        turn=turn,
+        variant2p=variant2p,
+        seed=seed,
+        last_t=t,
+        cards=mode,
+        rules=rules,
+    )
     out = _Events(0, t)
     out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, mode.value, _setup_json(state), rules))
     out.append(TurnEvent(out.seq, t, turn))
@@ -122,7 +166,7 @@ def new_game(
 
 
 def _check_cards_mode(cards: object) -> Cards:
-    """"dealt" or "table"."""
+    """ "dealt" or "table"."""
     try:
         return Cards(cards if isinstance(cards, str) else repr(cards))
     except ValueError:
@@ -228,16 +272,17 @@ def _flip(state: State, action: Flip, out: _Events) -> State:
     _expect_turn(state, action.player)
     tile = _check_tile(action.tile)
     if restricted_tile(state, action.player, tile):
-        raise IllegalAction(Illegal.RESTRICTED_TILE, f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, "
-                                               f"which {state.restricted_by} just revealed")
+        raise IllegalAction(
+            Illegal.RESTRICTED_TILE,
+            f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, which {state.restricted_by} just revealed",
+        )
     state = _turn_tile(state, action.player, tile, FlipReason.TURN, out)
     return _after_flips(state, action.player, out)
 
 
 def restricted_tile(state: State, player: PlayerName, tile: int) -> bool:
     """True if the 2-player rule forbids ``player`` to flip ``tile`` now."""
-    return (state.variant2p and state.restricted_by != player
-            and state.tiles[tile].showing in state.restricted)
+    return state.variant2p and state.restricted_by != player and state.tiles[tile].showing in state.restricted
 
 
 def _revealed(state: State, player: PlayerName, animal: Animal, reason: FlipReason) -> State:
@@ -256,7 +301,9 @@ def _revealed(state: State, player: PlayerName, animal: Animal, reason: FlipReas
 def _check_tile(tile: object) -> int:
     """A tile index 0-14."""
     if isinstance(tile, bool) or not isinstance(tile, int) or not 0 <= tile < TILE_COUNT:
-        raise IllegalAction(Illegal.NO_SUCH_TILE, f"there is no tile {tile!r}: tiles are numbered 0 to {TILE_COUNT - 1}")
+        raise IllegalAction(
+            Illegal.NO_SUCH_TILE, f"there is no tile {tile!r}: tiles are numbered 0 to {TILE_COUNT - 1}"
+        )
     return tile
 
 
@@ -296,8 +343,9 @@ def _special(state: State, action: UseSpecial, out: _Events) -> State:
     else:
         if action.target is None or action.target == action.player or action.target not in state.active:
             others = ", ".join(p for p in state.active if p != action.player)
-            raise IllegalAction(Illegal.BAD_TARGET, f"EXCHANGE needs another player's name ({others}), "
-                                              f"not {action.target!r}")
+            raise IllegalAction(
+                Illegal.BAD_TARGET, f"EXCHANGE needs another player's name ({others}), not {action.target!r}"
+            )
         state = _exchange(state, seat, state.seat(action.target), out)
     state = evolve(state, restricted=(), restricted_by=None if state.rules == 1 else action.player)
     return _pass_turn(state, action.player, out)
@@ -350,8 +398,13 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
         fault = _race_fault(state.cards, race, held[seat], refuted, call.player, call.animal)
         marked = state.rules > 1 and (call.player, call.animal) in refuted and call.animal in race
         out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset, refuted=marked))
-        if fault is MistakeReason.NO_CARD and state.rules > 1 and state.phase is not Phase.RACE \
-                and call.player == state.scorer and state.hands[seat] is call.animal:
+        if (
+            fault is MistakeReason.NO_CARD
+            and state.rules > 1
+            and state.phase is not Phase.RACE
+            and call.player == state.scorer
+            and state.hands[seat] is call.animal
+        ):
             fault = None  # the scorer's card drawn in this window: a late shout, not a false one
         if fault is not None and (state.rules == 1 or call.player not in erred):
             erred.append(call.player)
@@ -372,9 +425,14 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
     return state
 
 
-def _race_fault(cards: Cards, race: tuple[Animal, ...], held: Animal | None,
-                refuted: frozenset[tuple[PlayerName, Animal]], player: PlayerName,
-                animal: Animal) -> MistakeReason | None:
+def _race_fault(
+    cards: Cards,
+    race: tuple[Animal, ...],
+    held: Animal | None,
+    refuted: frozenset[tuple[PlayerName, Animal]],
+    player: PlayerName,
+    animal: Animal,
+) -> MistakeReason | None:
     """The mistake a race shout is, judged on the race and the cards held when it opened; None if valid.
 
     Table cards: a raced animal is trusted unless the table refuted that player's claim to it.
@@ -389,8 +447,9 @@ def _race_fault(cards: Cards, race: tuple[Animal, ...], held: Animal | None,
 def _check_refuted(state: State, refuted: Sequence[Refuted]) -> frozenset[tuple[PlayerName, Animal]]:
     """Refuted claims come only with table cards and name a player and an animal."""
     if refuted and not state.table_cards:
-        raise IllegalAction(Illegal.CARDS_KNOWN, "with dealt cards the host knows every hand: claims are judged, "
-                                           "not refuted")
+        raise IllegalAction(
+            Illegal.CARDS_KNOWN, "with dealt cards the host knows every hand: claims are judged, not refuted"
+        )
     for claim in refuted:
         _check_player(state, claim.player)
         if not isinstance(claim.animal, Animal):
@@ -409,8 +468,10 @@ def would_score(state: State, shouts: Sequence[Call], refuted: Sequence[Refuted]
     known = frozenset((c.player, c.animal) for c in refuted)
     for call in sorted(shouts, key=lambda c: c.onset):
         held = state.hands[state.seat(call.player)] if call.player in state.players else None
-        if call.player in state.players and \
-                _race_fault(state.cards, state.race, held, known, call.player, call.animal) is None:
+        if (
+            call.player in state.players
+            and _race_fault(state.cards, state.race, held, known, call.player, call.animal) is None
+        ):
             return call
     return None
 
@@ -439,8 +500,13 @@ def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) ->
     else:
         drew = state.deck[0] if state.deck else None
         out.append(PointEvent(out.seq, out.t, player, animal, drew, len(won), shout))
-        state = evolve(state, points=_set(state.points, seat, won), hands=_set(state.hands, seat, drew),
-                       deck=state.deck[1:], turn=player)
+        state = evolve(
+            state,
+            points=_set(state.points, seat, won),
+            hands=_set(state.hands, seat, drew),
+            deck=state.deck[1:],
+            turn=player,
+        )
     if len(won) >= WINNING_POINTS:
         return _end(state, player, EndReason.THREE_POINTS, None, out)
     return evolve(state, phase=Phase.SCORER, scorer=player, scored=animal, race=())
@@ -506,14 +572,24 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
     if state.phase is not Phase.SCORER or claim is None or animal is None:
         raise IllegalAction(Illegal.NO_CLAIM, "only a scorer's claim can be challenged, before they turn their tiles")
     if action.player != state.scorer:
-        raise IllegalAction(Illegal.NOT_SCORER, f"{state.scorer} scored, not {action.player}: only the scorer's "
-                                          "claim can be challenged")
+        raise IllegalAction(
+            Illegal.NOT_SCORER, f"{state.scorer} scored, not {action.player}: only the scorer's claim can be challenged"
+        )
     refuted = _check_refuted(state, action.refuted)
     seat = state.seat(action.player)
     won = state.points[seat][:-1]
     said_no = tuple(c.shout for c in claim.later if (c.player, c.animal) in refuted)
-    out.append(ChallengeEvent(out.seq, out.t, action.player, animal, claim.shout, len(won),
-                              said_no if state.rules > 1 and said_no else None))
+    out.append(
+        ChallengeEvent(
+            out.seq,
+            out.t,
+            action.player,
+            animal,
+            claim.shout,
+            len(won),
+            said_no if state.rules > 1 and said_no else None,
+        )
+    )
     state = evolve(state, points=_set(state.points, seat, won), declaration=None, scorer=None, scored=None)
     erred = list(claim.erred)
     state = _window_mistake(state, seat, claim.shout, erred, out)
@@ -564,8 +640,9 @@ def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
         raise IllegalAction(Illegal.BAD_SCORE_TILES, f"choose 2 different tiles, not tile {first} twice")
     for tile in (first, second):
         if state.tiles[tile].showing is not state.scored:
-            raise IllegalAction(Illegal.BAD_SCORE_TILES, f"tile {tile} shows {state.tiles[tile].showing}, "
-                                                   f"not {state.scored}")
+            raise IllegalAction(
+                Illegal.BAD_SCORE_TILES, f"tile {tile} shows {state.tiles[tile].showing}, not {state.scored}"
+            )
     return first, second
 
 
@@ -585,8 +662,13 @@ def _leave(state: State, action: Leave, out: _Events) -> State:
     out.append(LeftEvent(out.seq, out.t, player, None if state.table_cards else held, won))
     deck = state.deck if state.table_cards else state.deck + ((held,) if held is not None else ()) + won
     acting = state.to_act == player
-    state = evolve(state, gone=state.gone + (player,), hands=_set(state.hands, seat, None),
-                   points=_set(state.points, seat, ()), deck=deck)
+    state = evolve(
+        state,
+        gone=state.gone + (player,),
+        hands=_set(state.hands, seat, None),
+        points=_set(state.points, seat, ()),
+        deck=deck,
+    )
     if len(state.active) < MIN_PLAYERS:
         return _end(state, None, EndReason.TOO_FEW_PLAYERS, None, out)
     if acting:
@@ -610,8 +692,7 @@ def _quit(state: State, action: Quit, out: _Events) -> State:
     return _end(state, None, action.reason, action.player, out)
 
 
-def _end(state: State, winner: PlayerName | None, reason: str, quitter: PlayerName | None,
-         out: _Events) -> State:
+def _end(state: State, winner: PlayerName | None, reason: str, quitter: PlayerName | None, out: _Events) -> State:
     """Log game_over and freeze the state."""
     out.append(GameOverEvent(out.seq, out.t, reason, winner, state.points_by_name(), quitter))
     return evolve(state, phase=Phase.OVER, winner=winner, race=(), scorer=None, scored=None, declaration=None)
@@ -641,8 +722,7 @@ def legal_actions(state: State, t: float) -> list[Action]:
 def _turn_actions(state: State, t: float) -> list[Action]:
     """Allowed flips, then the special tile's uses."""
     player = state.turn
-    actions: list[Action] = [Flip(t, player, i) for i in range(TILE_COUNT)
-                             if not restricted_tile(state, player, i)]
+    actions: list[Action] = [Flip(t, player, i) for i in range(TILE_COUNT) if not restricted_tile(state, player, i)]
     if state.special is Special.SWAP:
         actions.append(UseSpecial(t, player))
     else:
@@ -652,10 +732,18 @@ def _turn_actions(state: State, t: float) -> list[Action]:
 
 def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """A copy of ``values`` with one item replaced."""
-    return values[:index] + (value,) + values[index + 1:]
+    return values[:index] + (value,) + values[index + 1 :]
 
 
 __all__ = [
-    "Call", "GAME_NAME", "SetupError", "apply", "legal_actions", "new_game", "restricted_tile", "resume",
-    "next_claim", "would_score",
+    "Call",
+    "GAME_NAME",
+    "SetupError",
+    "apply",
+    "legal_actions",
+    "new_game",
+    "restricted_tile",
+    "resume",
+    "next_claim",
+    "would_score",
 ]

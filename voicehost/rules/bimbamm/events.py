@@ -14,8 +14,24 @@ from voicehost.rules.base import Event, GameOver, JsonObject, LogError, PlayerNa
 from voicehost.rules.bimbamm.tiles import Animal
 
 __all__ = [
-    "BimBammEvent", "ChallengeEvent", "EndReason", "Illegal", "ExchangeEvent", "FlipEvent", "FlipReason", "GameOverEvent", "LeftEvent", "MistakeEvent",
-    "MistakeReason", "PointEvent", "RaceEvent", "Resumed", "SetupEvent", "ShoutEvent", "SwapEvent", "TurnEvent",
+    "BimBammEvent",
+    "ChallengeEvent",
+    "EndReason",
+    "Illegal",
+    "ExchangeEvent",
+    "FlipEvent",
+    "FlipReason",
+    "GameOverEvent",
+    "LeftEvent",
+    "MistakeEvent",
+    "MistakeReason",
+    "PointEvent",
+    "RaceEvent",
+    "Resumed",
+    "SetupEvent",
+    "ShoutEvent",
+    "SwapEvent",
+    "TurnEvent",
 ]
 
 
@@ -305,8 +321,22 @@ class GameOverEvent(BimBammEvent, GameOver):
 # -- reading events back from the log -----------------------------------------------------------
 
 _BY_TYPE: dict[str, type[Event]] = {
-    cls.TYPE: cls for cls in (SetupEvent, TurnEvent, FlipEvent, RaceEvent, ShoutEvent, PointEvent, MistakeEvent,
-                              ChallengeEvent, SwapEvent, ExchangeEvent, LeftEvent, GameOverEvent, Resumed)
+    cls.TYPE: cls
+    for cls in (
+        SetupEvent,
+        TurnEvent,
+        FlipEvent,
+        RaceEvent,
+        ShoutEvent,
+        PointEvent,
+        MistakeEvent,
+        ChallengeEvent,
+        SwapEvent,
+        ExchangeEvent,
+        LeftEvent,
+        GameOverEvent,
+        Resumed,
+    )
 }
 
 _ANIMALS = frozenset({"showing", "animal", "drew", "returned", "gave", "got", "card"})

@@ -17,7 +17,18 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from voicehost.rules.base import Event, IllegalAction, JsonObject, LogError, PlayerName, Rng
 from voicehost.rules.bimbamm.actions import (
-    Action, Call, Challenge, Flip, Leave, Quit, Refuted, ResolveRace, Resume, ScorerFlips, Shout, UseSpecial,
+    Action,
+    Call,
+    Challenge,
+    Flip,
+    Leave,
+    Quit,
+    Refuted,
+    ResolveRace,
+    Resume,
+    ScorerFlips,
+    Shout,
+    UseSpecial,
 )
 from voicehost.rules.bimbamm.engine import GAME_NAME, SetupError, apply, new_game, resume
 from voicehost.rules.bimbamm.events import event_from_json
@@ -42,7 +53,7 @@ def replay(events: Sequence[JsonObject]) -> State:
             state, produced = apply(state, action)
         except IllegalAction as error:
             raise LogError(f"event {i}: the rules refuse it ({error})") from error
-        _compare(produced_json=[e.to_json() for e in produced], logged=events[i:i + len(produced)], first=i)
+        _compare(produced_json=[e.to_json() for e in produced], logged=events[i : i + len(produced)], first=i)
         i += len(produced)
     return state
 
@@ -52,8 +63,11 @@ def state_from_setup(setup: JsonObject, turn: JsonObject) -> State:
     if setup.get("type") != "setup" or setup.get("game") != GAME_NAME:
         raise LogError(f"event 0: expected a '{GAME_NAME}' setup event, found {setup.get('type')!r}")
     players = tuple(_get(setup, "players", list, 0))
-    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS or len(set(players)) != len(players) \
-            or not all(isinstance(p, str) and p for p in players):
+    if (
+        not MIN_PLAYERS <= len(players) <= MAX_PLAYERS
+        or len(set(players)) != len(players)
+        or not all(isinstance(p, str) and p for p in players)
+    ):
         raise LogError(f"event 0: field 'players': {MIN_PLAYERS} to {MAX_PLAYERS} distinct names expected")
     snap = _get(setup, "state", dict, 0)
     cards = _parse(Cards, setup.get("cards", Cards.DEALT.value), "cards")
@@ -64,8 +78,10 @@ def state_from_setup(setup: JsonObject, turn: JsonObject) -> State:
         special=_parse(Special, _get(snap, "special", str, 0), "state.special"),
         hands=hands,
         deck=deck,
-        points=tuple(tuple(_parse(Animal, c, f"state.points.{p}") for c in _get(_get(snap, "points", dict, 0), p, list, 0))
-                     for p in players),
+        points=tuple(
+            tuple(_parse(Animal, c, f"state.points.{p}") for c in _get(_get(snap, "points", dict, 0), p, list, 0))
+            for p in players
+        ),
         turn=_player(players, _get(snap, "turn", str, 0), "state.turn"),
         variant2p=_get(snap, "variant2p", bool, 0),
         seed=_get(setup, "seed", int, 0),
@@ -83,19 +99,23 @@ def _rules(setup: JsonObject) -> int:
     """The rulings version: the "rules" field, 1 for a log written before it existed."""
     rules = setup.get("rules", 1)
     if rules not in (1, RULES_VERSION) or isinstance(rules, bool):
-        raise LogError(f"event 0: field 'rules': unknown rules version {rules!r} (this voicehost plays 1 to "
-                       f"{RULES_VERSION})")
+        raise LogError(
+            f"event 0: field 'rules': unknown rules version {rules!r} (this voicehost plays 1 to {RULES_VERSION})"
+        )
     return int(rules)
 
 
-def _hands_and_deck(snap: JsonObject, players: tuple[str, ...],
-                    cards: Cards) -> tuple[tuple[Animal | None, ...], tuple[Animal, ...]]:
+def _hands_and_deck(
+    snap: JsonObject, players: tuple[str, ...], cards: Cards
+) -> tuple[tuple[Animal | None, ...], tuple[Animal, ...]]:
     """Dealt: every hand (an animal or null) and the pile. Table cards: both must be null (unknown)."""
     if cards is Cards.TABLE:
         for key in ("hands", "deck"):
             if snap.get(key, "missing") is not None:
-                raise LogError(f"event 0: field 'state.{key}' must be null in a table-cards game (the host "
-                               f"does not know the cards), not {snap.get(key, 'missing')!r}")
+                raise LogError(
+                    f"event 0: field 'state.{key}' must be null in a table-cards game (the host "
+                    f"does not know the cards), not {snap.get(key, 'missing')!r}"
+                )
         return (None,) * len(players), ()
     hands = tuple(_card_or_none(_get(snap, "hands", dict, 0).get(p), f"hands.{p}") for p in players)
     return hands, tuple(_parse(Animal, c, "state.deck") for c in _get(snap, "deck", list, 0))
@@ -124,7 +144,9 @@ def _action_at(state: State, events: Sequence[JsonObject], i: int) -> Action:
         call = _call(ev, i)
         return Shout(t, call.player, call.animal, call.onset)
     if state.phase is Phase.SCORER and kind == "flip" and i + 1 < len(events):
-        return ScorerFlips(t, _get(ev, "player", str, i), (_get(ev, "tile", int, i), _get(events[i + 1], "tile", int, i + 1)))
+        return ScorerFlips(
+            t, _get(ev, "player", str, i), (_get(ev, "tile", int, i), _get(events[i + 1], "tile", int, i + 1))
+        )
     if state.phase is Phase.TURN and kind == "flip":
         return Flip(t, _get(ev, "player", str, i), _get(ev, "tile", int, i))
     if state.phase is Phase.TURN and kind == "swap":
@@ -152,7 +174,7 @@ def _refuted_later(state: State, events: Sequence[JsonObject], i: int) -> tuple[
     j = i + 1
     while j < len(events) and events[j].get("type") == "mistake":
         j += 1
-    shouts = {e.get("shout") for e in events[i + 2:j] if e.get("reason") == "no_card"}
+    shouts = {e.get("shout") for e in events[i + 2 : j] if e.get("reason") == "no_card"}
     said_no = events[i].get("refuted")
     if isinstance(said_no, list):
         shouts = set(said_no)  # rules 2: the challenge lists them (not every one is a mistake)
@@ -167,8 +189,11 @@ def _in_race(ev: JsonObject) -> bool:
 
 def _call(ev: JsonObject, i: int) -> Call:
     """A logged shout as the Call it was submitted as."""
-    return Call(_get(ev, "player", str, i), _parse(Animal, _get(ev, "animal", str, i), f"event {i}: animal"),
-                _num(ev, "onset", i))
+    return Call(
+        _get(ev, "player", str, i),
+        _parse(Animal, _get(ev, "animal", str, i), f"event {i}: animal"),
+        _num(ev, "onset", i),
+    )
 
 
 def _compare(produced_json: list[JsonObject], logged: Sequence[JsonObject], first: int) -> None:
@@ -180,8 +205,9 @@ def _compare(produced_json: list[JsonObject], logged: Sequence[JsonObject], firs
         got = logged[k]
         for key, value in want.items():
             if key not in got or got[key] != value:
-                raise LogError(f"event {seq} ({want['type']}): field {key!r} is {got.get(key)!r}, "
-                               f"the rules give {value!r}")
+                raise LogError(
+                    f"event {seq} ({want['type']}): field {key!r} is {got.get(key)!r}, the rules give {value!r}"
+                )
 
 
 def _get(obj: JsonObject, key: str, kind: type[T], seq: int) -> T:
@@ -226,10 +252,14 @@ def _tiles(raw: list[Any]) -> tuple[Tile, ...]:
     """15 tiles with "white", "black" and "up"."""
     if len(raw) != TILE_COUNT:
         raise LogError(f"event 0: field 'state.tiles': expected {TILE_COUNT} tiles, found {len(raw)}")
-    return tuple(Tile(_parse(Animal, _get(x, "white", str, 0), f"state.tiles[{i}].white"),
-                      _parse(Animal, _get(x, "black", str, 0), f"state.tiles[{i}].black"),
-                      _parse(Side, _get(x, "up", str, 0), f"state.tiles[{i}].up"))
-                 for i, x in enumerate(raw))
+    return tuple(
+        Tile(
+            _parse(Animal, _get(x, "white", str, 0), f"state.tiles[{i}].white"),
+            _parse(Animal, _get(x, "black", str, 0), f"state.tiles[{i}].black"),
+            _parse(Side, _get(x, "up", str, 0), f"state.tiles[{i}].up"),
+        )
+        for i, x in enumerate(raw)
+    )
 
 
 def _check_cards(state: State) -> None:
@@ -239,8 +269,9 @@ def _check_cards(state: State) -> None:
     for animal in Animal:
         if state.cards is Cards.TABLE:
             if cards.count(animal) > COPIES:
-                raise LogError(f"event 0: field 'state.points': {cards.count(animal)} {animal} cards won, "
-                               f"there are only {COPIES}")
+                raise LogError(
+                    f"event 0: field 'state.points': {cards.count(animal)} {animal} cards won, there are only {COPIES}"
+                )
         elif cards.count(animal) != COPIES:
             raise LogError(f"event 0: field 'state': {cards.count(animal)} {animal} cards, expected {COPIES}")
 
@@ -257,8 +288,15 @@ class BimBamm:
         """These rules dealing with ``rng``."""
         return BimBamm(rng)
 
-    def new_game(self, players: Sequence[PlayerName], seed: int, *, first_player: PlayerName | None = None,
-                 t: float = 0.0, **options: Any) -> tuple[State, list[Event]]:
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[State, list[Event]]:
         """Deal (see :func:`~.engine.new_game`; options: tiles, variant2p, cards, rules)."""
         if self.rng is None:
             raise SetupError("Bim Bamm! needs a seeded RNG to deal: use GAME.seeded(rng)")

@@ -143,8 +143,12 @@ def _tiles_from_pairs(pairs: Sequence[tuple[Any, Any]], source: str, lines: list
     tiles = []
     for number, (white, black) in enumerate(pairs, start=1):
         where = f"{source}:{lines[number - 1]}" if lines and len(lines) >= number else source
-        tiles.append(Tile(_animal(white, f"{where}: tile {number}: field 'white'"),
-                          _animal(black, f"{where}: tile {number}: field 'black'")))
+        tiles.append(
+            Tile(
+                _animal(white, f"{where}: tile {number}: field 'white'"),
+                _animal(black, f"{where}: tile {number}: field 'black'"),
+            )
+        )
     return tuple(tiles)
 
 

@@ -77,8 +77,19 @@ from voicehost.speak.realize.hints import (
 from voicehost.speak.realize.lexicon import Lexicon
 
 __all__ = [
-    "MARKER", "Article", "BadHint", "BadTemplate", "EmptyCard", "Filler", "Lexicon",
-    "MissingBlank", "Number", "RealizeError", "Realizer", "WrongCardCount", "count_blanks",
+    "MARKER",
+    "Article",
+    "BadHint",
+    "BadTemplate",
+    "EmptyCard",
+    "Filler",
+    "Lexicon",
+    "MissingBlank",
+    "Number",
+    "RealizeError",
+    "Realizer",
+    "WrongCardCount",
+    "count_blanks",
     "realize",
 ]
 
@@ -105,9 +116,7 @@ class Realizer:
             self._lexicon = Lexicon()
         return self._lexicon
 
-    def realize(
-        self, red_text: str, fillers: Sequence[str | Filler], template: str | None = None
-    ) -> str:
+    def realize(self, red_text: str, fillers: Sequence[str | Filler], template: str | None = None) -> str:
         """The sentence for ``red_text`` with ``fillers`` in its blanks, in order.
 
         Raises a :class:`RealizeError` subclass for a red card without BAM!, an empty card, a

@@ -70,8 +70,7 @@ def _agree_auxiliary(tokens: list[Token], at: int | None, phrase: Phrase, lexico
         tokens[at].text = lexicon.agree(tokens[at].text, verb, phrase.person)
 
 
-def _agree_verb_after(tokens: list[Token], i: int, left_word: str, phrase: Phrase,
-                      lexicon: Lexicon) -> None:
+def _agree_verb_after(tokens: list[Token], i: int, left_word: str, phrase: Phrase, lexicon: Lexicon) -> None:
     found = _verb_after(tokens, i, lexicon)
     if found is None:
         return

@@ -26,10 +26,23 @@ from voicehost.speak.realize.phrase import CARDINALS, Phrase, bare
 from voicehost.speak.realize.tokens import Token, remove, word_after, word_before, words_after
 
 POSSESSIVE_WORD = re.compile(r"\w(?:'s|s')$")
-CONTRACTIONS = frozenset({
-    "it's", "that's", "what's", "there's", "here's", "he's", "she's", "who's", "where's",
-    "let's", "how's", "when's", "why's",
-})
+CONTRACTIONS = frozenset(
+    {
+        "it's",
+        "that's",
+        "what's",
+        "there's",
+        "here's",
+        "he's",
+        "she's",
+        "who's",
+        "where's",
+        "let's",
+        "how's",
+        "when's",
+        "why's",
+    }
+)
 """Words ending in 's that are not possessives ("it's BAM!")."""
 
 
@@ -51,8 +64,7 @@ def fix_articles(tokens: list[Token], i: int, phrase: Phrase, lexicon: Lexicon) 
     return phrase
 
 
-def _settle_red_article(tokens: list[Token], a: int, i: int, phrase: Phrase,
-                        lexicon: Lexicon) -> Phrase:
+def _settle_red_article(tokens: list[Token], a: int, i: int, phrase: Phrase, lexicon: Lexicon) -> Phrase:
     """The red card has "a", "an" or "the" right before the blank."""
     red = tokens[a].text.lower()
     hint = phrase.article

@@ -69,13 +69,9 @@ class Filler:
 
     def __post_init__(self) -> None:
         if self.number is not None and self.number not in NUMBERS:
-            raise BadHint(
-                f"grey card {self.text!r}: number must be singular or plural, not {self.number!r}"
-            )
+            raise BadHint(f"grey card {self.text!r}: number must be singular or plural, not {self.number!r}")
         if self.article is not None and self.article not in ARTICLES:
-            raise BadHint(
-                f"grey card {self.text!r}: article must be a, an, the or none, not {self.article!r}"
-            )
+            raise BadHint(f"grey card {self.text!r}: article must be a, an, the or none, not {self.article!r}")
 
 
 def as_filler(card: str | Filler) -> Filler:

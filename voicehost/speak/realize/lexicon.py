@@ -30,52 +30,173 @@ Person: TypeAlias = Literal["1s", "3s", "pl"]
 
 ARTICLES = frozenset({"a", "an", "the"})
 POSSESSIVE_DETERMINERS = frozenset({"my", "your", "his", "her", "its", "our", "their"})
-SINGULAR_DETERMINERS = frozenset(
-    {"a", "an", "one", "this", "that", "every", "each", "another", "either", "neither"}
-)
+SINGULAR_DETERMINERS = frozenset({"a", "an", "one", "this", "that", "every", "each", "another", "either", "neither"})
 PLURAL_DETERMINERS = frozenset({"these", "those", "both", "many", "several", "few", "various"})
 OTHER_DETERMINERS = frozenset({"the", "some", "any", "no", "all", "most", "such", "what", "which"})
-DETERMINERS = (
-    SINGULAR_DETERMINERS | PLURAL_DETERMINERS | OTHER_DETERMINERS | POSSESSIVE_DETERMINERS
-)
+DETERMINERS = SINGULAR_DETERMINERS | PLURAL_DETERMINERS | OTHER_DETERMINERS | POSSESSIVE_DETERMINERS
 PRONOUN_PERSON: dict[str, Person] = {
-    "i": "1s", "you": "pl", "we": "pl", "they": "pl", "he": "3s", "she": "3s", "it": "3s",
+    "i": "1s",
+    "you": "pl",
+    "we": "pl",
+    "they": "pl",
+    "he": "3s",
+    "she": "3s",
+    "it": "3s",
 }
-INDEFINITE_PRONOUNS = frozenset({
-    "anyone", "anybody", "anything", "someone", "somebody", "something", "everyone",
-    "everybody", "everything", "nobody", "nothing", "none", "myself", "yourself", "himself",
-    "herself", "itself", "ourselves", "themselves", "me", "us", "them", "him", "whatever",
-    "whoever",
-})
+INDEFINITE_PRONOUNS = frozenset(
+    {
+        "anyone",
+        "anybody",
+        "anything",
+        "someone",
+        "somebody",
+        "something",
+        "everyone",
+        "everybody",
+        "everything",
+        "nobody",
+        "nothing",
+        "none",
+        "myself",
+        "yourself",
+        "himself",
+        "herself",
+        "itself",
+        "ourselves",
+        "themselves",
+        "me",
+        "us",
+        "them",
+        "him",
+        "whatever",
+        "whoever",
+    }
+)
 """Pronouns that never take an article ("nobody", "everything", "me")."""
 QUANTIFIERS = frozenset({"less", "more", "much", "enough", "fewer", "little"})
 """Words that stand in for a determiner before a blank ("less BAM!, more wine")."""
-PARTITIVES = frozenset({
-    "lot", "lots", "plenty", "bit", "bits", "pinch", "trace", "traces", "hint", "kind", "kinds",
-    "sort", "sorts", "type", "types", "piece", "pieces", "slice", "slices", "bowl", "cup",
-    "glass", "plate", "spoonful", "amount", "taste", "bag", "bucket", "tin", "jar", "dose",
-})
+PARTITIVES = frozenset(
+    {
+        "lot",
+        "lots",
+        "plenty",
+        "bit",
+        "bits",
+        "pinch",
+        "trace",
+        "traces",
+        "hint",
+        "kind",
+        "kinds",
+        "sort",
+        "sorts",
+        "type",
+        "types",
+        "piece",
+        "pieces",
+        "slice",
+        "slices",
+        "bowl",
+        "cup",
+        "glass",
+        "plate",
+        "spoonful",
+        "amount",
+        "taste",
+        "bag",
+        "bucket",
+        "tin",
+        "jar",
+        "dose",
+    }
+)
 """Nouns of quantity or kind: after "a pinch of", a grey card takes no article of its own."""
 QUANTITY_NOUNS = frozenset({"lot", "lots", "plenty", "couple", "majority", "number", "handful"})
 """Nouns whose phrase takes its number from the "of" complement: "a lot of bees are"."""
 
-PREPOSITIONS = frozenset({
-    "about", "above", "across", "against", "along", "among", "amongst", "around", "at",
-    "behind", "below", "beneath", "beside", "besides", "between", "beyond", "by", "despite",
-    "during", "except", "for", "from", "in", "inside", "into", "like", "near", "of", "off", "on",
-    "onto", "outside", "over", "per", "through", "throughout", "to", "toward", "towards",
-    "under", "underneath", "unto", "upon", "versus", "via", "with", "within", "without", "vs",
-})
+PREPOSITIONS = frozenset(
+    {
+        "about",
+        "above",
+        "across",
+        "against",
+        "along",
+        "among",
+        "amongst",
+        "around",
+        "at",
+        "behind",
+        "below",
+        "beneath",
+        "beside",
+        "besides",
+        "between",
+        "beyond",
+        "by",
+        "despite",
+        "during",
+        "except",
+        "for",
+        "from",
+        "in",
+        "inside",
+        "into",
+        "like",
+        "near",
+        "of",
+        "off",
+        "on",
+        "onto",
+        "outside",
+        "over",
+        "per",
+        "through",
+        "throughout",
+        "to",
+        "toward",
+        "towards",
+        "under",
+        "underneath",
+        "unto",
+        "upon",
+        "versus",
+        "via",
+        "with",
+        "within",
+        "without",
+        "vs",
+    }
+)
 """Words after which a noun phrase is an object, never the subject of what follows."""
 CLAUSE_PREPOSITIONS = frozenset({"after", "before", "since", "until", "till", "as", "once"})
 """Prepositions that also open a clause ("before BAM! arrives"): a noun after them may be a
 subject, and they end a noun phrase."""
 RELATIVES = frozenset({"who", "whom", "whose", "which", "that", "where", "when"})
-MODALS = frozenset({
-    "can", "could", "will", "would", "shall", "should", "may", "might", "must", "did",
-    "can't", "cannot", "couldn't", "won't", "wouldn't", "shan't", "shouldn't", "mightn't",
-    "mustn't", "didn't", "ought",
-})
+MODALS = frozenset(
+    {
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "did",
+        "can't",
+        "cannot",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shan't",
+        "shouldn't",
+        "mightn't",
+        "mustn't",
+        "didn't",
+        "ought",
+    }
+)
 """Verbs with one form for every person: nothing to agree."""
 
 AUXILIARIES: dict[str, dict[Person, str]] = {
@@ -85,9 +206,7 @@ AUXILIARIES: dict[str, dict[Person, str]] = {
     "do": {"1s": "do", "3s": "does", "pl": "do"},
 }
 """The irregular finite forms that change with the subject, by paradigm."""
-AUXILIARY_FORMS: dict[str, str] = {
-    form: paradigm for paradigm, forms in AUXILIARIES.items() for form in forms.values()
-}
+AUXILIARY_FORMS: dict[str, str] = {form: paradigm for paradigm, forms in AUXILIARIES.items() for form in forms.values()}
 NEGATED_FORMS: dict[Person, dict[str, str]] = {"1s": {"be": "am not"}, "3s": {}, "pl": {}}
 """Where English has no "n't" contraction ("I amn't"), the long form."""
 
@@ -96,10 +215,25 @@ DEMONYM_ENDING = re.compile(r"(?:man|men|woman|women|ian|ians|ean|eans|ese|ish)$
 they keep their capital but take articles like any noun."""
 ABBREVIATIONS = frozenset({"etc", "jr", "sr", "inc", "ltd", "co", "st", "mr", "mrs", "ms", "dr"})
 """Words whose final full stop is part of the word, not the end of a sentence."""
-POSTMODIFIERS = frozenset({
-    "upstairs", "downstairs", "next", "abroad", "outside", "inside", "overseas", "nearby", "indoors",
-    "outdoors", "downtown", "uptown", "here", "there", "full",
-})
+POSTMODIFIERS = frozenset(
+    {
+        "upstairs",
+        "downstairs",
+        "next",
+        "abroad",
+        "outside",
+        "inside",
+        "overseas",
+        "nearby",
+        "indoors",
+        "outdoors",
+        "downtown",
+        "uptown",
+        "here",
+        "there",
+        "full",
+    }
+)
 """Words that start a noun phrase's post-modifier ("the neighbours | upstairs", "the dogs | next
 door", "a tin | full of buttons"): the noun before them is the head."""
 BOTH_MASS_GAP = 20000
@@ -146,9 +280,7 @@ class Lexicon:
         self._get_inflection: Any = lemminflect.getInflection
         self._get_all_inflections: Any = lemminflect.getAllInflections
         self._lemma_cache: dict[str, dict[str, tuple[str, ...]]] = {}
-        self._headwords: frozenset[str] = frozenset(
-            get_english_words_set(["web2"], lower=False, alpha=False)
-        )
+        self._headwords: frozenset[str] = frozenset(get_english_words_set(["web2"], lower=False, alpha=False))
         self._counts: Any = None
         """pocketsphinx's NGramModel, loaded on the first count-and-mass noun (memory-mapped, 40 ms)."""
         self._mass_cache: dict[str, bool] = {}

@@ -23,12 +23,45 @@ from voicehost.speak.realize.lexicon import (
     Person,
 )
 
-CARDINALS = frozenset({
-    "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
-    "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand",
-    "million", "billion", "dozen", "dozens", "hundreds", "thousands", "millions",
-})
+CARDINALS = frozenset(
+    {
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "dozen",
+        "dozens",
+        "hundreds",
+        "thousands",
+        "millions",
+    }
+)
 """Number words above one: a determiner that makes any noun plural ("two sheep")."""
 PLURAL_AFTER_A = frozenset({"few", "couple", "dozen", "hundred", "thousand", "million", "billion"})
 """'a few', 'a dozen' …: plural although they start with 'a'."""
@@ -75,7 +108,7 @@ class Phrase:
 
     @property
     def final_mark(self) -> str:
-        """"!" or "?" if the card itself ends with one ("Yahoo!"), else ""."""
+        """ "!" or "?" if the card itself ends with one ("Yahoo!"), else ""."""
         return self.words[-1][-1] if self.words[-1][-1] in FINAL_MARKS else ""
 
     def inline(self) -> str:
@@ -95,21 +128,44 @@ class Phrase:
         """The phrase with its own first word (its determiner) removed."""
         rest = self.words[1:]
         return Phrase(
-            rest, self.number, self.person, None, self.name, self.mass,
+            rest,
+            self.number,
+            self.person,
+            None,
+            self.name,
+            self.mass,
             _capitalised(rest[0]),  # capitals after the first word were printed on purpose
-            self.article, self.final_stop,
+            self.article,
+            self.final_stop,
         )
 
     def with_article(self, article: str) -> Phrase:
         """The phrase with an article put before it ("rubber chicken" → "a rubber chicken")."""
-        return Phrase((article, self.inline().split(" ")[0], *self.words[1:]), self.number,
-                      self.person, article, self.name, self.mass, False, self.article,
-                      self.final_stop)
+        return Phrase(
+            (article, self.inline().split(" ")[0], *self.words[1:]),
+            self.number,
+            self.person,
+            article,
+            self.name,
+            self.mass,
+            False,
+            self.article,
+            self.final_stop,
+        )
 
     def with_first_word(self, word: str) -> Phrase:
         """The phrase with its first word replaced (an article fixed to "a" or "an")."""
-        return Phrase((word, *self.words[1:]), self.number, self.person, self.determiner,
-                      self.name, self.mass, self.keeps_capital, self.article, self.final_stop)
+        return Phrase(
+            (word, *self.words[1:]),
+            self.number,
+            self.person,
+            self.determiner,
+            self.name,
+            self.mass,
+            self.keeps_capital,
+            self.article,
+            self.final_stop,
+        )
 
 
 def analyse(filler: Filler, lexicon: Lexicon) -> Phrase:
@@ -123,12 +179,15 @@ def analyse(filler: Filler, lexicon: Lexicon) -> Phrase:
         name = determiner is None and keeps and _looks_like_name(words, lexicon)
     mass = filler.mass
     if mass is None:
-        mass = filler.number is None and determiner is None and not name and (
-            _is_activity(words, lexicon) or _is_mass_noun(words, lexicon))
+        mass = (
+            filler.number is None
+            and determiner is None
+            and not name
+            and (_is_activity(words, lexicon) or _is_mass_noun(words, lexicon))
+        )
     number = filler.number or ("singular" if mass else _number(words, name, lexicon))
     person = _person(words, number)
-    return Phrase(tuple(words), number, person, determiner, name, mass, keeps,
-                  filler.article, final_stop)
+    return Phrase(tuple(words), number, person, determiner, name, mass, keeps, filler.article, final_stop)
 
 
 def _is_activity(words: list[str], lexicon: Lexicon) -> bool:
@@ -171,8 +230,7 @@ def bare(word: str) -> str:
 
 def _is_function(word: str) -> bool:
     lower = bare(word).lower()
-    return (lower in DETERMINERS or lower in PRONOUN_PERSON or lower in CARDINALS
-            or lower in INDEFINITE_PRONOUNS)
+    return lower in DETERMINERS or lower in PRONOUN_PERSON or lower in CARDINALS or lower in INDEFINITE_PRONOUNS
 
 
 def _determiner(words: list[str]) -> str | None:
@@ -270,12 +328,13 @@ def _number(words: list[str], name: bool, lexicon: Lexicon) -> Number:
         if lowers[of - 1] in QUANTITY_NOUNS and of + 1 < len(words):
             if lowers[of - 1] == "couple":
                 return "plural"
-            return _number(words[of + 1:], False, lexicon)
+            return _number(words[of + 1 :], False, lexicon)
     first = lowers[0]
     if first in ("a", "an") and len(words) > 1 and lowers[1] in PLURAL_AFTER_A:
         return "plural"
     if first in DETERMINERS and any(
-            lowers[k] in ("and", "&") and lowers[k + 1] in DETERMINERS for k in range(1, len(words) - 1)):
+        lowers[k] in ("and", "&") and lowers[k + 1] in DETERMINERS for k in range(1, len(words) - 1)
+    ):
         return "plural"  # "a cat and a dog": two noun phrases
     if first in SINGULAR_DETERMINERS:
         return "singular"

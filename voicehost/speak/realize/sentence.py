@@ -67,8 +67,13 @@ def _merge_filler_punctuation(tokens: list[Token]) -> list[Token]:
     merged: list[Token] = []
     for token in tokens:
         previous = merged[-1] if merged else None
-        if (previous is not None and previous.kind == "filler" and token.kind == "punct"
-                and token.text in ".!" and previous.text[-1:] in ".!?"):
+        if (
+            previous is not None
+            and previous.kind == "filler"
+            and token.kind == "punct"
+            and token.text in ".!"
+            and previous.text[-1:] in ".!?"
+        ):
             continue
         merged.append(token)
     return merged

@@ -47,7 +47,7 @@ def render(template: str, phrases: Sequence[Phrase], lexicon: Lexicon) -> str:
     tokens: list[Token] = []
     position = 0
     for match in PIECE.finditer(template):
-        tokens += tokenize(template[position:match.start()])
+        tokens += tokenize(template[position : match.start()])
         position = match.end()
         if match.group(0) in ("{{", "}}"):
             tokens.append(Token("punct", match.group(0)[0]))

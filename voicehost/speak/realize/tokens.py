@@ -62,7 +62,7 @@ def remove(tokens: list[Token], k: int) -> None:
 
 def is_question(tokens: list[Token], i: int) -> bool:
     """True if the sentence holding token ``i`` ends with a question mark."""
-    for token in tokens[i + 1:]:
+    for token in tokens[i + 1 :]:
         if token.kind == "punct" and token.text in SENTENCE_END:
             return token.text == "?"
     return False
@@ -70,4 +70,4 @@ def is_question(tokens: list[Token], i: int) -> bool:
 
 def ends_card(tokens: list[Token], i: int) -> bool:
     """True if nothing but spaces follows token ``i``."""
-    return all(t.kind in ("space", "gone") for t in tokens[i + 1:])
+    return all(t.kind in ("space", "gone") for t in tokens[i + 1 :])

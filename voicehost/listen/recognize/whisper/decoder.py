@@ -132,8 +132,10 @@ class Decoder:
     @staticmethod
     def _linear(v: Mapping[str, np.ndarray], name: str) -> _Linear:
         bias = v.get(name + "/bias")
-        return _Linear(np.ascontiguousarray(np.asarray(v[name + "/weight"], dtype=np.float32).T),
-                       None if bias is None else np.asarray(bias, dtype=np.float32))
+        return _Linear(
+            np.ascontiguousarray(np.asarray(v[name + "/weight"], dtype=np.float32).T),
+            None if bias is None else np.asarray(bias, dtype=np.float32),
+        )
 
     @staticmethod
     def _norm(v: Mapping[str, np.ndarray], name: str) -> _Norm:
@@ -141,11 +143,16 @@ class Decoder:
 
     def _layer(self, v: Mapping[str, np.ndarray], p: str) -> _Layer:
         return _Layer(
-            self._norm(v, p + "self_attention/layer_norm"), self._linear(v, p + "self_attention/linear_0"),
-            self._linear(v, p + "self_attention/linear_1"), self._norm(v, p + "attention/layer_norm"),
-            self._linear(v, p + "attention/linear_0"), self._linear(v, p + "attention/linear_1"),
-            self._linear(v, p + "attention/linear_2"), self._norm(v, p + "ffn/layer_norm"),
-            self._linear(v, p + "ffn/linear_0"), self._linear(v, p + "ffn/linear_1"),
+            self._norm(v, p + "self_attention/layer_norm"),
+            self._linear(v, p + "self_attention/linear_0"),
+            self._linear(v, p + "self_attention/linear_1"),
+            self._norm(v, p + "attention/layer_norm"),
+            self._linear(v, p + "attention/linear_0"),
+            self._linear(v, p + "attention/linear_1"),
+            self._linear(v, p + "attention/linear_2"),
+            self._norm(v, p + "ffn/layer_norm"),
+            self._linear(v, p + "ffn/linear_0"),
+            self._linear(v, p + "ffn/linear_1"),
         )
 
     def _split(self, x: np.ndarray) -> np.ndarray:

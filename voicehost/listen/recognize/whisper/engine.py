@@ -63,8 +63,14 @@ class Analysis:
 class WhisperEngine:
     """Whisper tiny.en (or another CTranslate2 Whisper model) for phrase scoring."""
 
-    def __init__(self, folder: Path | None = None, *, threads: int = 1, context: float = CONTEXT,
-                 search: SearchConfig = SearchConfig()) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        *,
+        threads: int = 1,
+        context: float = CONTEXT,
+        search: SearchConfig = SearchConfig(),
+    ) -> None:
         self.folder = model_folder(folder)
         try:
             import ctranslate2
@@ -76,8 +82,9 @@ class WhisperEngine:
         self.decoder = Decoder(variables)
         self.tokenizer = Tokenizer(self.folder / "tokenizer.json", self.decoder.vocabulary)
         try:
-            self._encoder = ctranslate2.models.Whisper(str(self.folder), device="cpu", compute_type="int8",
-                                                       intra_threads=threads, inter_threads=1)
+            self._encoder = ctranslate2.models.Whisper(
+                str(self.folder), device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1
+            )
         except (RuntimeError, ValueError) as exc:
             raise ModelError(f"CTranslate2 cannot load the Whisper model in {self.folder}: {exc}") from None
         self._ct2 = ctranslate2
@@ -117,6 +124,15 @@ class WhisperEngine:
             encoded = self.encode(samples)
             cross = self.decoder.cross(encoded)
             seconds = len(samples) / RATE
-            scores = score_phrases(self.decoder, cross, prefix, self.trie(spoken), specials.end,
-                                   specials.end, specials.no_speech, seconds, self.search)
+            scores = score_phrases(
+                self.decoder,
+                cross,
+                prefix,
+                self.trie(spoken),
+                specials.end,
+                specials.end,
+                specials.no_speech,
+                seconds,
+                self.search,
+            )
             return Analysis(scores, self.tokenizer.decode(scores.free_tokens), seconds, encoded)

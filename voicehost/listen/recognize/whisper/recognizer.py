@@ -34,8 +34,17 @@ from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
 from voicehost.listen.recognize.whisper.features import RATE
 from voicehost.listen.vocab import VocabPack, normalize
 
-FUSION = {"sphinx_weight": 1.0, "bias": 5.0, "bias_alone": 2.5, "uncertain_band": 3.0,
-          "ratio_floor": -14.0, "sphinx_floor": -8.0, "fast_margin": 3.0, "fast_sphinx": -2.0, "context_bonus": 0.0}
+FUSION = {
+    "sphinx_weight": 1.0,
+    "bias": 5.0,
+    "bias_alone": 2.5,
+    "uncertain_band": 3.0,
+    "ratio_floor": -14.0,
+    "sphinx_floor": -8.0,
+    "fast_margin": 3.0,
+    "fast_sphinx": -2.0,
+    "context_bonus": 0.0,
+}
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
@@ -49,8 +58,9 @@ COUNT_SLACK = 4.0
 class SecondOpinion(Protocol):
     """A second recogniser's view (PocketSphinx: :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.second_opinion`)."""
 
-    def second_opinion(self, segment: Segment, phrases: Sequence[str],
-                       candidates: Sequence[str]) -> tuple[str | None, dict[str, float]]:
+    def second_opinion(
+        self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]
+    ) -> tuple[str | None, dict[str, float]]:
         """(its own hypothesis, likelihood ratio of each candidate and of the hypothesis)."""
 
 
@@ -93,9 +103,15 @@ class WhisperRecognizer:
 
     name = "whisper"
 
-    def __init__(self, pack: VocabPack, engine: WhisperEngine | None = None, tuning: Tuning | None = None,
-                 model: Path | None = None, templates: Templates | None = None,
-                 second: SecondOpinion | None = None) -> None:
+    def __init__(
+        self,
+        pack: VocabPack,
+        engine: WhisperEngine | None = None,
+        tuning: Tuning | None = None,
+        model: Path | None = None,
+        templates: Templates | None = None,
+        second: SecondOpinion | None = None,
+    ) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
         self.tuning = tuning if tuning is not None else load_tuning("whisper", pack.lang)
@@ -139,8 +155,12 @@ class WhisperRecognizer:
             if p not in candidates:
                 candidates[p] = Candidate(p, self._ratio_of(p, analysis))
             candidates[p].context = self.setting("fusion", "context_bonus")
-        clear = phrase is not None and ratio >= -0.01 and margin >= self.setting("fusion", "fast_margin") \
+        clear = (
+            phrase is not None
+            and ratio >= -0.01
+            and margin >= self.setting("fusion", "fast_margin")
             and all(p == phrase for p in expected)
+        )
         if self.second is not None and not clear:
             hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
             if hypothesis is not None and hypothesis not in candidates:
@@ -156,13 +176,15 @@ class WhisperRecognizer:
             if close and clear:
                 candidates[template.phrase].bonus = self.setting("template", "bonus")
         if not candidates:
-            return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), analysis, None,
-                            float("-inf"), margin, template)
+            return Evidence(
+                Recognition(None, 0.0, (), self.name, "out_of_grammar"), analysis, None, float("-inf"), margin, template
+            )
         for candidate in candidates.values():
             candidate.score = self._fused(candidate, assumed=self.setting("fusion", "fast_sphinx") if clear else None)
         best = max(candidates.values(), key=lambda c: c.score)
-        return Evidence(self._decide(best), analysis, best.phrase, best.score, margin, template,
-                        tuple(candidates.values()))
+        return Evidence(
+            self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values())
+        )
 
     def _isolated(self, samples: np.ndarray, segment: Segment) -> np.ndarray:
         """The segment with everything outside the shout silenced (``ISOLATE`` seconds of margin,
@@ -187,22 +209,32 @@ class WhisperRecognizer:
     def _fused(self, candidate: Candidate, assumed: float | None = None) -> float:
         """The candidate's fused score; ``assumed``: PocketSphinx's ratio taken as this (it was not
         asked because Whisper itself wrote the phrase, far ahead of any other)."""
-        ratio = max(candidate.ratio, self.setting("fusion", "ratio_floor")) if math.isfinite(candidate.ratio) \
+        ratio = (
+            max(candidate.ratio, self.setting("fusion", "ratio_floor"))
+            if math.isfinite(candidate.ratio)
             else self.setting("fusion", "ratio_floor")
+        )
         if self.second is None:
             return ratio + self.setting("fusion", "bias_alone") + candidate.bonus + candidate.context
         sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
         if assumed is not None and candidate.sphinx is None:
             sphinx = assumed
-        return ratio + self.setting("fusion", "sphinx_weight") * sphinx + self.setting("fusion", "bias") + candidate.bonus \
+        return (
+            ratio
+            + self.setting("fusion", "sphinx_weight") * sphinx
+            + self.setting("fusion", "bias")
+            + candidate.bonus
             + candidate.context
+        )
 
     def _decide(self, best: Candidate) -> Recognition:
         confidence = self.tuning.llr_confidence(best.score)
         if best.score >= 0.0:
             return Recognition(best.phrase, confidence, (), self.name, None)
         if best.score >= -self.setting("fusion", "uncertain_band"):
-            return Recognition(None, 0.0, (), self.name, "uncertain", candidate=best.phrase, candidate_confidence=confidence)
+            return Recognition(
+                None, 0.0, (), self.name, "uncertain", candidate=best.phrase, candidate_confidence=confidence
+            )
         return Recognition(None, 0.0, (), self.name, "low_confidence")
 
     def _ratio_of(self, phrase: str, analysis: Analysis) -> float:
@@ -221,8 +253,9 @@ class WhisperRecognizer:
         bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
         return match_phrases(self.templates, seat, analysis.encoded, start, end, bursts, phrases)
 
-    def _counted(self, phrase: str, ratio: float, margin: float, analysis: Analysis,
-                 segment: Segment) -> tuple[str, float, float]:
+    def _counted(
+        self, phrase: str, ratio: float, margin: float, analysis: Analysis, segment: Segment
+    ) -> tuple[str, float, float]:
         """A repeated word ("bam bam bam") counted from the signal's syllable bursts.
 
         Whisper's language model pulls counts (and "bim bam bum" towards "bam bam"); the energy
@@ -245,5 +278,3 @@ class WhisperRecognizer:
         others = [v for p, v in scores.items() if p not in same_word]
         new_margin = scores[phrase] - max(others) if others else float("inf")
         return counted, ratio, new_margin
-
-

@@ -69,8 +69,17 @@ class SearchConfig:
     """Tokens the free transcription may run past the longest allowed written form."""
 
 
-def score_phrases(decoder: Decoder, cross: Cross, prefix: list[int], trie: PhraseTrie, end: int,
-                  first_special: int, no_speech: int, seconds: float, config: SearchConfig = SearchConfig()) -> Scores:
+def score_phrases(
+    decoder: Decoder,
+    cross: Cross,
+    prefix: list[int],
+    trie: PhraseTrie,
+    end: int,
+    first_special: int,
+    no_speech: int,
+    seconds: float,
+    config: SearchConfig = SearchConfig(),
+) -> Scores:
     """Run both searches for one segment (see the module doc); ``prefix`` starts the transcription.
 
     Both advance together, one decoder call per step for the free transcription's next token and
@@ -112,8 +121,9 @@ def score_phrases(decoder: Decoder, cross: Cross, prefix: list[int], trie: Phras
     return Scores(done, tuple(free), free_score, no_speech_score, steps)
 
 
-def _free_step(tokens: list[int], score: float, row: np.ndarray, end: int,
-               first_special: int) -> tuple[list[int], float, bool]:
+def _free_step(
+    tokens: list[int], score: float, row: np.ndarray, end: int, first_special: int
+) -> tuple[list[int], float, bool]:
     """One greedy step of the free transcription: (tokens, score, still open)."""
     text = row[:first_special]
     token = int(text.argmax())

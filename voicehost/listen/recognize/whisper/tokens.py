@@ -17,9 +17,13 @@ from typing import Mapping, Sequence
 
 from voicehost.errors import ModelError
 
-DIGITS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())}
+DIGITS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
 """Number words Whisper often writes as digits."""
 CASES = ("lower", "first", "title", "upper")
 SEPARATORS = (" ", ", ", "-", "! ")
@@ -86,9 +90,13 @@ class Tokenizer:
         multilingual = vocabulary >= 51865
         try:
             self.specials = Specials(
-                added["<|endoftext|>"], added["<|startoftranscript|>"], added["<|notimestamps|>"],
-                added["<|startofprev|>"], added["<|nospeech|>"] if "<|nospeech|>" in added else added["<|nocaptions|>"],
-                added["<|en|>"] if multilingual else None, added["<|transcribe|>"] if multilingual else None,
+                added["<|endoftext|>"],
+                added["<|startoftranscript|>"],
+                added["<|notimestamps|>"],
+                added["<|startofprev|>"],
+                added["<|nospeech|>"] if "<|nospeech|>" in added else added["<|nocaptions|>"],
+                added["<|en|>"] if multilingual else None,
+                added["<|transcribe|>"] if multilingual else None,
             )
         except KeyError as exc:
             raise ModelError(f"{path}: the Whisper tokenizer has no special token {exc}") from None
