@@ -314,10 +314,15 @@ def test_walk_asks_again_when_unclear_or_silent(voice: EspeakVoice, cache: Rende
     setup, _, said, _ = walk(voice, cache, EIGHT, {"Anna": 2, "Ben": 4}, answers={"Anna": ["both", "silent", "own"]})
     result = setup.run(["Anna", "Ben"], speaker=None, phones=None)
     assert result.placements[0].takes == 3 and result.placements[0].channel == 2
-    assert (
-        "table: Anna, you sounded the same on microphone 3 and microphone 4. Please say your name again, close to your microphone."
-        in said
-    )
+    # Equally loud on both: which one leads is the room noise's draw, and where the answer falls in
+    # that noise follows the prompts' rendered lengths (espeak-ng's state from earlier renders in
+    # the process; the full suite drew 4 before 3): both orders are right.
+    unclear = [
+        f"table: Anna, you sounded the same on microphone {a} and microphone {b}. "
+        "Please say your name again, close to your microphone."
+        for a, b in ((3, 4), (4, 3))
+    ]
+    assert any(line in said for line in unclear), said
     assert "table: Anna, I did not hear you. Please say your name again, a little louder." in said
 
 
