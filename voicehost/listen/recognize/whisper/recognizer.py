@@ -159,7 +159,7 @@ class WhisperRecognizer:
             phrase is not None
             and ratio >= -0.01
             and margin >= self.setting("fusion", "fast_margin")
-            and all(p == phrase for p in expected)
+            and (not expected or phrase in expected)
         )
         if self.second is not None and not clear:
             hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
@@ -172,8 +172,8 @@ class WhisperRecognizer:
             if template.phrase not in candidates:
                 candidates[template.phrase] = Candidate(template.phrase, self._ratio_of(template.phrase, analysis))
             close = template.distance <= self.setting("template", "distance")
-            clear = template.margin >= self.setting("template", "margin")
-            if close and clear:
+            apart = template.margin >= self.setting("template", "margin")
+            if close and apart:
                 candidates[template.phrase].bonus = self.setting("template", "bonus")
         if not candidates:
             return Evidence(
