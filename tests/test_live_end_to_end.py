@@ -124,8 +124,10 @@ def table_config(path: Path, anna: int, ben: int) -> Path:
     """A table config: Anna and Ben on channels of the virtual microphone, earphones on vh_phones."""
     path.write_text(
         '[table]\nspeaker = "vh_table"\n'
-        f'[[seat]]\nname = "Anna"\ninput = {{ device = "vh_mics", channel = {anna} }}\noutput = {{ device = "vh_phones", channel = 1 }}\n'
-        f'[[seat]]\nname = "Ben"\ninput = {{ device = "vh_mics", channel = {ben} }}\noutput = {{ device = "vh_phones", channel = 2 }}\n'
+        f'[[seat]]\nname = "Anna"\ninput = {{ device = "vh_mics", channel = {anna} }}\n'
+        'output = { device = "vh_phones", channel = 1 }\n'
+        f'[[seat]]\nname = "Ben"\ninput = {{ device = "vh_mics", channel = {ben} }}\n'
+        'output = { device = "vh_phones", channel = 2 }\n'
     )
     return path
 
