@@ -134,7 +134,8 @@ def in_process(
 def reference(
     name: str, game: str, players: tuple[str, ...], seed: int, options: dict[str, Any], script: Path, folder: Path
 ) -> Game:
-    """Run the game undisturbed, in a fresh process (for the acknowledgements) and as the command (to check they agree)."""
+    """Run the game undisturbed, in a fresh process (for the acknowledgements) and as the command
+    (to check they agree)."""
     from voicehost.eventlog import read_events
 
     argv = [
@@ -298,7 +299,8 @@ def main() -> int:
         f"events saved at the kill: min {min(saved)}, median {statistics.median(saved):.0f}, max {max(saved)}; "
         f"games killed before their end: {sum(r.events < r.total for r in runs)}; "
         f"announced events lost: {sum(max(0, r.acknowledged - r.events) for r in runs)}; "
-        f"resumes failed: {sum(any('resume' in p for p in r.problems) for r in runs)}; runs with problems: {len(failed)}"
+        f"resumes failed: {sum(any('resume' in p for p in r.problems) for r in runs)}; "
+        f"runs with problems: {len(failed)}"
     )
     return 1 if failed else 0
 

@@ -164,7 +164,8 @@ def main() -> int:
         end = max(abs(r["last"] - by[(r["round"], r["sentence"])]["last"]) * 1000 for r in rows)
         print(
             f"{name:9} {statistics.median(ms):6.1f} / {p95:6.1f} / {ms[-1]:6.1f}        {empty:5}  "
-            f"{same:3}/{len(arrays):<3}                  {stable:3}/{len(SENTENCES):<3}            {start:6.1f} / {end:6.1f}"
+            f"{same:3}/{len(arrays):<3}                  {stable:3}/{len(SENTENCES):<3}            "
+            f"{start:6.1f} / {end:6.1f}"
         )
     return 0
 

@@ -130,11 +130,13 @@ def main() -> int:
     for label, values in (("immediate verdicts", immediate), ("after a race/slap window", waited)):
         if values:
             print(
-                f"{label:28} n={len(values):3}  median {statistics.median(values) * 1000:7.0f} ms   p95 {percentile(values, 95) * 1000:7.0f} ms"
+                f"{label:28} n={len(values):3}  median {statistics.median(values) * 1000:7.0f} ms   "
+                f"p95 {percentile(values, 95) * 1000:7.0f} ms"
             )
     if computes:
         print(
-            f"{'  of which compute':28} n={len(computes):3}  median {statistics.median(computes) * 1000:7.1f} ms   p95 {percentile(computes, 95) * 1000:7.1f} ms"
+            f"{'  of which compute':28} n={len(computes):3}  median {statistics.median(computes) * 1000:7.1f} ms   "
+            f"p95 {percentile(computes, 95) * 1000:7.1f} ms"
         )
     return 0
 

@@ -63,7 +63,8 @@ def main() -> int:
         trains = ", ".join(f"{s} {(t - mean) * 1000:+.2f}" for s, t in check.train.items())
         heard = ", ".join(f"{s} {e * 1000:+.1f}" for s, e in check.onset_errors.items())
         print(
-            f"loop {n:3d} at {mean:7.1f} s: click train vs mean (ms) {trains}; order {'>'.join(check.order)}; onset - truth (ms) {heard}"
+            f"loop {n:3d} at {mean:7.1f} s: click train vs mean (ms) {trains}; "
+            f"order {'>'.join(check.order)}; onset - truth (ms) {heard}"
         )
         for seat, error in check.onset_errors.items():
             errors[seat].append(error)

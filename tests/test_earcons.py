@@ -76,7 +76,8 @@ def test_earcons_are_found_by_name() -> None:
 
 
 def test_earcons_are_told_apart_after_the_speaker(virtual_table: object) -> None:
-    """Played through the virtual table speaker and recorded from its monitor, each earcon is still closest to itself."""
+    """Played through the virtual table speaker and recorded from its monitor, each earcon is still
+    closest to itself."""
     import sounddevice as sd
     import soxr
 

@@ -103,7 +103,8 @@ def test_say_rate_changes_duration(tmp_path: Path) -> None:
 
 
 def test_say_plays_into_the_virtual_table_speaker(tmp_path: Path, virtual_table) -> None:  # type: ignore[no-untyped-def]
-    """End to end: `say` → PortAudio → virtual table speaker → its monitor → recording; the speech arrives with the right duration (±10%)."""
+    """End to end: `say` → PortAudio → virtual table speaker → its monitor → recording; the speech
+    arrives with the right duration (±10%)."""
     out = tmp_path / "said.wav"
     text = "Five pigs are showing. Who shouts first?"
     results = []

@@ -391,7 +391,8 @@ def test_phrases_follow_the_phase(tmp_path: Path, realizer: Realizer) -> None:
 
 
 def test_quit_asks_the_table_and_stops_with_scores(tmp_path: Path, realizer: Realizer) -> None:
-    """'quit' asks the table; another player's yes stops the game with the standings, unfinished (no game_over: it can be resumed)."""
+    """'quit' asks the table; another player's yes stops the game with the standings, unfinished (no
+    game_over: it can be resumed)."""
     outcome, transcript, flow, events = play(
         tmp_path, realizer, lines="1 Ben: seven\n2 Cem: quit\n3 Cem: yes\n4 Dan: yes\n", decks=(SINGLE,)
     )

@@ -1,4 +1,5 @@
-"""Hosting Bim Bam Bum!: the flow chooses the first player, names cards, judges yells and slap races, speaks, and logs."""
+"""Hosting Bim Bam Bum!: the flow chooses the first player, names cards, judges yells and slap
+races, speaks, and logs."""
 
 from __future__ import annotations
 
@@ -48,9 +49,9 @@ Decide = Callable[[BimBamBumFlow, float], list[Say]]
 class TimedBot:
     """Players as a function of the flow, on the simulated clock.
 
-    ``decide(flow, now)`` is asked whenever the game changed; its answer replaces what was still
-    to be said (except items marked ``keep``). Each item reaches the host when it ends (as a recogniser delivers it) and carries its
-    own onset, so arrival order and onset order can differ.
+    ``decide(flow, now)`` is asked whenever the game changed; its answer replaces what was still to
+    be said (except items marked ``keep``). Each item reaches the host when it ends (as a recogniser
+    delivers it) and carries its own onset, so arrival order and onset order can differ.
     """
 
     def __init__(self, clock: SimClock, flow: BimBamBumFlow, decide: Decide, *, limit: int = 5000) -> None:
@@ -141,7 +142,8 @@ def play_right(state: bb.State, pile: int, now: float, reaction: float = 0.6) ->
 
 
 def scripted(lines: list[tuple[float, str, str]], first: Decide | None = None) -> Decide:
-    """Lines said at offsets (seconds) from when the first window opens, each once; ``first`` decides before the deal."""
+    """Lines said at offsets (seconds) from when the first window opens, each once; ``first``
+    decides before the deal."""
     sent = False
 
     def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
@@ -256,7 +258,8 @@ def test_a_silent_microphone_is_named_when_the_loudest_is_chosen(tmp_path: Path)
 
 
 def test_without_levels_the_first_player_is_drawn_by_the_seed(tmp_path: Path) -> None:
-    """Typed shouts have no level: the host says it draws lots; the same seed draws the same player, other seeds others."""
+    """Typed shouts have no level: the host says it draws lots; the same seed draws the same player,
+    other seeds others."""
     firsts = {}
     for seed in (1, 2, 3, 4, 5, 6):
         folder = tmp_path / str(seed)
@@ -287,7 +290,8 @@ def test_first_option_skips_the_shout(tmp_path: Path) -> None:
 
 
 def test_the_window_opens_when_the_announcement_ends(tmp_path: Path) -> None:
-    """The turn event's t is when the host finished naming the card; a play over 3 s after the action but inside the window is on time, one after it is a timeout."""
+    """The turn event's t is when the host finished naming the card; a play over 3 s after the
+    action but inside the window is on time, one after it is a timeout."""
     delays: list[float] = []
 
     def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
@@ -320,7 +324,8 @@ def test_the_window_opens_when_the_announcement_ends(tmp_path: Path) -> None:
 
 
 def test_no_play_in_the_window_is_a_timeout_after_the_host_has_spoken(tmp_path: Path) -> None:
-    """Silence for the whole window is a timeout mistake, counted from the end of the welcome, and the round restarts with the same player."""
+    """Silence for the whole window is a timeout mistake, counted from the end of the welcome, and
+    the round restarts with the same player."""
 
     def decide(flow: BimBamBumFlow, now: float) -> list[Say]:
         return [Say(0.1, "Ben", "quit")] if of_type(flow, "mistake") else []
@@ -388,7 +393,8 @@ def test_no_window_variant_reminds_instead_of_a_timeout(tmp_path: Path) -> None:
 
 
 def test_the_window_keeps_running_while_the_host_answers_help(tmp_path: Path) -> None:
-    """Ruling 1: the host's answer to "help" does not restart the window: a play after it has closed is a timeout, and nothing is "resumed"."""
+    """Ruling 1: the host's answer to "help" does not restart the window: a play after it has closed
+    is a timeout, and nothing is "resumed"."""
     card = deal(1).top("Anna")
     assert card is not None
     lines = [(0.3, "Anna", "help"), (1.0, "Ben", "score"), (3.5, "Anna", f"two {card.value}"), (6.0, "Ben", "quit")]
@@ -402,7 +408,8 @@ def test_the_window_keeps_running_while_the_host_answers_help(tmp_path: Path) ->
 
 
 def test_help_on_your_turn_explains_the_yells_without_giving_the_answer(tmp_path: Path) -> None:
-    """Ruling 1: "help" on one's own turn explains what kinds of yell exist and how to pause, but names no pile's yell."""
+    """Ruling 1: "help" on one's own turn explains what kinds of yell exist and how to pause, but
+    names no pile's yell."""
     state = deal(4)
     card = state.top("Anna")
     assert card is not None
@@ -416,7 +423,8 @@ def test_help_on_your_turn_explains_the_yells_without_giving_the_answer(tmp_path
 
 @pytest.mark.parametrize("times", [2, 3])
 def test_the_wrong_number_of_repetitions_is_a_wrong_word(tmp_path: Path, times: int) -> None:
-    """On empty piles the card is yelled once; yelling it twice or thrice is wrong_word, announced with the right yell."""
+    """On empty piles the card is yelled once; yelling it twice or thrice is wrong_word, announced
+    with the right yell."""
     card = deal(1).top("Anna")
     assert card is not None
     said = " ".join([card.value] * times)
@@ -454,7 +462,8 @@ def test_the_wrong_word_is_a_wrong_word(tmp_path: Path) -> None:
     ],
 )
 def test_bad_and_ambiguous_phrases_get_a_re_prompt(tmp_path: Path, phrase: str, answer: str) -> None:
-    """A pile without a yell, a yell without a pile, nonsense or a pile that does not exist is re-prompted; nothing is judged."""
+    """A pile without a yell, a yell without a pile, nonsense or a pile that does not exist is
+    re-prompted; nothing is judged."""
     card = deal(1).top("Anna")
     assert card is not None
     lines = [(0.2, "Anna", phrase), (1.6, "Anna", f"one {card.value}"), (3.6, "Ben", "quit"), (3.8, "Cem", "yes")]
@@ -467,7 +476,8 @@ def test_bad_and_ambiguous_phrases_get_a_re_prompt(tmp_path: Path, phrase: str, 
 
 
 def test_read_play_understands_piles_yells_and_fillers() -> None:
-    """'two, bam bam!' is pile 1 and 'bam bam'; fillers are ignored; homophones of numbers do not count; missing parts are named."""
+    """'two, bam bam!' is pile 1 and 'bam bam'; fillers are ignored; homophones of numbers do not
+    count; missing parts are named."""
     assert read_play("Two, BAM bam!") == flow_module.PlayWords(1, "bam bam")
     assert read_play("on pile three bim bim bim") == flow_module.PlayWords(2, "bim bim bim")
     assert read_play("bum to").problem == "unknown"
@@ -559,7 +569,8 @@ def test_a_player_who_does_not_slap_is_last_when_the_window_closes(tmp_path: Pat
 
 
 def test_a_slap_begun_before_the_yell_does_not_count(tmp_path: Path) -> None:
-    """A clap that began before the BIM BAM BUM! (heard only after it) is no slap: its player did not slap in the window."""
+    """A clap that began before the BIM BAM BUM! (heard only after it) is no slap: its player did
+    not slap in the window."""
     early: list[str] = []
 
     def slaps(state: bb.State) -> list[Say]:
@@ -614,7 +625,8 @@ def test_the_host_is_silent_during_a_slap_race(tmp_path: Path) -> None:
 
 
 def test_a_pause_during_a_slap_race_reopens_it_after_resume(tmp_path: Path) -> None:
-    """Pause in a slap race: after resume the host calls for slaps again, the slap window opens anew and the race is judged."""
+    """Pause in a slap race: after resume the host calls for slaps again, the slap window opens anew
+    and the race is judged."""
     calls: list[str] = []
 
     def slaps(state: bb.State) -> list[Say]:
@@ -651,7 +663,8 @@ def test_a_pause_during_a_slap_race_reopens_it_after_resume(tmp_path: Path) -> N
 
 
 def test_voice_commands_answer_in_this_game(tmp_path: Path) -> None:
-    """score, help, table, my card, repeat, slower, faster and pause/resume work (the commands also while paused); a play during the pause is not applied."""
+    """score, help, table, my card, repeat, slower, faster and pause/resume work (the commands also
+    while paused); a play during the pause is not applied."""
     card = deal(1).top("Anna")
     assert card is not None
     lines = [
@@ -700,14 +713,16 @@ def test_repeat_says_the_last_announcement_again(tmp_path: Path) -> None:
 
 
 def test_quit_before_the_deal_ends_the_game(tmp_path: Path) -> None:
-    """'quit' (confirmed by another player) while the host waits for the loudest shout stops the session without dealing."""
+    """'quit' (confirmed by another player) while the host waits for the loudest shout stops the
+    session without dealing."""
     outcome, transcript, flow = host_script(tmp_path, "1 Ben: quit\n2 Anna: yes\n")
     assert outcome.reason == "quit" and flow.state is None and not flow.host.events
     assert "Ben wants to stop the game." in transcript and "The game stops here." in transcript
 
 
 def test_phrases_follow_the_phase() -> None:
-    """The grammar offers the shout before the deal, pile-and-yell phrases on a turn, only slaps in a race; commands always."""
+    """The grammar offers the shout before the deal, pile-and-yell phrases on a turn, only slaps in
+    a race; commands always."""
     from voicehost.host.session import Host
 
     flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
@@ -743,7 +758,8 @@ def test_phrases_follow_the_phase() -> None:
 
 
 def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:
-    """likely(): the yells of the player's top card (any count, any pile), and the call on a pile where it completes the three words."""
+    """likely(): the yells of the player's top card (any count, any pile), and the call on a pile
+    where it completes the three words."""
     from voicehost.host.session import Host
     from voicehost.rules.bimbambum.cards import Card
 
@@ -771,7 +787,8 @@ def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:
 
 
 def test_options_become_settings_and_bad_ones_are_refused() -> None:
-    """--window, --no-window, --slap-window and --first map to settings; both window options, an unknown name or 2 players are refused."""
+    """--window, --no-window, --slap-window and --first map to settings; both window options, an
+    unknown name or 2 players are refused."""
     from voicehost.errors import InputError
     from voicehost.host.session import Host
 
@@ -795,7 +812,8 @@ def test_options_become_settings_and_bad_ones_are_refused() -> None:
 
 
 def test_play_command_runs_the_game_from_a_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """'voicehost play bimbambum' with this game's options runs a scripted game and writes its log; a bad --first is one clear line."""
+    """'voicehost play bimbambum' with this game's options runs a scripted game and writes its log;
+    a bad --first is one clear line."""
     from voicehost.cli import main
 
     card = deal(7).top("Ben")
@@ -844,7 +862,8 @@ def test_play_command_runs_the_game_from_a_script(tmp_path: Path, capsys: pytest
 
 
 def test_a_stopped_game_resumes_from_its_log(tmp_path: Path) -> None:
-    """A game whose input ended resumes from its log: the host welcomes back, the window reopens, and the whole log replays."""
+    """A game whose input ended resumes from its log: the host welcomes back, the window reopens,
+    and the whole log replays."""
     card = deal(1).top("Anna")
     assert card is not None
     outcome, transcript, flow = host_script(tmp_path, f"1 Anna: one {card.value}\n", options={"first_player": "Anna"})

@@ -114,7 +114,8 @@ def test_a_race_opening_and_a_race_nobody_wins_are_in_the_transcript(tmp_path: P
 
 
 def test_turn_commands_flip_swap_and_exchange(tmp_path: Path) -> None:
-    """'seven', 'flip seven', 'swap' and (typed) 'exchange with NAME' become the right actions; a bad tile number is explained."""
+    """'seven', 'flip seven', 'swap' and (typed) 'exchange with NAME' become the right actions; a
+    bad tile number is explained."""
     lines = "\n".join(
         [
             "1 Anna: flip twenty",  # no such tile: explained, still Anna's turn
@@ -187,7 +188,8 @@ def test_voice_commands_answer(tmp_path: Path) -> None:
 
 
 def test_quit_asks_the_table_and_a_quit_game_resumes(tmp_path: Path) -> None:
-    """'quit' asks the table; "no" goes on, silence goes on, another player's yes stops it unfinished; resume continues it."""
+    """'quit' asks the table; "no" goes on, silence goes on, another player's yes stops it
+    unfinished; resume continues it."""
     from voicehost.commands.resume import run as resume_run  # noqa: F401  (the command that refused quit games)
     from voicehost.host.build import PlaySettings, run_session, settings_for_resume
 
@@ -295,7 +297,8 @@ def test_table_cards_without_an_answer_the_first_seat_begins(tmp_path: Path) -> 
 
 
 def test_table_cards_a_shout_is_trusted_and_can_be_challenged(tmp_path: Path) -> None:
-    """Table cards: the earliest shout scores on trust; 'challenge' from another player takes the point back (no_card)."""
+    """Table cards: the earliest shout scores on trust; 'challenge' from another player takes the
+    point back (no_card)."""
     animal, tiles = _two_black(3)
     script = _race_script(3, tiles, f"5.5 Cem: {animal.value}\n20 Anna: challenge\n")
     outcome, transcript, flow = run_offline(

@@ -1,4 +1,5 @@
-"""Every file a user can hand voicehost, hostile or broken: a clean load or one line with exit status 2, never a traceback.
+"""Every file a user can hand voicehost, hostile or broken: a clean load or one line with exit
+status 2, never a traceback.
 
 The loaders are decks, model catalogs and recorded checksums, table configs, event logs, scripts,
 the session file kept next to a log and a recording's session.json. Each is fed deep nesting,
@@ -125,7 +126,8 @@ def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path: Path, kind: st
 @pytest.mark.parametrize("kind", sorted(LOADERS))
 @pytest.mark.parametrize("what", ["zero device", "fifo", "folder", "too large"])
 def test_devices_fifos_folders_and_huge_files_are_refused_at_once(tmp_path: Path, kind: str, what: str) -> None:
-    """/dev/zero (MemoryError before), a FIFO (hung before), a folder or a file over the size limit: one line, status 2."""
+    """/dev/zero (MemoryError before), a FIFO (hung before), a folder or a file over the size limit:
+    one line, status 2."""
     folder = tmp_path / "in"
     folder.mkdir()
     load = LOADERS[kind]

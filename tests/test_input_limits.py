@@ -41,7 +41,8 @@ def one_line_usage(result: subprocess.CompletedProcess[str]) -> None:
     ],
 )
 def test_numeric_options_are_finite_and_in_range(argv: list[str]) -> None:
-    """NaN hung the host, inf and 1e9 never closed a race, -1 was accepted: every numeric option is checked by argparse."""
+    """NaN hung the host, inf and 1e9 never closed a race, -1 was accepted: every numeric option is
+    checked by argparse."""
     one_line_usage(run_voicehost(*argv, "--input", "text") if argv[0] == "play" else run_voicehost(*argv))
 
 
@@ -163,7 +164,8 @@ CONTROL = ["\u001b[2J", "\u0007", "\u0000", "\u007f", "\u202e"]
 
 @pytest.mark.parametrize("char", CONTROL)
 def test_control_and_bidi_characters_never_reach_the_terminal(tmp_path: Path, char: str) -> None:
-    """ESC, BEL, NUL, DEL and bidi overrides in card ids, card texts, player and seat names are refused, and quoted escaped."""
+    """ESC, BEL, NUL, DEL and bidi overrides in card ids, card texts, player and seat names are
+    refused, and quoted escaped."""
     escaped = json.dumps(char)[1:-1]
     deck = tmp_path / "deck.toml"
     deck.write_text(
@@ -217,7 +219,8 @@ def test_say_no_play_without_out_is_a_usage_error() -> None:
 
 
 def test_say_refuses_text_too_long_at_once_and_splits_long_text_for_espeak() -> None:
-    """100,000 characters crashed espeak-ng (SIGSEGV): more than 20,000 is one line; long text reaches espeak in pieces."""
+    """100,000 characters crashed espeak-ng (SIGSEGV): more than 20,000 is one line; long text
+    reaches espeak in pieces."""
     from voicehost.speak.voice import MAX_CHUNK, MAX_TEXT, speech_chunks
 
     result = run_voicehost("say", "word " * 20_000, "--no-play", "--out", "/tmp/never.wav")
@@ -240,7 +243,8 @@ def test_say_renders_the_longest_text_it_accepts(tmp_path: Path) -> None:
 
 
 def test_demo_refuses_an_out_file_in_a_missing_folder(tmp_path: Path) -> None:
-    """'demo --out missing/folder/x.wav' exited 0 after creating the folders; it is a usage error like every other --out."""
+    """'demo --out missing/folder/x.wav' exited 0 after creating the folders; it is a usage error
+    like every other --out."""
     result = run_voicehost("demo", "--no-play", "--out", str(tmp_path / "missing" / "x" / "demo.wav"))
     one_line_usage(result)
     assert not (tmp_path / "missing").exists()

@@ -131,7 +131,8 @@ def test_same_seat_twice_is_refused(tmp_path: Path) -> None:
 
 
 def test_file_source_blocks_cover_the_recording_and_drive_the_sim_clock() -> None:
-    """Replay yields consecutive blocks (start frames on one axis, seats named) and moves a SimClock to each block's end."""
+    """Replay yields consecutive blocks (start frames on one axis, seats named) and moves a SimClock
+    to each block's end."""
     rec = read_fixture(FIXTURE).load()
     clock = SimClock()
     seen = 0
@@ -143,7 +144,8 @@ def test_file_source_blocks_cover_the_recording_and_drive_the_sim_clock() -> Non
 
 
 def test_live_source_captures_the_virtual_microphones_per_seat(virtual_table: object) -> None:
-    """A LiveSource on the virtual 8-channel microphone hears a tone played on channel 2 on seat 2 only, blocks contiguous."""
+    """A LiveSource on the virtual 8-channel microphone hears a tone played on channel 2 on seat 2
+    only, blocks contiguous."""
     import sounddevice as sd
 
     rate = 48000

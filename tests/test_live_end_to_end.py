@@ -124,8 +124,10 @@ def table_config(path: Path, anna: int, ben: int) -> Path:
     """A table config: Anna and Ben on channels of the virtual microphone, earphones on vh_phones."""
     path.write_text(
         '[table]\nspeaker = "vh_table"\n'
-        f'[[seat]]\nname = "Anna"\ninput = {{ device = "vh_mics", channel = {anna} }}\noutput = {{ device = "vh_phones", channel = 1 }}\n'
-        f'[[seat]]\nname = "Ben"\ninput = {{ device = "vh_mics", channel = {ben} }}\noutput = {{ device = "vh_phones", channel = 2 }}\n'
+        f'[[seat]]\nname = "Anna"\ninput = {{ device = "vh_mics", channel = {anna} }}\n'
+        'output = { device = "vh_phones", channel = 1 }\n'
+        f'[[seat]]\nname = "Ben"\ninput = {{ device = "vh_mics", channel = {ben} }}\n'
+        'output = { device = "vh_phones", channel = 2 }\n'
     )
     return path
 
@@ -252,7 +254,9 @@ def test_a_recorded_game_played_into_the_microphones_gives_the_recorded_events(s
     stray, flip = load_spec(SPEC).lines[:2]
     assert "eleven" in stray.text and flip.text == "flip two"
     flips = [e for e in live if e["type"] == "flip"]
-    assert flips and flips[0]["t"] > flip.t, f"a tile turned before Anna's 'flip two' (her stray sentence acted on?):\n{text}"
+    assert flips and flips[0]["t"] > flip.t, (
+        f"a tile turned before Anna's 'flip two' (her stray sentence acted on?):\n{text}"
+    )
     shouts = [(e["player"], round(g["onset"] - e["onset"], 3)) for e, g in zip(expected, live) if e["type"] == "shout"]
     print(f"\nonsets live - recorded: {shouts}")
     assert len(shouts) == 2

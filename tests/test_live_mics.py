@@ -310,7 +310,8 @@ def test_a_vanished_device_is_noticed_filled_with_silence_and_placed_right_when_
         played, heard = click_time(source, clock, blocks, "Ben")
         stats = {s.device: s for s in source.stats}
     print(
-        f"\nlost {lost.t - gone:.2f} s after the unload; click placed {1000 * (heard - played):+.1f} ms from its DAC time; {stats}"
+        f"\nlost {lost.t - gone:.2f} s after the unload; "
+        f"click placed {1000 * (heard - played):+.1f} ms from its DAC time; {stats}"
     )
     assert abs(heard - played) <= 0.005
     assert stats["vh_phones_monitor"].outages == 1 and 0.5 < stats["vh_phones_monitor"].down_seconds < 15
@@ -331,9 +332,9 @@ def test_a_stream_on_an_idle_source_is_placed_right(virtual_table: object) -> No
 
 def test_overflows_are_counted_never_fatal_and_summed_up(virtual_table: object) -> None:
     """Blocks PortAudio flags as input overflow are counted, the audio goes on, the terminal gets a
-    note, and the closing summary says how many. (PulseAudio's virtual devices never overflow: their server buffers seconds, and a 3 s
-    stall of the reading process lost nothing; so the flag is put into the running stream's queue,
-    exactly as its callback would.)"""
+    note, and the closing summary says how many. (PulseAudio's virtual devices never overflow: their
+    server buffers seconds, and a 3 s stall of the reading process lost nothing; so the flag is put
+    into the running stream's queue, exactly as its callback would.)"""
     clock = WallClock()
     blocks: list[AudioBlock] = []
     terminal = io.StringIO()

@@ -31,7 +31,8 @@ def played(tmp_path: Path, name: str = "game.jsonl") -> Path:
 
 
 def test_a_torn_last_line_is_cut_off_with_a_backup_and_resume_works_again_and_again(tmp_path: Path) -> None:
-    """A half-written last line is cut (kept in LOG.torn-1, the user told) before appending: the third resume still works."""
+    """A half-written last line is cut (kept in LOG.torn-1, the user told) before appending: the
+    third resume still works."""
     log = played(tmp_path)
     whole = log.read_bytes()
     torn = b'{"seq":8,"t":30.1,"ty'
@@ -73,7 +74,8 @@ class DiskFull:
 def test_a_full_disk_pauses_the_game_keeps_whole_lines_and_resume_picks_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ENOSPC mid-game: the host says so and pauses, the log keeps only whole lines; with room again, 'resume' saves what waited."""
+    """ENOSPC mid-game: the host says so and pauses, the log keeps only whole lines; with room
+    again, 'resume' saves what waited."""
     import io
 
     from voicehost.host.build import PlaySettings, build_offline
@@ -204,7 +206,8 @@ def _recording(tmp_path: Path) -> Path:
 
 
 def test_replay_never_writes_into_the_recording_it_checks(tmp_path: Path) -> None:
-    """'replay DIR --log DIR/events.jsonl' (the recording's own truth) and --speech-wav into DIR are refused; the default log is elsewhere."""
+    """'replay DIR --log DIR/events.jsonl' (the recording's own truth) and --speech-wav into DIR are
+    refused; the default log is elsewhere."""
     folder = _recording(tmp_path)
     truth = (folder / "events.jsonl").read_bytes()
     over = run_voicehost("replay", str(folder), "--quiet", "--log", str(folder / "events.jsonl"), timeout=300)
@@ -236,7 +239,8 @@ def test_replay_never_writes_into_the_recording_it_checks(tmp_path: Path) -> Non
 def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(
     tmp_path: Path, how: signal.Signals, status: int, words: str
 ) -> None:
-    """Stopped by Ctrl-C (130) or SIGTERM (143, it exited silently before): the log is intact and the way to resume is told."""
+    """Stopped by Ctrl-C (130) or SIGTERM (143, it exited silently before): the log is intact and
+    the way to resume is told."""
     log = tmp_path / "game.jsonl"
     process = subprocess.Popen(
         [sys.executable, "-m", "voicehost", *PLAY, "--input", "text", "--log", str(log)],
@@ -258,7 +262,8 @@ def test_ctrl_c_and_sigterm_say_where_the_game_is_saved(
 
 
 def test_kill_9_at_random_moments_loses_no_announced_event_and_every_resume_works() -> None:
-    """A short run of bench/bench_crash.py (the 50-kill soak is run by hand; README has its numbers): 6 kills, all checks pass."""
+    """A short run of bench/bench_crash.py (the 50-kill soak is run by hand; README has its
+    numbers): 6 kills, all checks pass."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_crash.py"), "--runs", "6", "--seed", "7"],
         cwd=ROOT,
@@ -282,7 +287,8 @@ def test_play_never_records_over_an_earlier_recording(tmp_path: Path) -> None:
 
 
 def test_a_log_that_cannot_be_opened_is_a_usage_error(tmp_path: Path) -> None:
-    """The writer itself refuses a folder or a FIFO in one line with status 2 (the library path, not only the command)."""
+    """The writer itself refuses a folder or a FIFO in one line with status 2 (the library path, not
+    only the command)."""
     from voicehost.eventlog import EventLogWriter, LogPathError
     from voicehost.status import ExitStatus
 

@@ -91,7 +91,8 @@ def _assert_nothing_written(models: Path, outside: Path) -> None:
 
 @pytest.mark.parametrize("case", sorted(ZIP_CASES))
 def test_malicious_zip_is_refused_before_writing(case: str, tmp_path: Path) -> None:
-    """Zip members with absolute paths, '..', links leaving the archive or device modes are refused; nothing is written."""
+    """Zip members with absolute paths, '..', links leaving the archive or device modes are refused;
+    nothing is written."""
     archive = _zip_with(tmp_path / "evil.zip", ZIP_CASES[case])
     models = tmp_path / "deep" / "models"
     with pytest.raises(UnsafeArchive, match="nothing was written"):
@@ -101,7 +102,8 @@ def test_malicious_zip_is_refused_before_writing(case: str, tmp_path: Path) -> N
 
 @pytest.mark.parametrize("case", sorted(TAR_CASES))
 def test_malicious_tar_is_refused_before_writing(case: str, tmp_path: Path) -> None:
-    """Tar members with absolute paths, '..', links pointing outside, devices or FIFOs are refused; nothing is written."""
+    """Tar members with absolute paths, '..', links pointing outside, devices or FIFOs are refused;
+    nothing is written."""
     archive = _tar_with(tmp_path / "evil.tar.gz", TAR_CASES[case])
     models = tmp_path / "deep" / "models"
     with pytest.raises(UnsafeArchive, match="nothing was written"):
@@ -199,7 +201,8 @@ KILLER = textwrap.dedent("""
 
 
 def test_killed_unpacking_never_looks_installed(tmp_path: Path) -> None:
-    """A process killed mid-unpack (SIGKILL) leaves only a hidden partial folder that no lookup treats as a model; the next install sweeps it."""
+    """A process killed mid-unpack (SIGKILL) leaves only a hidden partial folder that no lookup
+    treats as a model; the next install sweeps it."""
     name = "vosk-model-small-en-us-killed"
     archive = tmp_path / f"{name}.zip"
     make_zip(archive, model_contents(big=3_000_000), prefix=name)

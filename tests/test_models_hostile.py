@@ -1,4 +1,5 @@
-"""Speech models against slow or lying servers, odd archives and odd names: stop, say why, exit 2 for the user's mistakes."""
+"""Speech models against slow or lying servers, odd archives and odd names: stop, say why, exit 2
+for the user's mistakes."""
 
 from __future__ import annotations
 
@@ -179,7 +180,8 @@ def test_removing_a_linked_model_removes_only_the_link_and_empty_names_are_refus
     ],
 )
 def test_a_model_the_user_chose_that_cannot_be_used_exits_2(tmp_path: Path, argv: list[str]) -> None:
-    """No model for the language, a folder that is not a model, a model Vosk cannot load: clear one line, status 2 (was 1)."""
+    """No model for the language, a folder that is not a model, a model Vosk cannot load: clear one
+    line, status 2 (was 1)."""
     (tmp_path / "not-a-model").mkdir()
     broken = tmp_path / "broken-model"
     (broken / "am").mkdir(parents=True)

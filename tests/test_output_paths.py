@@ -77,7 +77,8 @@ def test_outputs_refuse_fifos_folders_and_missing_folders(tmp_path: Path, kind: 
 
 
 def test_device_nodes_are_never_written_over(tmp_path: Path) -> None:
-    """A character device as output (like /dev/null, which 'say --out /dev/null' run as root turned into a WAV file) is refused."""
+    """A character device as output (like /dev/null, which 'say --out /dev/null' run as root turned
+    into a WAV file) is refused."""
     from voicehost.files import OutputPathError, check_output_file
 
     with pytest.raises(OutputPathError, match="device"):

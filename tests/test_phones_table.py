@@ -137,7 +137,8 @@ def test_a_microphone_seat_plays_beside_a_phone_seat(tmp_path: Path, virtual_tab
     card line reaches his phone."""
     table = (
         '[table]\nspeaker = "vh_table"\n\n'
-        '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 1 }\noutput = { device = "vh_phones", channel = 1 }\n\n'
+        '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 1 }\n'
+        'output = { device = "vh_phones", channel = 1 }\n\n'
         '[[seat]]\nname = "Ben"\ninput = "phone"\n'
     )
     game = Game(tmp_path, table)
@@ -159,7 +160,8 @@ def test_a_microphone_seat_plays_beside_a_phone_seat(tmp_path: Path, virtual_tab
 
 
 def test_a_bad_phone_seat_is_one_line_before_anything_starts(tmp_path: Path) -> None:
-    """A phone seat given a latency: play exits with status 2 and one line naming file, line and field, before any page is served."""
+    """A phone seat given a latency: play exits with status 2 and one line naming file, line and
+    field, before any page is served."""
     table = tmp_path / "table.toml"
     table.write_text(
         '[[seat]]\nname = "Anna"\ninput = "phone"\n\n[[seat]]\nname = "Ben"\ninput = "phone"\nlatency = 0.1\n',

@@ -297,7 +297,8 @@ def test_slap_is_never_a_speech_result(sphinx) -> None:  # type: ignore[no-untyp
 
 
 def test_auto_engine_picks_vosk_for_korean_and_whisper_for_english(tmp_path: Path) -> None:
-    """auto: an installed Vosk model for the language, else Whisper tiny.en (shipped, fused with PocketSphinx) for English; it says which."""
+    """auto: an installed Vosk model for the language, else Whisper tiny.en (shipped, fused with
+    PocketSphinx) for English; it says which."""
     en = build_recognizer("en", "auto", models_dir=tmp_path)
     assert en.name == "whisper" and "whisper" in en.description and "PocketSphinx" in en.description
     ko = build_recognizer("ko", "auto", models_dir=tmp_path)

@@ -67,7 +67,8 @@ def test_every_players_line_is_heard_on_their_seat_at_its_time(sessions: Path, n
     for line in spec.lines:
         near = [e for e in events if e.seat == line.player and abs(e.onset - line.t) <= 0.06]
         assert near, (
-            f"{name}: {line} not heard; events near it: {[(e.seat, round(e.onset, 3)) for e in events if abs(e.onset - line.t) < 1]}"
+            f"{name}: {line} not heard; "
+            f"events near it: {[(e.seat, round(e.onset, 3)) for e in events if abs(e.onset - line.t) < 1]}"
         )
     spans = [json.loads(s) for s in (folder / "spans.jsonl").read_text().splitlines()]
     lone = [
@@ -80,9 +81,10 @@ def test_every_players_line_is_heard_on_their_seat_at_its_time(sessions: Path, n
 
 
 def test_a_replay_of_a_replay_gives_identical_events(sessions: Path, tmp_path: Path) -> None:
-    """`voicehost replay` run twice on the same recording (PocketSphinx) writes the very same
-    event log, and says how fast it ran (the speed itself is bench/bench_host.py's). (Each run is its own process: espeak-ng,
-    which renders the host's words, keeps state across renders within one process.)"""
+    """`voicehost replay` run twice on the same recording (PocketSphinx) writes the very same event
+    log, and says how fast it ran (the speed itself is bench/bench_host.py's). (Each run is its own
+    process: espeak-ng, which renders the host's words, keeps state across renders within one
+    process.)"""
     folder = sessions / "bimbambum_quick"
     logs = []
     for k in range(2):

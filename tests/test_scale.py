@@ -113,7 +113,8 @@ def test_the_compiled_word_tables_answer_exactly_what_lemminflect_loads(tmp_path
 
 
 def test_realised_sentences_are_the_same_with_the_compiled_tables(tmp_path: Path) -> None:
-    """The realiser says the same with lemminflect's own tables (in-process) and with the compiled ones (a fresh process)."""
+    """The realiser says the same with lemminflect's own tables (in-process) and with the compiled
+    ones (a fresh process)."""
     from voicehost.speak.realize import Filler, Realizer
 
     cases = [
@@ -143,7 +144,8 @@ def test_realised_sentences_are_the_same_with_the_compiled_tables(tmp_path: Path
 
 
 def test_streamed_tracks_equal_the_whole_file_path_at_any_block_size(tmp_path: Path) -> None:
-    """Reading in blocks (48 kHz stereo mixed down, a 16 kHz track, shorter ones padded) gives the samples the whole-file loader gave."""
+    """Reading in blocks (48 kHz stereo mixed down, a 16 kHz track, shorter ones padded) gives the
+    samples the whole-file loader gave."""
     from voicehost.audio.stream import StreamedTracks
     from voicehost.listen.sources import FileSource, load_tracks
 
@@ -163,7 +165,8 @@ def test_streamed_tracks_equal_the_whole_file_path_at_any_block_size(tmp_path: P
 
 
 def test_streaming_a_long_recording_holds_a_few_megabytes(tmp_path: Path) -> None:
-    """Ten minutes of 48 kHz stereo (230 MB as float32) is read with a peak of a few MB allocated, not the whole file."""
+    """Ten minutes of 48 kHz stereo (230 MB as float32) is read with a peak of a few MB allocated,
+    not the whole file."""
     from voicehost.audio.stream import StreamedTracks
 
     path = tmp_path / "long.wav"
@@ -183,7 +186,8 @@ def test_streaming_a_long_recording_holds_a_few_megabytes(tmp_path: Path) -> Non
 
 
 def test_a_float_track_far_outside_unit_range_no_longer_silences_the_others(tmp_path: Path) -> None:
-    """Ben's track as unscaled 16-bit floats: rank reported no shouts for anyone (exit 0); now both shouts and a note."""
+    """Ben's track as unscaled 16-bit floats: rank reported no shouts for anyone (exit 0); now both
+    shouts and a note."""
     samples, rate = soundfile.read(str(AUDIO / "race2_close.Ben.wav"), dtype="float32")
     loud = tmp_path / "ben-float.wav"
     soundfile.write(str(loud), samples * 32767, rate, subtype="FLOAT")

@@ -114,7 +114,9 @@ def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(
     tmp_path: Path,  # type: ignore[no-untyped-def]
     names: dict[str, tuple[np.ndarray, int]],
 ) -> None:
-    """Names played into channels 3, 1 and 6 of the 8-channel virtual microphone (neighbours -14 dB) seat Anna, Ben and Cem there; the host's voice reaches the table speaker, each earphone gets its line, and the TOML loads."""
+    """Names played into channels 3, 1 and 6 of the 8-channel virtual microphone (neighbours -14 dB)
+    seat Anna, Ben and Cem there; the host's voice reaches the table speaker, each earphone gets its
+    line, and the TOML loads."""
     import sounddevice as sd
 
     seats = {"Anna": 2, "Ben": 0, "Cem": 5}
@@ -182,7 +184,8 @@ def test_setup_table_seats_players_by_voice_on_the_virtual_microphones(
 
 @pytest.fixture
 def room(tmp_path: Path) -> Iterator[VirtualTable]:
-    """A private PulseAudio daemon with a virtual room: 'near' hears the table speaker 10 ms after it plays, 'far' 35 ms."""
+    """A private PulseAudio daemon with a virtual room: 'near' hears the table speaker 10 ms after
+    it plays, 'far' 35 ms."""
     folder = Path(tempfile.mkdtemp(prefix="voicehost-room-"))  # short: the socket path is limited to 108 bytes
     try:
         with VirtualTable(folder, seats=2, room=(RoomMic("near", 0.010), RoomMic("far", 0.035))) as table:
@@ -203,7 +206,8 @@ def first_crossings(x: np.ndarray, rate: int, threshold: float = 0.2) -> list[fl
 def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual_room(
     room: VirtualTable, tmp_path: Path, names: dict[str, tuple[np.ndarray, int]]
 ) -> None:
-    """Anna on microphone 'near' and Ben on 'far' (separate devices, 25 ms apart): the stored latencies differ by the true delay difference, measured on one reference stream, within 5 ms."""
+    """Anna on microphone 'near' and Ben on 'far' (separate devices, 25 ms apart): the stored
+    latencies differ by the true delay difference, measured on one reference stream, within 5 ms."""
     env = {**os.environ, **room.env()}
     out = tmp_path / "table.toml"
     wavs = {}
@@ -294,7 +298,8 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
 
 
 def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, virtual_table: VirtualTable) -> None:  # type: ignore[no-untyped-def]
-    """A player who never answers: three takes, a spoken explanation, exit status 1, one line on stderr, no file written."""
+    """A player who never answers: three takes, a spoken explanation, exit status 1, one line on
+    stderr, no file written."""
     out = tmp_path / "table.toml"
     result = run_voicehost(
         "setup-table",
@@ -348,7 +353,8 @@ def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, vi
     ],
 )
 def test_setup_table_refuses_bad_options_in_one_line(args: list[str], status: int, words: str) -> None:
-    """Bad names, channel counts, devices and paths: one line on stderr naming the problem, exit 1 or 2, before any sound."""
+    """Bad names, channel counts, devices and paths: one line on stderr naming the problem, exit 1
+    or 2, before any sound."""
     result = run_voicehost("setup-table", *args, timeout=60)
     assert result.returncode == status, result.stderr
     lines = [line for line in result.stderr.strip().splitlines() if not line.startswith("ALSA lib")]
@@ -357,7 +363,8 @@ def test_setup_table_refuses_bad_options_in_one_line(args: list[str], status: in
 
 
 def test_setup_table_with_everyone_on_phones_writes_the_config_at_once(tmp_path: Path) -> None:
-    """--by-phone naming every player (any case): no sound, no microphone; the config seats them on phones, in --players order."""
+    """--by-phone naming every player (any case): no sound, no microphone; the config seats them on
+    phones, in --players order."""
     out = tmp_path / "table.toml"
     result = run_voicehost(
         "setup-table", "--players", "Anna,Ben", "--by-phone", "ben,anna", "--out", str(out), timeout=60
@@ -374,7 +381,9 @@ def test_setup_table_seats_a_microphone_player_beside_a_phone_player(
     tmp_path: Path,  # type: ignore[no-untyped-def]
     names: dict[str, tuple[np.ndarray, int]],
 ) -> None:
-    """Anna says her name into microphone 2, Ben joins by phone: only Anna is listened for; the config seats Anna on vh_mics channel 2 and Ben on a phone, in --players order, and the host says Ben will join with his phone."""
+    """Anna says her name into microphone 2, Ben joins by phone: only Anna is listened for; the
+    config seats Anna on vh_mics channel 2 and Ben on a phone, in --players order, and the host says
+    Ben will join with his phone."""
     import sounddevice as sd
 
     out = tmp_path / "table.toml"

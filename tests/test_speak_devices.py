@@ -152,7 +152,8 @@ def loud_window_start(samples: np.ndarray, rate: int, after: float, window: floa
 
 
 def test_private_utterance_reaches_only_that_seat(voice: EspeakVoice, clock: WallClock, virtual_table: object) -> None:
-    """A private utterance to seat 2 arrives on channel 2 of the earphones, not on seat 1's, other channels or the table."""
+    """A private utterance to seat 2 arrives on channel 2 of the earphones, not on seat 1's, other
+    channels or the table."""
     outputs = device_outputs(clock, table="vh_table", phones="vh_phones", seats=2)
     with SpeechService(voice, outputs, clock) as service:
         service.open()
@@ -185,7 +186,8 @@ def test_private_speech_to_an_unconnected_seat_is_refused(
 def test_interrupt_silences_the_speaker_within_100_ms(
     table_service: tuple[SpeechService, list[SpeakingSpan]], clock: WallClock
 ) -> None:
-    """Barge-in: from the interrupt call to the last audible sample recorded on the table's monitor ≤ 100 ms (output latency included)."""
+    """Barge-in: from the interrupt call to the last audible sample recorded on the table's monitor
+    ≤ 100 ms (output latency included)."""
     service, spans = table_service
     text = "Short-statured circus artists have influenced my family planning, said the ringmaster slowly."
     service.warm([text])
@@ -205,7 +207,8 @@ def test_interrupt_silences_the_speaker_within_100_ms(
     assert heard is not None
     stop_latency = heard[1] - called
     print(
-        f"interrupt → last audible sample: {stop_latency * 1000:.1f} ms; published end − call: {(silent - called) * 1000:.1f} ms"
+        f"interrupt → last audible sample: {stop_latency * 1000:.1f} ms; "
+        f"published end − call: {(silent - called) * 1000:.1f} ms"
     )
     assert stop_latency <= 0.100
     assert heard[1] > called - 0.05  # it was still speaking when interrupted (the measure means something)
@@ -236,7 +239,8 @@ def test_published_spans_match_what_the_speaker_played(
         loud = np.flatnonzero(np.abs(data[first:last, 0]) > AUDIBLE)
         heard = (t0 + (first + loud[0]) / RATE, t0 + (first + loud[-1] + 1) / RATE)
         print(
-            f"{span.text[:30]!r}: start {(heard[0] - span.start) * 1000:+.1f} ms, end {(heard[1] - span.end) * 1000:+.1f} ms"
+            f"{span.text[:30]!r}: start {(heard[0] - span.start) * 1000:+.1f} ms, "
+            f"end {(heard[1] - span.end) * 1000:+.1f} ms"
         )
         assert abs(heard[0] - span.start) <= 0.05
         assert abs(heard[1] - span.end) <= 0.05

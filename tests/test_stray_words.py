@@ -83,8 +83,14 @@ def test_homophones_are_not_numbers_and_fillers_are_explicit() -> None:
 
 
 def test_the_repro_sentences_change_nothing_and_get_a_question(tmp_path: Path) -> None:
-    """Bim Bamm!: 'I think I'll go for eleven', 'is my card the dog', 'I have to leave' flip nothing and shout nothing."""
-    lines = "1 Ben: I think I'll go for eleven\n2 Anna: is my card the dog\n3 Cem: I have to leave\n4 Anna: um, flip 3 please\n"
+    """Bim Bamm!: 'I think I'll go for eleven', 'is my card the dog', 'I have to leave' flip nothing
+    and shout nothing."""
+    lines = (
+        "1 Ben: I think I'll go for eleven\n"
+        "2 Anna: is my card the dog\n"
+        "3 Cem: I have to leave\n"
+        "4 Anna: um, flip 3 please\n"
+    )
     outcome, transcript, flow = run_offline(
         "bimbamm", "Anna,Ben,Cem", seed=11, lines=lines, tmp=tmp_path, options={"first_player": "Anna"}
     )

@@ -242,7 +242,8 @@ def test_check_devices_accepts_a_machine_that_has_everything(tmp_path: Path) -> 
     ],
 )
 def test_check_devices_refuses_what_cannot_work(tmp_path: Path, change: tuple[str, str], message: str) -> None:
-    """Unknown/ambiguous devices, channels beyond the device, one device named two ways: TableDeviceError naming the seat."""
+    """Unknown/ambiguous devices, channels beyond the device, one device named two ways:
+    TableDeviceError naming the seat."""
     table = load_table(write(tmp_path, GOOD.replace(*change, 1)))
     with pytest.raises(TableDeviceError, match=message):
         check_devices(table, MACHINE)
@@ -330,7 +331,8 @@ def test_phone_seats_load_and_save(tmp_path: Path) -> None:
         ),
         (
             ('input = "phone"', 'input = "mobile"'),
-            r"table.toml:10: seat 2 input: must look like \{ device = \"vh_mics\", channel = 1 \} or be \"phone\" .*not 'mobile'",
+            r"table.toml:10: seat 2 input: must look like \{ device = \"vh_mics\", channel = 1 \} "
+            r"or be \"phone\" .*not 'mobile'",
         ),
         (('input = "phone"', "input = true"), r"table.toml:10: seat 2 input: must look like .* or be \"phone\""),
         (('input = "phone"', "input = { phone = true }"), r"table.toml:10: seat 2 input.phone: unknown field"),

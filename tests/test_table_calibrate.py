@@ -100,7 +100,8 @@ def test_candidates_limit_the_choice() -> None:
 
 
 def test_duplicate_channels_of_one_device_are_found() -> None:
-    """A mono microphone spread over a device's channels is one microphone; equal channels of different devices are not copies."""
+    """A mono microphone spread over a device's channels is one microphone; equal channels of
+    different devices are not copies."""
     v = take_with({0: 0.0}, channels=1)[:, 0]
     x = np.stack([v, v, v * 0.5, v], axis=1)
     assert duplicate_channels(x, ["usb", "usb", "usb", "other"]) == {1}
@@ -153,7 +154,8 @@ def test_click_is_the_same_every_time_and_short() -> None:
 
 
 def test_offsets_are_relative_to_the_earliest_device_and_cancel_playback_jitter() -> None:
-    """Per-click speaker start jitter cancels between devices; the earliest device gets 0; the median resists one bad click."""
+    """Per-click speaker start jitter cancels between devices; the earliest device gets 0; the
+    median resists one bad click."""
     jitter = [0.0, 0.004, -0.003, 0.010, 0.001, 0.002]
     a = [0.012 + j for j in jitter]
     b = [0.037 + j for j in jitter]
@@ -291,7 +293,8 @@ EIGHT = tuple(Channel("vh_mics", k) for k in range(1, 9))
 
 
 def test_walk_seats_each_player_on_their_loudest_channel_and_confirms(voice: EspeakVoice, cache: RenderCache) -> None:
-    """Three players on channels 3, 1 and 6 (with crosstalk): seated there, each confirmed aloud, one device so no latency step."""
+    """Three players on channels 3, 1 and 6 (with crosstalk): seated there, each confirmed aloud,
+    one device so no latency step."""
     setup, _, said, log = walk(voice, cache, EIGHT, {"Anna": 2, "Ben": 0, "Cem": 5})
     result = setup.run(["Anna", "Ben", "Cem"], speaker="vh_table", phones=None)
     assert [(s.name, s.input) for s in result.table.seats] == [
@@ -366,7 +369,8 @@ def test_walk_lets_players_share_when_there_are_fewer_channels(voice: EspeakVoic
 
 
 def test_walk_measures_latency_between_devices(voice: EspeakVoice, cache: RenderCache) -> None:
-    """Seats on three headsets whose clicks arrive 4, 19 and 11 ms late get latencies 0, 15 and 7 ms; the spoken summary names the slowest."""
+    """Seats on three headsets whose clicks arrive 4, 19 and 11 ms late get latencies 0, 15 and
+    7 ms; the spoken summary names the slowest."""
     channels = (Channel("usb A", 1), Channel("usb B", 1), Channel("usb C", 1))
     setup, room, said, log = walk(
         voice,

@@ -131,7 +131,8 @@ def test_the_installed_commands_work_from_another_folder(installed: tuple[Path, 
 
 
 def test_the_packaged_demo_is_rendered_from_the_current_spec() -> None:
-    """voicehost/data/demo/ holds the render of today's spec by today's generator (else: python -m tools.session_fixtures --demo)."""
+    """voicehost/data/demo/ holds the render of today's spec by today's generator
+    (else: python -m tools.session_fixtures --demo)."""
     import json
 
     from tools.session_fixtures import DEFAULT_DIR, DEMO, DEMO_DIR, load_spec, spec_digest

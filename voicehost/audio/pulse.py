@@ -218,10 +218,15 @@ class VirtualTable:
         n = sink_channels(self.seats)
         cmap = channel_map(self.seats)
         (self.root / "table.pa").write_text(
-            f"load-module module-native-protocol-unix auth-anonymous=1 socket={self.socket}\n"
-            f"load-module module-null-sink sink_name=table rate={self.rate} channels=1 channel_map=mono sink_properties=device.description=voicehost-table\n"
-            f"load-module module-null-sink sink_name=mics rate={self.rate} channels={n} channel_map={cmap} sink_properties=device.description=voicehost-mics\n"
-            f"load-module module-null-sink sink_name=phones rate={self.rate} channels={n} channel_map={cmap} sink_properties=device.description=voicehost-phones\n"
+            (
+                f"load-module module-native-protocol-unix auth-anonymous=1 socket={self.socket}\n"
+                f"load-module module-null-sink sink_name=table rate={self.rate} channels=1 channel_map=mono "
+                "sink_properties=device.description=voicehost-table\n"
+                f"load-module module-null-sink sink_name=mics rate={self.rate} channels={n} channel_map={cmap} "
+                "sink_properties=device.description=voicehost-mics\n"
+                f"load-module module-null-sink sink_name=phones rate={self.rate} channels={n} channel_map={cmap} "
+                "sink_properties=device.description=voicehost-phones\n"
+            )
             + self._room_modules()
             + "set-default-sink table\n"
             "set-default-source mics.monitor\n"

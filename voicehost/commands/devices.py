@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     for d in devices:
         mark = (">" if d.is_default_input else " ") + ("<" if d.is_default_output else " ")
         print(
-            f"{mark}{d.index:>3}  {d.max_input_channels:>3} {d.max_output_channels:>3}  {d.default_samplerate:>6.0f}  {d.name} ({d.hostapi})"
+            f"{mark}{d.index:>3}  {d.max_input_channels:>3} {d.max_output_channels:>3}  "
+            f"{d.default_samplerate:>6.0f}  {d.name} ({d.hostapi})"
         )
     return ExitStatus.OK

@@ -49,13 +49,15 @@ examples:
 
 
 def _common(parser: argparse.ArgumentParser, suppress: bool) -> None:
-    """Options accepted before and after the action (``models --models-dir X list`` or ``models list --models-dir X``)."""
+    """Options accepted before and after the action (``models --models-dir X list``
+    or ``models list --models-dir X``)."""
     default = argparse.SUPPRESS if suppress else None
     parser.add_argument(
         "--models-dir",
         metavar="DIR",
         default=default,
-        help="the models folder (default: $VOICEHOST_MODELS, models/ in a checkout, or ~/.local/share/voicehost/models)",
+        help="the models folder "
+        "(default: $VOICEHOST_MODELS, models/ in a checkout, or ~/.local/share/voicehost/models)",
     )
     parser.add_argument(
         "--catalog",

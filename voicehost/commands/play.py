@@ -107,13 +107,15 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         metavar="TABLE.toml",
-        help="microphones (or phones), speaker and earphones per seat (made by 'voicehost setup-table'); default: the default microphone and speaker",
+        help="microphones (or phones), speaker and earphones per seat (made by 'voicehost setup-table'); "
+        "default: the default microphone and speaker",
     )
     parser.add_argument(
         "--record",
         type=Path,
         metavar="DIR",
-        help="save the session (all microphones, the host's speaking times, settings, event log) for 'voicehost replay DIR'",
+        help="save the session (all microphones, the host's speaking times, settings, event log) "
+        "for 'voicehost replay DIR'",
     )
     parser.add_argument(
         "--lang",
@@ -125,14 +127,17 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
         "--engine",
         default="auto",
         choices=["auto", "vosk", "whisper", "sphinx"],
-        help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; sphinx: the older PocketSphinx)",
+        help="speech recogniser (default auto: an installed Vosk model, else Whisper tiny.en for English, shipped; "
+        "sphinx: the older PocketSphinx)",
     )
     parser.add_argument("--model", type=Path, metavar="DIR", help="a Vosk model folder to use")
     parser.add_argument(
         "--start-file",
         type=Path,
         metavar="FILE",
-        help='with --input mic: once the microphones are ready and the game begins (t = 0), write {"monotonic": SECONDS} to FILE: the system\'s monotonic clock (CLOCK_MONOTONIC) at t = 0, for a program that feeds the microphones in step with the game',
+        help="with --input mic: once the microphones are ready and the game begins (t = 0), "
+        'write {"monotonic": SECONDS} to FILE: the system\'s monotonic clock (CLOCK_MONOTONIC) at t = 0, '
+        "for a program that feeds the microphones in step with the game",
     )
     from voicehost.phones.cli import add_phone_arguments
 

@@ -94,13 +94,14 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     built, _ = build_replay(args.folder, listen=listen, log=log, speech_wav=args.speech_wav, stdout=out)
     try:
-        outcome = Session(built.flow, built.input, built.host).run()
+        Session(built.flow, built.input, built.host).run()
     finally:
         built.close()
     elapsed = time.perf_counter() - started
     audio_seconds = built.host.clock.now()
     print(
-        f"replayed {audio_seconds:.1f} s of session in {elapsed:.1f} s ({audio_seconds / max(elapsed, 1e-9):.1f}x real time); events: {log}"
+        f"replayed {audio_seconds:.1f} s of session in {elapsed:.1f} s "
+        f"({audio_seconds / max(elapsed, 1e-9):.1f}x real time); events: {log}"
     )
     expected_path = args.folder / EVENTS_FILE
     if not expected_path.exists():

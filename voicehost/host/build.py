@@ -185,7 +185,6 @@ def build_offline(settings: PlaySettings, *, stdin: TextIO | None = None, stdout
     the moment of the call (not of the import: a test or a caller may have replaced them)."""
     stdin = sys.stdin if stdin is None else stdin
     stdout = sys.stdout if stdout is None else stdout
-    from voicehost.speak.voice import EspeakVoice
 
     clock: Clock
     source: Input

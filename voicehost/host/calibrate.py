@@ -658,7 +658,10 @@ class TableSetup:
             return "heard nobody talking"
         levels = ", ".join(f"{i + 1}: {v:.0f}" for i, v in enumerate(choice.levels_db))
         lead = "" if choice.runner_up is None else f", {choice.margin_db:.1f} dB over microphone {choice.runner_up + 1}"
-        return f"loudest on microphone {choice.channel + 1} ({self.recorder.channels[choice.channel]}){lead}; levels dBFS {levels}"
+        return (
+            f"loudest on microphone {choice.channel + 1} ({self.recorder.channels[choice.channel]}){lead}; "
+            f"levels dBFS {levels}"
+        )
 
     def seat_players(self, names: Sequence[str], after: float) -> list[Placement]:
         """Find every player's channel, in turn, confirming each aloud."""
@@ -781,7 +784,8 @@ class TableSetup:
             after
             if after is not None
             else self.say(
-                "Now each of you will say the game's words, so that I learn your voices. Please stay quiet for a moment."
+                "Now each of you will say the game's words, so that I learn your voices. "
+                "Please stay quiet for a moment."
             )
         )
         self.listen_to_room(end)

@@ -17,7 +17,7 @@ from typing import Any, Iterator, TextIO
 
 import numpy as np
 
-from voicehost.clock import Clock, SimClock, WallClock
+from voicehost.clock import SimClock
 from voicehost.errors import InputError
 from voicehost.eventlog import EventLogWriter
 from voicehost.files import CONFIG_LIMIT, parse_json, read_text
@@ -46,7 +46,6 @@ from voicehost.host.listening import (
 )
 from voicehost.host.mouth import Mouth
 from voicehost.host.session import Host
-from voicehost.host.words import COMMAND_PHRASES
 from voicehost.listen.echo import Reference
 from voicehost.listen.messages import AudioBlock
 
@@ -165,7 +164,6 @@ def build_live(
     from voicehost.listen.sources import LiveSource
     from voicehost.speak.output import TABLE, DeviceSink, device_sink, seat
     from voicehost.speak.service import SpeechService
-    from voicehost.speak.voice import EspeakVoice
 
     table = load_table(table_path) if table_path else default_table(settings.players)
     if table_path is not None and listen.enrolment is None and (table_path.resolve().parent / "enrolment").is_dir():
@@ -282,7 +280,8 @@ class LiveMicrophones:
         overflows = sum(s.overflows for s in self.source.stats)
         if overflows > self._overflows and self.clock.now() - self._noted_at >= self.NOTE_EVERY:
             print(
-                f"(microphones: {overflows} input overflow{'s' if overflows != 1 else ''} so far: the computer fell behind "
+                f"(microphones: {overflows} input overflow{'s' if overflows != 1 else ''} so far: "
+                "the computer fell behind "
                 "and a little sound was lost; the game goes on)",
                 file=self.stdout,
                 flush=True,
@@ -421,7 +420,6 @@ def build_replay(
     The host's voice in the microphones is cancelled with the recorded speaker track (host.wav
     or host.flac); a recording without one falls back on its speaking spans."""
     from voicehost.speak.service import SpeechService
-    from voicehost.speak.voice import EspeakVoice
 
     data = load_session(folder)
     players = tuple(str(p) for p in data["players"])

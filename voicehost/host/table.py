@@ -574,7 +574,8 @@ def _warnings(table: Table) -> list[str]:
     for device, seats in devices.items():
         if len({seat.latency for seat in seats}) > 1:
             warnings.append(
-                f"seats on {device!r} have different latencies ({', '.join(f'{s.name} {s.latency * 1000:.1f} ms' for s in seats)}); "
+                f"seats on {device!r} have different latencies "
+                f"({', '.join(f'{s.name} {s.latency * 1000:.1f} ms' for s in seats)}); "
                 "channels of one device share a clock, so they normally have the same."
             )
     return warnings

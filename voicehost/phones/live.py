@@ -233,7 +233,8 @@ def build_phones(
         except ImportError:
             pass
         say(
-            f"Welcome. {_who(on_phones, players, spoken=True)}, open {spoken_address(url)} on your phone, and type your name."
+            f"Welcome. {_who(on_phones, players, spoken=True)}, open {spoken_address(url)} on your phone, "
+            "and type your name."
         )
         wait_for_players(server, on_phones, say, url, phones)
         phone_source = PhoneSource(server, on_phones, clock)

@@ -1,10 +1,10 @@
 """The Bim Bamm! bots of ``voicehost simulate bimbamm`` (the driver is :mod:`voicehost.sim`).
 
 Every game's seed comes from the driver; the deal uses ``Random(seed)``, the bots
-``Random("bots:SEED")`` and a table-cards deal ``Random("cards:SEED")``. Bots take random legal turns; in a race each holder of a racing animal shouts it (with a
-random reaction time, and sometimes not at all), and every player may shout a wrong animal with
-probability ``--mistake-rate``; outside races one player shouts by mistake with that probability
-after a turn.
+``Random("bots:SEED")`` and a table-cards deal ``Random("cards:SEED")``. Bots take random legal
+turns; in a race each holder of a racing animal shouts it (with a random reaction time, and
+sometimes not at all), and every player may shout a wrong animal with probability
+``--mistake-rate``; outside races one player shouts by mistake with that probability after a turn.
 
 With ``--cards table`` the engine knows no card: the simulator deals the bots "physical" cards
 (:class:`TableCards`, kept apart from the engine's state), bots shout by the card they hold, and the

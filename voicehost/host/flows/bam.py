@@ -633,7 +633,10 @@ class BamFlow(Flow):
         ask = (
             f"{join(players)}: play two cards, first blank first, for example seven then three."
             if double
-            else f"{join(players)}: play a card by saying {'the number printed on it' if self.mode == 'table' else 'its number'}."
+            else (
+                f"{join(players)}: play a card by saying "
+                f"{'the number printed on it' if self.mode == 'table' else 'its number'}."
+            )
         )
         opening = "" if again else f"Round {number_phrase(state.round)} of {number_phrase(state.rounds_total)}. "
         card = "A double BAM! card" if double else "The red card"
@@ -758,7 +761,10 @@ class BamFlow(Flow):
                 return f"{self._judge_example().capitalize()} Say read and a number to hear one sentence again. {also}"
             return f"{state.master} is choosing the best and the worst. {also}"
         if player == state.master:
-            return f"You are the BAM! Master: when all cards are in, I read the sentences and you say the best and the worst. {also}"
+            return (
+                "You are the BAM! Master: when all cards are in, I read the sentences "
+                f"and you say the best and the worst. {also}"
+            )
         if player in state.submitted:
             return f"Your card is in. Wait for the sentences. {also}"
         if player not in state.round_players:

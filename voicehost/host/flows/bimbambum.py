@@ -234,7 +234,10 @@ class BimBamBumFlow(Flow):
             text = f"{first} was the loudest!"
             silent = [p for p in players if p not in self.shouts]
             if silent:
-                text += f" I did not hear {join(silent)}: please check {'that microphone' if len(silent) == 1 else 'those microphones'}."
+                text += (
+                    f" I did not hear {join(silent)}: "
+                    f"please check {'that microphone' if len(silent) == 1 else 'those microphones'}."
+                )
         else:
             first = players[self.host.rng.randrange(len(players))]
             why = "I cannot hear how loud typed words are" if self.shouts else "I heard nobody"
@@ -481,7 +484,10 @@ class BimBamBumFlow(Flow):
 
     def score_text(self) -> str:
         if self.state is None:
-            return f"Everybody starts with {count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
+            return (
+                "Everybody starts with "
+                f"{count(self.settings.quick or CARDS_PER_PLAYER[len(self.host.players)], 'card')}."
+            )
         return self._cards_text(self.state)
 
     def accepts(self, phrase: str) -> bool:

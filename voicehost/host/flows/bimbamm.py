@@ -718,7 +718,10 @@ class BimBammFlow(Flow):
             return f"Say a tile number from one to fifteen to flip it, or {special}."
         if state.phase is bb.Phase.RACE:
             return "Shout the animal if you hold its card."
-        return f"Wait for your turn; shout an animal when five show and you hold its card. You can also say repeat, score, tiles, my card, slower, faster, pause or quit."
+        return (
+            "Wait for your turn; shout an animal when five show and you hold its card. "
+            "You can also say repeat, score, tiles, my card, slower, faster, pause or quit."
+        )
 
     def glance_text(self) -> str | None:
         """How many of each animal show (the quick answer to "what's on the table")."""
