@@ -169,6 +169,7 @@ def test_save_replaces_atomically_and_refuses_bad_folders(tmp_path: Path) -> Non
         (('name = "Ben"', 'name = ""'), r"table.toml:11: seat 2 name: must be the player's name"),
         (('name = "Ben"', 'nmae = "Ben"'), r"table.toml:11: seat 2 nmae: unknown field"),
         (("[table]", "[tabel]"), r"table.toml:1: unknown section 'tabel'"),
+        (("[table]", '[["]"]]'), r"table.toml:1: unknown section '\]'"),  # crashed (IndexError) until 2026-12-02
         (('speaker = "vh_table"', "speakers = 1"), r"table.toml:2: \[table\] speakers: unknown field"),
         (('speaker = "vh_table"', "speaker = -1"), r"table.toml:2: \[table\] speaker: device index -1 is negative"),
         (

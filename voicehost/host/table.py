@@ -220,7 +220,7 @@ class _Lines:
         for number, line in enumerate(text.splitlines(), start=1):
             header = _HEADER.match(line)
             if header:
-                path = _dotted(header.group(2))
+                path = _dotted(header.group(2)) or [""]  # '[["]"]]': no readable name (tomllib decides)
                 if header.group(1) == "[[" and path == ["seat"]:
                     seats += 1
                 section, prefix = path[0], ".".join(path[1:])
