@@ -573,14 +573,17 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
     print(
         f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
-        f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min of {minutes:.1f} min talk"
-        f" + race extras), first shouter {pct(total.first_right, total.races)}, clean races {pct(total.clean_first_right, total.clean)},"
+        f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min"
+        f" of {minutes:.1f} min talk"
+        f" + race extras), first shouter {pct(total.first_right, total.races)},"
+        f" clean races {pct(total.clean_first_right, total.clean)},"
         f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
         f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
         f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
         + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
         + (
-            f" (verdict: the first shout, or a slap race's last slap: {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
+            " (verdict: the first shout, or a slap race's last slap:"
+            f" {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
             if verdict.size
             else ""
         )
@@ -593,7 +596,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         other_right = sum(t.right for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_right
         print(
             f"  with the game's context (--context), solo shouts and races: shouts of the racing animal "
-            f"{pct(total.likely_right, total.likely_expected)}, of other animals (mistakes) {pct(other_right, other_expected)}"
+            f"{pct(total.likely_right, total.likely_expected)},"
+            f" of other animals (mistakes) {pct(other_right, other_expected)}"
         )
 
 
@@ -762,7 +766,8 @@ def report(title: str, totals: Totals, rtfs: dict[str, dict[int, float]]) -> Non
                 ms = np.abs(np.array(values)) * 1000
                 signed = np.array(values) * 1000
                 rows.append(
-                    f"    {name:14} median |err| {np.median(ms):6.1f} ms  p95 {np.percentile(ms, 95):6.1f} ms  (signed median {np.median(signed):+.1f}, n={len(values)})"
+                    f"    {name:14} median |err| {np.median(ms):6.1f} ms  p95 {np.percentile(ms, 95):6.1f} ms"
+                    f"  (signed median {np.median(signed):+.1f}, n={len(values)})"
                 )
         return rows
 
@@ -785,12 +790,14 @@ def report(title: str, totals: Totals, rtfs: dict[str, dict[int, float]]) -> Non
     minutes = totals.chatter_seconds / 60
     if minutes:
         print(
-            f"  false alarms                      {totals.false_alarms} in {minutes:.1f} min of chatter (+ race extras) = "
+            f"  false alarms                      {totals.false_alarms} in {minutes:.1f} min of chatter"
+            " (+ race extras) = "
             f"{totals.false_alarms / minutes:.2f}/min {sorted(set(totals.false_alarm_phrases))}"
         )
     else:
         print(
-            f"  false alarms                      {totals.false_alarms} shouts nobody made, in {totals.pipeline.races} races (one other word each)"
+            f"  false alarms                      {totals.false_alarms} shouts nobody made,"
+            f" in {totals.pipeline.races} races (one other word each)"
         )
     for label, values in rtfs.items():
         print(

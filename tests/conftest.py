@@ -30,17 +30,35 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.update(_TABLE.env())
 
 
-REALTIME_MODULES = frozenset({"test_live_end_to_end", "test_live_mics", "test_speak_devices"})
-"""Test files whose every test plays or records in real time (besides those using ``virtual_table``)."""
+REALTIME_MODULES = frozenset(
+    {
+        "test_live_end_to_end",
+        "test_live_mics",
+        "test_speak_devices",
+        "test_phones",
+        "test_phones_rejoin",
+        "test_log_safety",
+        "test_setup_table",
+    }
+)
+"""Test files that play, record or interrupt in real time without the ``virtual_table`` fixture
+(their own virtual rooms, the browsers' fake microphones, a Ctrl-C): on a busy machine fake
+microphones lose buffers and a Ctrl-C lands elsewhere."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark device-timing tests ``realtime``: every test using the virtual table, and the live files.
+    """Mark device-timing tests ``realtime``: every test of a file in which any test uses the
+    virtual table, and of the files in :data:`REALTIME_MODULES`.
 
-    A quick local loop skips them with ``-m "not realtime"``; ``scripts/test`` (and CI) runs all."""
+    scripts/test runs them one by one with the machine to themselves, then the rest on every core;
+    a quick local loop skips them with ``-m "not realtime"``."""
+
+    def module(item: pytest.Item) -> str:
+        return item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+
+    devices = {module(item) for item in items if "virtual_table" in getattr(item, "fixturenames", ())}
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
-        if "virtual_table" in getattr(item, "fixturenames", ()) or module in REALTIME_MODULES:
+        if module(item) in devices | REALTIME_MODULES:
             item.add_marker(pytest.mark.realtime)
 
 

@@ -425,7 +425,8 @@ class LiveSource:
                 needed = max(spec.channel_of()) + 1
                 if needed > info.max_input_channels:
                     raise AudioDeviceError(
-                        f"device {info.name!r} has {info.max_input_channels} input channels; seat channel {needed} does not exist"
+                        f"device {info.name!r} has {info.max_input_channels} input channels;"
+                        f" seat channel {needed} does not exist"
                     )
                 device = _Device(spec, info.index, needed, int(self.device_rate or info.default_samplerate))
                 self._devices.append(device)

@@ -56,7 +56,8 @@ COUNT_SLACK = 4.0
 
 
 class SecondOpinion(Protocol):
-    """A second recogniser's view (PocketSphinx: :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.second_opinion`)."""
+    """A second recogniser's view (PocketSphinx:
+    :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.second_opinion`)."""
 
     def second_opinion(
         self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]
