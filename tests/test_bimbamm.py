@@ -823,7 +823,7 @@ def test_save_and_resume_seq_and_t_continue_and_replay_reproduces_the_state(tmp_
     [
         (6, "tile", 4, "event 6"),
         (11, "drew", "hen", "field 'drew'"),
-        (10, "onset", 4.7, "field 'player'"),
+        (10, "onset", 4.7, r"event 12 \(shout\): field 'onset'"),  # out of onset order
         (0, "game", "bam", "setup"),
     ],
 )

@@ -321,7 +321,7 @@ def test_table_cards_a_shout_is_trusted_and_can_be_challenged(tmp_path: Path) ->
 def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Path) -> None:
     """Table cards: a would-be winner must show the card first; a challenge refutes the claim and nobody wins."""
     from voicehost.host.words import Heard
-    from voicehost.rules.bimbamm.state import evolve
+    from voicehost.rules.bimbamm.state import changed
 
     animal, tiles = _two_black(3)
     lines = f"1 Anna: me\n2 Anna: flip {tiles[0] + 1}\n4 Ben: flip {tiles[1] + 1}\n"
@@ -332,7 +332,7 @@ def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Pat
     f.host.log = None  # type: ignore[attr-defined]
     state = f.state  # type: ignore[attr-defined]
     assert state.phase is bb.Phase.RACE
-    f.state = evolve(state, points=((), (), (bb.Animal.CAT, bb.Animal.DOG)))  # type: ignore[attr-defined]
+    f.state = changed(state, points=((), (), (bb.Animal.CAT, bb.Animal.DOG)))  # type: ignore[attr-defined]
     now = f.host.clock.now()  # type: ignore[attr-defined]
     f.on_heard(Heard("Cem", animal.value, now + 0.3, now + 0.8, 1.0, "mic"))  # type: ignore[attr-defined]
     f.host.clock.advance(200)  # type: ignore[attr-defined]
@@ -348,7 +348,7 @@ def test_table_cards_a_third_point_is_shown_before_the_race_closes(tmp_path: Pat
 def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> None:
     """phrases(): tile numbers on a turn (and exchange without a name), animals in a race, 'N and M'
     pairs of the scored animal's tiles for the scorer."""
-    from voicehost.rules.bimbamm.state import evolve
+    from voicehost.rules.bimbamm.state import changed
 
     outcome, transcript, flow = run_offline(
         "bimbamm", "Anna,Ben,Cem", seed=2, lines="", tmp=tmp_path, options={"first_player": "Anna"}
@@ -356,15 +356,15 @@ def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> No
     state = flow.state  # type: ignore[attr-defined]
     turn = flow.phrases()  # type: ignore[attr-defined]
     assert "flip seven" in turn and "seven" in turn and "swap" in turn and "cat" in turn
-    flow.state = evolve(state, special=bb.Special.EXCHANGE)  # type: ignore[attr-defined]
+    flow.state = changed(state, special=bb.Special.EXCHANGE)  # type: ignore[attr-defined]
     assert "exchange" in flow.phrases() and "exchange with the player on my left" in flow.phrases()  # type: ignore[attr-defined]
     assert not any("ben" in p.split() for p in flow.phrases())  # type: ignore[attr-defined]
     assert flow.likely() == []  # type: ignore[attr-defined]  # no race: no shout is expected
-    flow.state = evolve(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
+    flow.state = changed(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
     assert "flip seven" not in flow.phrases() and "pig" in flow.phrases()  # type: ignore[attr-defined]
     assert flow.likely() == ["pig"]  # type: ignore[attr-defined]  # the race's animal is what the recogniser expects
     pigs = [i for i, t in enumerate(state.tiles) if t.showing is bb.Animal.PIG]
-    flow.state = evolve(state, phase=bb.Phase.SCORER, scorer="Ben", scored=bb.Animal.PIG)  # type: ignore[attr-defined]
+    flow.state = changed(state, phase=bb.Phase.SCORER, scorer="Ben", scored=bb.Animal.PIG)  # type: ignore[attr-defined]
     scorer = flow.phrases()  # type: ignore[attr-defined]
     from voicehost.host.words import number_phrase
 

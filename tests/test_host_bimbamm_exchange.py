@@ -14,7 +14,7 @@ from tests.host_helpers import run_offline
 from voicehost.eventlog import read_events
 from voicehost.host.session import grammar
 from voicehost.rules import bimbamm as bb
-from voicehost.rules.bimbamm.state import evolve
+from voicehost.rules.bimbamm.state import changed
 
 FOUR = "Anna,Ben,Cem,Dan"
 
@@ -154,14 +154,14 @@ def grammars(flow: Any) -> list[list[str]]:
         {"phase": bb.Phase.SCORER, "scorer": state.players[1], "scored": bb.Animal.PIG},
         {"phase": bb.Phase.OVER},
     ):
-        flow.state = evolve(state, **changes)
+        flow.state = changed(state, **changes)
         out.append(grammar(flow))
-    flow.state = evolve(state, special=bb.Special.EXCHANGE)
+    flow.state = changed(state, special=bb.Special.EXCHANGE)
     flow.choosing = state.turn
     out.append(grammar(flow))
     flow.asking = state.turn
     out.append(grammar(flow))
-    flow.state = evolve(state, phase=bb.Phase.SCORER, scorer=state.players[1], scored=bb.Animal.PIG)
+    flow.state = changed(state, phase=bb.Phase.SCORER, scorer=state.players[1], scored=bb.Animal.PIG)
     flow.asking = state.players[1]
     out.append(grammar(flow))
     flow.state, flow.choosing, flow.asking = state, None, None

@@ -1,8 +1,10 @@
 """Bim Bamm!: the pure rules engine (state, actions, events, apply, replay).
 
 Start with :func:`new_game`, then feed actions to :func:`apply`; each call returns the new
-:class:`State` and the events to announce and append to the JSON Lines log. :func:`replay`
-rebuilds the state from such a log; :func:`resume` marks the restart. :data:`GAME` is the same
+:class:`State` and the events to announce and append to the JSON Lines log. :func:`evolve`
+applies one event (the engine decides an action's events, then folds them with it), and
+:func:`replay`, a fold of evolve, rebuilds the state from such a log; :func:`resume` marks the
+restart. :data:`GAME` is the same
 behind the shared ``Game`` interface; the bots live in :mod:`voicehost.sim.bimbamm`.
 
 ``new_game(..., cards="table")`` starts a table-cards game (players hold physical cards the host
@@ -27,6 +29,7 @@ from voicehost.rules.bimbamm.actions import (
 )
 from voicehost.rules.bimbamm.engine import (
     GAME_NAME,
+    BimBamm,
     SetupError,
     apply,
     legal_actions,
@@ -55,7 +58,7 @@ from voicehost.rules.bimbamm.events import (
     TurnEvent,
     event_from_json,
 )
-from voicehost.rules.bimbamm.replay import BimBamm, replay, state_from_setup
+from voicehost.rules.bimbamm.replay import evolve, replay, state_from_setup
 from voicehost.rules.bimbamm.state import FIVE, WINNING_POINTS, Cards, Claim, Declaration, Phase, State
 from voicehost.rules.bimbamm.tiles import (
     Animal,
@@ -86,6 +89,7 @@ __all__ = [
     "FIVE",
     "Illegal",
     "event_from_json",
+    "evolve",
     "Flip",
     "FlipEvent",
     "FlipReason",

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from typing import Sequence, TypeVar
+from typing import Any, Sequence
 
 from voicehost.errors import InputError
-from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
+from voicehost.rules.base import Event, IllegalAction, JsonObject, PlayerName, Resumed, Rng
 from voicehost.rules.bimbamm.actions import (
     Action,
     Call,
@@ -41,6 +41,7 @@ from voicehost.rules.bimbamm.actions import (
     UseSpecial,
 )
 from voicehost.rules.bimbamm.events import (
+    GAME_NAME,
     ChallengeEvent,
     EndReason,
     ExchangeEvent,
@@ -57,42 +58,52 @@ from voicehost.rules.bimbamm.events import (
     ShoutEvent,
     SwapEvent,
     TurnEvent,
+    event_from_json,
 )
+from voicehost.rules.bimbamm.replay import evolve, replay
 from voicehost.rules.bimbamm.state import (
+    FIVE,
     MAX_PLAYERS,
     MIN_PLAYERS,
     RULES_VERSION,
     WINNING_POINTS,
     Cards,
     Claim,
-    Declaration,
     Phase,
     State,
-    evolve,
 )
 from voicehost.rules.bimbamm.tiles import COPIES, TILE_COUNT, Animal, Side, Special, Tile, default_tiles
-
-GAME_NAME = "bimbamm"
-
-T = TypeVar("T")
 
 
 class SetupError(InputError):
     """A game cannot start with these players or options."""
 
 
-class _Events(list[Event]):
-    """The events of one action, numbered on from the state's next seq, all at time ``t``."""
+class _Step:
+    """The events of one action being decided, each folded into the state as it is made.
 
-    def __init__(self, first_seq: int, t: float) -> None:
-        super().__init__()
-        self.first_seq = first_seq
+    Deciding reads ``state`` (the state after the events so far); only :func:`~.replay.evolve`
+    changes it, so the live game and a replay of its log build their states the same way.
+    """
+
+    __slots__ = ("state", "t", "events")
+
+    def __init__(self, state: State, t: float) -> None:
+        self.state = state
         self.t = t
+        self.events: list[Event] = []
 
     @property
     def seq(self) -> int:
-        """The seq the next appended event must carry."""
-        return self.first_seq + len(self)
+        """The seq the next event must carry."""
+        return self.state.seq
+
+    def add(self, event: Event) -> None:
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+
+    def done(self) -> tuple[State, list[Event]]:
+        return self.state, self.events
 
 
 # -- setup ------------------------------------------------------------------------------------
@@ -159,10 +170,9 @@ def new_game(
         cards=mode,
         rules=rules,
     )
-    out = _Events(0, t)
-    out.append(SetupEvent(out.seq, t, GAME_NAME, names, seed, mode.value, _setup_json(state), rules))
-    out.append(TurnEvent(out.seq, t, turn))
-    return evolve(state, seq=out.seq), list(out)
+    setup = SetupEvent(0, t, GAME_NAME, names, seed, mode.value, _setup_json(state), rules)
+    first = TurnEvent(1, t, turn)
+    return evolve(evolve(None, setup), first), [setup, first]
 
 
 def _check_cards_mode(cards: object) -> Cards:
@@ -202,29 +212,28 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
     if state.over:
         raise IllegalAction(Illegal.GAME_OVER, "the game is over")
     _check_time(state, action.t)
-    out = _Events(state.seq, action.t)
+    step = _Step(state, action.t)
     if isinstance(action, Flip):
-        new = _flip(state, action, out)
+        _flip(step, action)
     elif isinstance(action, UseSpecial):
-        new = _special(state, action, out)
+        _special(step, action)
     elif isinstance(action, ResolveRace):
-        new = _resolve(state, action, out)
+        _resolve(step, action)
     elif isinstance(action, ScorerFlips):
-        new = _scorer_flips(state, action, out)
+        _scorer_flips(step, action)
     elif isinstance(action, Shout):
-        new = _lone_shout(state, action, out)
+        _lone_shout(step, action)
     elif isinstance(action, Challenge):
-        new = _challenge(state, action, out)
+        _challenge(step, action)
     elif isinstance(action, Leave):
-        new = _leave(state, action, out)
+        _leave(step, action)
     elif isinstance(action, Quit):
-        new = _quit(state, action, out)
+        _quit(step, action)
     elif isinstance(action, Resume):
-        out.append(Resumed(out.seq, out.t))
-        new = state
+        step.add(Resumed(step.seq, step.t))
     else:
         raise IllegalAction(Illegal.UNKNOWN_ACTION, f"not a Bim Bamm! action: {action!r}")
-    return evolve(new, seq=out.seq, last_t=action.t), list(out)
+    return step.done()
 
 
 def resume(state: State, t: float) -> tuple[State, list[Event]]:
@@ -267,8 +276,9 @@ def _names(animals: Sequence[Animal]) -> str:
 # -- turns ------------------------------------------------------------------------------------
 
 
-def _flip(state: State, action: Flip, out: _Events) -> State:
+def _flip(step: _Step, action: Flip) -> None:
     """A turn flip; a race opens if any animal now shows five or more times."""
+    state = step.state
     _expect_turn(state, action.player)
     tile = _check_tile(action.tile)
     if restricted_tile(state, action.player, tile):
@@ -276,26 +286,12 @@ def _flip(state: State, action: Flip, out: _Events) -> State:
             Illegal.RESTRICTED_TILE,
             f"2-player rule: tile {tile} shows {state.tiles[tile].showing}, which {state.restricted_by} just revealed",
         )
-    state = _turn_tile(state, action.player, tile, FlipReason.TURN, out)
-    return _after_flips(state, action.player, out)
+    _after_flips(step, action.player, _turn_tile(step, action.player, tile, FlipReason.TURN))
 
 
 def restricted_tile(state: State, player: PlayerName, tile: int) -> bool:
     """True if the 2-player rule forbids ``player`` to flip ``tile`` now."""
     return state.variant2p and state.restricted_by != player and state.tiles[tile].showing in state.restricted
-
-
-def _revealed(state: State, player: PlayerName, animal: Animal, reason: FlipReason) -> State:
-    """Note what ``player`` revealed for the 2-player rule ("the previous player" is the last
-    player who acted; everything they turned over since the other player acted binds).
-    Rules 1: only a turn flip counts, and only its own animal."""
-    if state.rules == 1:
-        return evolve(state, restricted=(animal,), restricted_by=player) if reason is FlipReason.TURN else state
-    if state.restricted_by != player:
-        return evolve(state, restricted=(animal,), restricted_by=player)
-    if animal in state.restricted:
-        return state
-    return evolve(state, restricted=state.restricted + (animal,))
 
 
 def _check_tile(tile: object) -> int:
@@ -307,82 +303,81 @@ def _check_tile(tile: object) -> int:
     return tile
 
 
-def _turn_tile(state: State, player: PlayerName, tile: int, reason: FlipReason, out: _Events) -> State:
-    """Turn one tile over and log it with the counts after the flip."""
-    tiles = list(state.tiles)
-    tiles[tile] = tiles[tile].flipped()
-    state = evolve(state, tiles=tuple(tiles))
-    out.append(FlipEvent(out.seq, out.t, player, tile, tiles[tile].showing, state.counts(), reason))
-    return _revealed(state, player, tiles[tile].showing, reason)
+def _turn_tile(step: _Step, player: PlayerName, tile: int, reason: FlipReason) -> dict[Animal, int]:
+    """Turn one tile over and log it with the counts after the flip (which it returns)."""
+    state = step.state
+    before = state.tiles[tile]
+    shown, showing = (before.white, before.black) if before.up is Side.WHITE else (before.black, before.white)
+    counts = state.counts()
+    counts[shown] -= 1
+    counts[showing] += 1
+    step.add(FlipEvent(step.seq, step.t, player, tile, showing, counts, reason))
+    return counts
 
 
-def _after_flips(state: State, actor: PlayerName, out: _Events) -> State:
+def _after_flips(step: _Step, actor: PlayerName, counts: dict[Animal, int]) -> None:
     """Open a race per animal showing five or more times, or pass the turn to the actor's left."""
-    fives = state.fives()
+    fives = [animal for animal, n in counts.items() if n >= FIVE]
     if not fives:
-        return _pass_turn(state, actor, out)
+        _pass_turn(step, actor)
     for animal in fives:
-        out.append(RaceEvent(out.seq, out.t, animal))
-    return evolve(state, phase=Phase.RACE, race=fives, turn=actor, scorer=None, scored=None, declaration=None)
+        step.add(RaceEvent(step.seq, step.t, animal))
 
 
-def _pass_turn(state: State, after: PlayerName, out: _Events) -> State:
+def _pass_turn(step: _Step, after: PlayerName) -> None:
     """The player to the left of ``after`` takes the next turn."""
-    nxt = state.left_of(after)
-    out.append(TurnEvent(out.seq, out.t, nxt))
-    return evolve(state, phase=Phase.TURN, turn=nxt, race=(), scorer=None, scored=None, declaration=None)
+    step.add(TurnEvent(step.seq, step.t, step.state.left_of(after)))
 
 
-def _special(state: State, action: UseSpecial, out: _Events) -> State:
+def _special(step: _Step, action: UseSpecial) -> None:
     """SWAP or EXCHANGE, then the special tile turns over and the turn passes."""
+    state = step.state
     seat = _expect_turn(state, action.player)
     if state.special is Special.SWAP:
         if action.target is not None:
             raise IllegalAction(Illegal.SWAP_HAS_NO_TARGET, "the special tile shows SWAP, which takes no other player")
-        state = _swap(state, seat, out)
+        _swap(step, seat)
     else:
         if action.target is None or action.target == action.player or action.target not in state.active:
             others = ", ".join(p for p in state.active if p != action.player)
             raise IllegalAction(
                 Illegal.BAD_TARGET, f"EXCHANGE needs another player's name ({others}), not {action.target!r}"
             )
-        state = _exchange(state, seat, state.seat(action.target), out)
-    state = evolve(state, restricted=(), restricted_by=None if state.rules == 1 else action.player)
-    return _pass_turn(state, action.player, out)
+        _exchange(step, seat, state.seat(action.target))
+    _pass_turn(step, action.player)
 
 
-def _swap(state: State, seat: int, out: _Events) -> State:
+def _swap(step: _Step, seat: int) -> None:
     """Put the held card under the pile, draw the top card; the tile turns to EXCHANGE.
 
     With table cards the player does it with physical cards: only the tile is tracked.
     """
+    state = step.state
     if state.table_cards:
-        out.append(SwapEvent(out.seq, out.t, state.players[seat], None, None))
-        return evolve(state, special=Special.EXCHANGE)
+        step.add(SwapEvent(step.seq, step.t, state.players[seat], None, None))
+        return
     held = state.hands[seat]
     deck = state.deck + ((held,) if held is not None else ())
-    drew = deck[0] if deck else None
-    out.append(SwapEvent(out.seq, out.t, state.players[seat], held, drew))
-    return evolve(state, deck=deck[1:], hands=_set(state.hands, seat, drew), special=Special.EXCHANGE)
+    step.add(SwapEvent(step.seq, step.t, state.players[seat], held, deck[0] if deck else None))
 
 
-def _exchange(state: State, seat: int, other: int, out: _Events) -> State:
+def _exchange(step: _Step, seat: int, other: int) -> None:
     """Swap cards with the named player; the tile turns to SWAP (table cards: unknown cards, null)."""
+    state = step.state
     gave, got = state.hands[seat], state.hands[other]
-    out.append(ExchangeEvent(out.seq, out.t, state.players[seat], state.players[other], gave, got))
-    hands = _set(_set(state.hands, seat, got), other, gave)
-    return evolve(state, hands=hands, special=Special.SWAP)
+    step.add(ExchangeEvent(step.seq, step.t, state.players[seat], state.players[other], gave, got))
 
 
 # -- races and shouts -------------------------------------------------------------------------
 
 
-def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
+def _resolve(step: _Step, action: ResolveRace) -> None:
     """Judge every shout of the race window in onset order; the earliest valid one scores.
 
     With table cards a shout of a raced animal is valid unless the table refuted it; the later
     claims are kept with the scorer's :class:`Declaration` in case the scorer is challenged.
     """
+    state = step.state
     if state.phase is not Phase.RACE:
         raise IllegalAction(Illegal.NO_RACE, "no race is open")
     for call in action.shouts:
@@ -390,14 +385,14 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
     refuted = _check_refuted(state, action.refuted)
     held, race, actor = state.hands, state.race, state.turn
     scoring: int | None = None
-    later: list[Claim] = []
     erred: list[PlayerName] = []
     for call in sorted(action.shouts, key=lambda c: c.onset):
-        shout = out.seq
+        shout = step.seq
         seat = state.seat(call.player)
         fault = _race_fault(state.cards, race, held[seat], refuted, call.player, call.animal)
         marked = state.rules > 1 and (call.player, call.animal) in refuted and call.animal in race
-        out.append(ShoutEvent(shout, out.t, call.player, call.animal, call.onset, refuted=marked))
+        step.add(ShoutEvent(shout, step.t, call.player, call.animal, call.onset, refuted=marked))
+        state = step.state
         if (
             fault is MistakeReason.NO_CARD
             and state.rules > 1
@@ -408,21 +403,17 @@ def _resolve(state: State, action: ResolveRace, out: _Events) -> State:
             fault = None  # the scorer's card drawn in this window: a late shout, not a false one
         if fault is not None and (state.rules == 1 or call.player not in erred):
             erred.append(call.player)
-            state = _mistake(state, seat, fault, shout, out)
+            _mistake(step, seat, fault, shout)
         elif fault is not None:
             pass  # one mistake per player per window: a referee counts the first wrong shout
         elif scoring is None:
             scoring = shout
-            state = _point(state, seat, call.animal, shout, out)
-            if state.over:
-                return state
-        elif state.table_cards:
-            later.append(Claim(call.player, call.animal, shout))
+            if _point(step, seat, call.animal, shout):
+                return
+        # else a later valid shout scores nothing (table cards: the fold keeps it as a later claim)
+        state = step.state
     if scoring is None:
-        return _pass_turn(state, actor, out)
-    if state.table_cards:
-        state = evolve(state, declaration=Declaration(actor, scoring, tuple(later), tuple(erred)))
-    return state
+        _pass_turn(step, actor)
 
 
 def _race_fault(
@@ -487,43 +478,31 @@ def _check_shout(state: State, player: PlayerName, animal: object, onset: object
         raise IllegalAction(Illegal.BAD_ONSET, f"a shout's onset must be seconds on the game clock, not {onset!r}")
 
 
-def _point(state: State, seat: int, animal: Animal, shout: int, out: _Events) -> State:
-    """The card becomes a point, the player draws, then turns 2 tiles — or wins at 3 points.
+def _point(step: _Step, seat: int, animal: Animal, shout: int) -> bool:
+    """The card becomes a point, the player draws, then turns 2 tiles — or wins at 3 points
+    (then True: the game is over).
 
     With table cards the player draws a physical card: "drew" is null and no hand changes.
     """
+    state = step.state
     player = state.players[seat]
-    won = state.points[seat] + (animal,)
-    if state.table_cards:
-        out.append(PointEvent(out.seq, out.t, player, animal, None, len(won), shout))
-        state = evolve(state, points=_set(state.points, seat, won), turn=player)
-    else:
-        drew = state.deck[0] if state.deck else None
-        out.append(PointEvent(out.seq, out.t, player, animal, drew, len(won), shout))
-        state = evolve(
-            state,
-            points=_set(state.points, seat, won),
-            hands=_set(state.hands, seat, drew),
-            deck=state.deck[1:],
-            turn=player,
-        )
-    if len(won) >= WINNING_POINTS:
-        return _end(state, player, EndReason.THREE_POINTS, None, out)
-    return evolve(state, phase=Phase.SCORER, scorer=player, scored=animal, race=())
+    won = len(state.points[seat]) + 1
+    drew = None if state.table_cards or not state.deck else state.deck[0]
+    step.add(PointEvent(step.seq, step.t, player, animal, drew, won, shout))
+    if won >= WINNING_POINTS:
+        _end(step, player, EndReason.THREE_POINTS, None)
+        return True
+    return False
 
 
-def _mistake(state: State, seat: int, reason: MistakeReason, shout: int, out: _Events) -> State:
+def _mistake(step: _Step, seat: int, reason: MistakeReason, shout: int) -> None:
     """The player's last won card goes under the pile; with none, nothing happens.
 
     With table cards the pile is physical: the card leaves the points and the host names it.
     """
+    state = step.state
     won = state.points[seat]
-    returned = won[-1] if won else None
-    out.append(MistakeEvent(out.seq, out.t, state.players[seat], reason, returned, shout))
-    if returned is None:
-        return state
-    deck = state.deck if state.table_cards else state.deck + (returned,)
-    return evolve(state, points=_set(state.points, seat, won[:-1]), deck=deck)
+    step.add(MistakeEvent(step.seq, step.t, state.players[seat], reason, won[-1] if won else None, shout))
 
 
 def next_claim(state: State, refuted: Sequence[Refuted] = ()) -> Claim | None:
@@ -543,28 +522,29 @@ def next_claim(state: State, refuted: Sequence[Refuted] = ()) -> Claim | None:
     return None
 
 
-def _lone_shout(state: State, action: Shout, out: _Events) -> State:
+def _lone_shout(step: _Step, action: Shout) -> None:
     """A shout outside a race window, judged against the table; it can never score."""
+    state = step.state
     if state.phase is Phase.RACE:
         raise IllegalAction(Illegal.RACE_OPEN, "a race is open: submit its shouts with ResolveRace")
     _check_shout(state, action.player, action.animal, action.onset)
-    shout = out.seq
-    out.append(ShoutEvent(shout, out.t, action.player, action.animal, action.onset, in_race=False))
+    shout = step.seq
+    step.add(ShoutEvent(shout, step.t, action.player, action.animal, action.onset, in_race=False))
     seat = state.seat(action.player)
     fives = state.fives()
     if not fives:
-        return _mistake(state, seat, MistakeReason.NO_FIVE, shout, out)
-    if action.animal not in fives:
-        return _mistake(state, seat, MistakeReason.WRONG_ANIMAL, shout, out)
-    if not state.table_cards and state.hands[seat] is not action.animal:
-        return _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
-    return state
+        _mistake(step, seat, MistakeReason.NO_FIVE, shout)
+    elif action.animal not in fives:
+        _mistake(step, seat, MistakeReason.WRONG_ANIMAL, shout)
+    elif not state.table_cards and state.hands[seat] is not action.animal:
+        _mistake(step, seat, MistakeReason.NO_CARD, shout)
 
 
-def _challenge(state: State, action: Challenge, out: _Events) -> State:
+def _challenge(step: _Step, action: Challenge) -> None:
     """Table cards: the scorer's claim was false. Take the point back, judge the shout no_card
     (with its penalty), judge their other claims of that animal and the refuted claims the same,
     trust the next claim."""
+    state = step.state
     _check_player(state, action.player)
     if not state.table_cards:
         raise IllegalAction(Illegal.CARDS_KNOWN, "with dealt cards the host knows every hand and judges no_card itself")
@@ -579,10 +559,10 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
     seat = state.seat(action.player)
     won = state.points[seat][:-1]
     said_no = tuple(c.shout for c in claim.later if (c.player, c.animal) in refuted)
-    out.append(
+    step.add(
         ChallengeEvent(
-            out.seq,
-            out.t,
+            step.seq,
+            step.t,
             action.player,
             animal,
             claim.shout,
@@ -590,45 +570,42 @@ def _challenge(state: State, action: Challenge, out: _Events) -> State:
             said_no if state.rules > 1 and said_no else None,
         )
     )
-    state = evolve(state, points=_set(state.points, seat, won), declaration=None, scorer=None, scored=None)
     erred = list(claim.erred)
-    state = _window_mistake(state, seat, claim.shout, erred, out)
+    _window_mistake(step, seat, claim.shout, erred)
     rest: list[Claim] = []
     for other in claim.later:
         if (other.player == action.player and other.animal is animal) or (other.player, other.animal) in refuted:
-            state = _window_mistake(state, state.seat(other.player), other.shout, erred, out)
+            _window_mistake(step, state.seat(other.player), other.shout, erred)
         else:
             rest.append(other)
     if not rest:
-        return _pass_turn(state, claim.actor, out)
-    nxt = rest[0]
-    state = _point(state, state.seat(nxt.player), nxt.animal, nxt.shout, out)
-    if state.over:
-        return state
-    return evolve(state, declaration=Declaration(claim.actor, nxt.shout, tuple(rest[1:]), tuple(erred)))
+        _pass_turn(step, claim.actor)
+    else:
+        _point(step, state.seat(rest[0].player), rest[0].animal, rest[0].shout)
+    # (the fold trusts the claims after the next one in the new Declaration)
 
 
-def _window_mistake(state: State, seat: int, shout: int, erred: list[PlayerName], out: _Events) -> State:
+def _window_mistake(step: _Step, seat: int, shout: int, erred: list[PlayerName]) -> None:
     """A no_card mistake found by a challenge, unless the player already erred in that window
     (rules 2: one mistake per player per window)."""
-    player = state.players[seat]
-    if state.rules > 1 and player in erred:
-        return state
+    player = step.state.players[seat]
+    if step.state.rules > 1 and player in erred:
+        return
     erred.append(player)
-    return _mistake(state, seat, MistakeReason.NO_CARD, shout, out)
+    _mistake(step, seat, MistakeReason.NO_CARD, shout)
 
 
-def _scorer_flips(state: State, action: ScorerFlips, out: _Events) -> State:
+def _scorer_flips(step: _Step, action: ScorerFlips) -> None:
     """The scorer turns 2 tiles of their animal; the second flip may open a new race."""
+    state = step.state
     _check_player(state, action.player)
     if state.phase is not Phase.SCORER:
         raise IllegalAction(Illegal.NOT_SCORER, "nobody is choosing tiles to turn now")
     if action.player != state.scorer:
         raise IllegalAction(Illegal.NOT_SCORER, f"{state.scorer} scored and chooses the tiles, not {action.player}")
     first, second = _check_score_tiles(state, action.tiles)
-    state = _turn_tile(state, action.player, first, FlipReason.SCORE, out)
-    state = _turn_tile(state, action.player, second, FlipReason.SCORE, out)
-    return _after_flips(state, action.player, out)
+    _turn_tile(step, action.player, first, FlipReason.SCORE)
+    _after_flips(step, action.player, _turn_tile(step, action.player, second, FlipReason.SCORE))
 
 
 def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
@@ -649,9 +626,10 @@ def _check_score_tiles(state: State, tiles: object) -> tuple[int, int]:
 # -- a player who leaves ----------------------------------------------------------------------
 
 
-def _leave(state: State, action: Leave, out: _Events) -> State:
+def _leave(step: _Step, action: Leave) -> None:
     """The player is out for good: their card, then their won cards, go under the pile; the turn
     passes to their left if they were to act; fewer than MIN_PLAYERS left end the game."""
+    state = step.state
     player = action.player
     seat = _check_player(state, player)
     if player in state.gone:
@@ -659,43 +637,29 @@ def _leave(state: State, action: Leave, out: _Events) -> State:
     if state.phase is Phase.RACE:
         raise IllegalAction(Illegal.RACE_OPEN, f"a race for {_names(state.race)} is open: resolve it first")
     held, won = state.hands[seat], state.points[seat]
-    out.append(LeftEvent(out.seq, out.t, player, None if state.table_cards else held, won))
-    deck = state.deck if state.table_cards else state.deck + ((held,) if held is not None else ()) + won
-    acting = state.to_act == player
-    state = evolve(
-        state,
-        gone=state.gone + (player,),
-        hands=_set(state.hands, seat, None),
-        points=_set(state.points, seat, ()),
-        deck=deck,
-    )
-    if len(state.active) < MIN_PLAYERS:
-        return _end(state, None, EndReason.TOO_FEW_PLAYERS, None, out)
-    if acting:
-        return _pass_turn(state, player, out)
-    claim = state.declaration
-    if claim is not None:
-        later = tuple(c for c in claim.later if c.player != player)
-        state = evolve(state, declaration=Declaration(claim.actor, claim.shout, later, claim.erred))
-    return state
+    step.add(LeftEvent(step.seq, step.t, player, None if state.table_cards else held, won))
+    if len(step.state.active) < MIN_PLAYERS:
+        _end(step, None, EndReason.TOO_FEW_PLAYERS, None)
+    elif state.to_act == player:
+        _pass_turn(step, player)
+    # (otherwise the fold drops their later claims from a Declaration)
 
 
 # -- the end ----------------------------------------------------------------------------------
 
 
-def _quit(state: State, action: Quit, out: _Events) -> State:
+def _quit(step: _Step, action: Quit) -> None:
     """The game ends now without a winner."""
     if action.player is not None:
-        _check_player(state, action.player)
+        _check_player(step.state, action.player)
     if not isinstance(action.reason, str) or not action.reason or action.reason == EndReason.THREE_POINTS:
         raise IllegalAction(Illegal.BAD_REASON, f"not a reason to end the game: {action.reason!r}")
-    return _end(state, None, action.reason, action.player, out)
+    _end(step, None, action.reason, action.player)
 
 
-def _end(state: State, winner: PlayerName | None, reason: str, quitter: PlayerName | None, out: _Events) -> State:
-    """Log game_over and freeze the state."""
-    out.append(GameOverEvent(out.seq, out.t, reason, winner, state.points_by_name(), quitter))
-    return evolve(state, phase=Phase.OVER, winner=winner, race=(), scorer=None, scored=None, declaration=None)
+def _end(step: _Step, winner: PlayerName | None, reason: str, quitter: PlayerName | None) -> None:
+    """Log game_over: the game is over."""
+    step.add(GameOverEvent(step.seq, step.t, reason, winner, step.state.points_by_name(), quitter))
 
 
 # -- helpers for the host and the simulator ---------------------------------------------------
@@ -730,12 +694,55 @@ def _turn_actions(state: State, t: float) -> list[Action]:
     return actions
 
 
-def _set(values: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    """A copy of ``values`` with one item replaced."""
-    return values[:index] + (value,) + values[index + 1 :]
+class BimBamm:
+    """Bim Bamm! behind the shared :class:`~voicehost.rules.base.Game` interface."""
+
+    name = GAME_NAME
+
+    def __init__(self, rng: Rng | None = None) -> None:
+        self.rng = rng
+
+    def seeded(self, rng: Rng) -> BimBamm:
+        """These rules dealing with ``rng``."""
+        return BimBamm(rng)
+
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[State, list[Event]]:
+        """Deal (see :func:`new_game`; options: tiles, variant2p, cards, rules)."""
+        if self.rng is None:
+            raise SetupError("Bim Bamm! needs a seeded RNG to deal: use GAME.seeded(rng)")
+        return new_game(players, self.rng, seed, first_player=first_player, t=t, **options)
+
+    def apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
+        """Apply one action (see :func:`apply`)."""
+        return apply(state, action)
+
+    def over(self, state: State) -> bool:
+        """True once the game has ended."""
+        return state.over
+
+    def resume(self, state: State, t: float) -> tuple[State, list[Event]]:
+        """The "resumed" event of a loaded game."""
+        return resume(state, t)
+
+    def event_from_json(self, obj: JsonObject) -> Event:
+        """The typed event of one log object."""
+        return event_from_json(obj)
+
+    def replay(self, log: Sequence[JsonObject]) -> State:
+        """Rebuild the state from a log (see :func:`~.replay.replay`)."""
+        return replay(log)
 
 
 __all__ = [
+    "BimBamm",
     "Call",
     "GAME_NAME",
     "SetupError",

@@ -13,7 +13,11 @@ from typing import Any, ClassVar, Mapping
 from voicehost.rules.base import Event, GameOver, JsonObject, LogError, PlayerName, Resumed
 from voicehost.rules.bimbamm.tiles import Animal
 
+GAME_NAME = "bimbamm"
+"""The game's name in the setup event (and on the command line)."""
+
 __all__ = [
+    "GAME_NAME",
     "BimBammEvent",
     "ChallengeEvent",
     "EndReason",

@@ -9,7 +9,8 @@ A game is played with dealt cards (the host deals and knows every card) or with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import math
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -86,6 +87,73 @@ class Declaration:
     """Who already made a mistake in that window: one mistake per player per window (rules 2)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """What the action whose events are being folded must log next (bookkeeping of
+    :func:`~.replay.evolve`: the engine and a replay build it alike, the host never reads it).
+
+    ``events`` are the event types that may come next; a specific "mistake" or "point" names its
+    player, reason or animal and shout, the scorer's second "flip" the tile already turned (which
+    may not be turned twice). ``optional``: the action may also end here (a table-cards claim of
+    rules 1 that the table may have refuted, logged only as a "mistake" right after the shout)."""
+
+    events: tuple[str, ...]
+    player: PlayerName | None = None
+    reason: str | None = None
+    animal: Animal | None = None
+    shout: int = -1
+    tile: int = -1
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RaceWindow:
+    """A race window a ResolveRace is judging, from its first shout to its last event (fold
+    bookkeeping, see :class:`Owed`): the shouts come in onset order and are judged on the race and
+    the cards held when it opened."""
+
+    race: tuple[Animal, ...]
+    """The animals raced."""
+    actor: PlayerName
+    """Whose flip opened the race: play continues to their left if nobody scores."""
+    onset: float = -math.inf
+    """The last shout's onset."""
+    erred: tuple[PlayerName, ...] = ()
+    """Who made a mistake in this window so far."""
+    scored: bool = False
+    """Someone has scored in this window."""
+    refuted: frozenset[tuple[PlayerName, Animal]] = frozenset()
+    """Table cards: the claims (player, animal) the table refuted in this window: every shout of
+    such a claim is a no_card mistake."""
+    trusted: frozenset[tuple[PlayerName, Animal]] = frozenset()
+    """Table cards: the claims found valid in this window (rules 1 logs a refuted claim only by
+    its mistake, so a claim neither refuted nor trusted yet may still be either)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeWindow:
+    """A challenged scorer's race window being judged again, from the "challenge" event to the
+    action's last event (fold bookkeeping, see :class:`Owed`)."""
+
+    actor: PlayerName
+    """The declaration's actor: play continues to their left if no claim is kept."""
+    player: PlayerName
+    """The challenged scorer."""
+    animal: Animal
+    """The animal they claimed."""
+    claims: tuple[Claim, ...]
+    """The window's later claims not yet judged, in onset order."""
+    refuted: frozenset[tuple[PlayerName, Animal]]
+    """The claims (player, animal) judged no_card: the challenged one, and those the table refuted
+    too (rules 2: all listed by the challenge; rules 1: known only by their "mistake" events)."""
+    complete: bool
+    """Whether ``refuted`` is the whole list (rules 2)."""
+    erred: tuple[PlayerName, ...]
+    """Who made a mistake in that window so far."""
+    kept: tuple[Claim, ...] = ()
+    """Claims judged so far and still trusted, in onset order."""
+
+
 @dataclass(frozen=True)
 class State:
     """Everything the rules know. Build the first one with :func:`~.engine.new_game`."""
@@ -137,6 +205,15 @@ class State:
     gone: tuple[PlayerName, ...] = ()
     """Players who left the game, in the order they left: they keep their seat in ``players``
     but hold no card, have no points, are skipped by the turn and may no longer shout."""
+    owed: Owed | None = None
+    """Bookkeeping of the fold: what the action being logged must log next; None when it may end
+    here (always so between two actions, except inside a table-cards rules-1 race, see Owed)."""
+    window: RaceWindow | ChallengeWindow | None = None
+    """Bookkeeping of the fold: the race window whose shouts a ResolveRace or a Challenge is
+    judging (cleared by the next action's first event)."""
+    tally: tuple[tuple[Tile, ...], tuple[int, ...]] | None = field(default=None, compare=False, repr=False)
+    """A cache of :meth:`counts` with the very tiles tuple it counted (a copy with other tiles
+    does not use it); :func:`~.replay.evolve` keeps it up to date flip by flip."""
 
     # -- views for the host -------------------------------------------------------------------
 
@@ -147,6 +224,8 @@ class State:
     def left_of(self, player: PlayerName) -> PlayerName:
         """The next player clockwise still in the game (``player`` may have left)."""
         seat, n = self.seat(player), len(self.players)
+        if not self.gone:
+            return self.players[(seat + 1) % n]
         return next((p for k in range(1, n + 1) if (p := self.players[(seat + k) % n]) not in self.gone), player)
 
     @property
@@ -182,10 +261,17 @@ class State:
 
     def counts(self) -> dict[Animal, int]:
         """Tiles showing each animal, every animal listed (zeros too) in Animal order."""
+        return dict(zip(ANIMALS, self.tallied()))
+
+    def tallied(self) -> tuple[int, ...]:
+        """The counts in Animal order, from the cache when it counted these tiles."""
+        tally = self.tally
+        if tally is not None and tally[0] is self.tiles:
+            return tally[1]
         out = dict.fromkeys(ANIMALS, 0)
         for tile in self.tiles:
             out[tile.white if tile.up is Side.WHITE else tile.black] += 1
-        return out
+        return tuple(out.values())
 
     def fives(self) -> tuple[Animal, ...]:
         """Animals showing on five or more tiles, in Animal order."""
@@ -234,8 +320,10 @@ class State:
 _FIELDS = frozenset(f.name for f in fields(State))
 
 
-def evolve(state: State, **changes: Any) -> State:
+def changed(state: State, **changes: Any) -> State:
     """``dataclasses.replace`` for the hot path: a copy with some fields changed, ~5x faster.
+
+    Only :func:`~.replay.evolve` (and tests building positions) change a state; this is its tool.
 
     It skips ``__init__`` (State has no validation there) but still refuses unknown field names.
     """
