@@ -47,18 +47,14 @@ microphones lose buffers and a Ctrl-C lands elsewhere."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark device-timing tests ``realtime``: every test of a file in which any test uses the
-    virtual table, and of the files in :data:`REALTIME_MODULES`.
+    """Mark device-timing tests ``realtime``: every test using the virtual table, and every test of
+    the files in :data:`REALTIME_MODULES`.
 
     scripts/test runs them one by one with the machine to themselves, then the rest on every core;
     a quick local loop skips them with ``-m "not realtime"``."""
-
-    def module(item: pytest.Item) -> str:
-        return item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
-
-    devices = {module(item) for item in items if "virtual_table" in getattr(item, "fixturenames", ())}
     for item in items:
-        if module(item) in devices | REALTIME_MODULES:
+        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+        if "virtual_table" in getattr(item, "fixturenames", ()) or module in REALTIME_MODULES:
             item.add_marker(pytest.mark.realtime)
 
 

@@ -7,7 +7,7 @@ from voicehost.listen.pipeline import Listener
 
 
 def _shout(player: str, onset: float, end: float, level: float, phrase: str = "two bum bum") -> Shout:
-    return Shout(player, phrase, onset, end, 0.9, EventKind.VOICE, level_db=level)
+    return Shout(player, phrase, onset, end, 0.9, kind=EventKind.VOICE, level_db=level)
 
 
 def test_a_shout_far_fainter_during_a_neighbours_shout_is_dropped() -> None:

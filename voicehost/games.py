@@ -8,7 +8,8 @@ game's heavy imports (BAM!'s sentence grammar) happen only when that game is pla
 What each named module provides:
 
 - ``rules``: ``GAME``, an object satisfying :class:`voicehost.rules.base.Game`.
-- ``flow``: ``HELP``, ``add_arguments(parser)``, ``options_from_args(args) -> dict`` and
+- ``flow``: ``HELP``, ``OPTIONS`` (every option and what it accepts, see
+  :mod:`voicehost.host.options`), ``add_arguments(parser)``, ``options_from_args(args) -> dict`` and
   ``make_flow(host, seed, options) -> Flow`` (see :mod:`voicehost.host.session`).
 - ``bot``: the simulator's bot for the game (see :mod:`voicehost.sim`).
 """

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     from voicehost.commands.play import _run_live, check_speech_wav, saved_on_stop, show_private
     from voicehost.eventlog import read_events, repair_torn_tail
+    from voicehost.games import game
     from voicehost.host.build import PlaySettings, run_session, settings_for_resume
 
     events = read_events(args.log)
@@ -53,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
         voice=args.voice,
     )
     settings = settings_for_resume(events, args.log, base)
+    # A log the rules refuse is refused before the file is touched: one line, nothing cut.
+    game(settings.game).rules_game().replay(events)
     cut = repair_torn_tail(args.log)
     if cut is not None:
         print(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from voicehost.errors import AudioDeviceError, InputError
+from voicehost.games import SHOUTED
 from voicehost.status import ExitStatus
 from voicehost.text import players_problem
 
@@ -91,9 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
     parser.add_argument(
         "--enrol",
-        choices=("bimbamm", "bimbambum", "all"),
+        choices=(*SHOUTED, "all"),
         metavar="GAME",
-        help="then record each player saying GAME's words (bimbamm, bimbambum or all), "
+        help=f"then record each player saying GAME's words ({', '.join(SHOUTED)} or all), "
         "saved next to --out for 'play --config'",
     )
     parser.add_argument(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -51,10 +51,8 @@ class Span:
 
 
 def heard_from(shout: Shout) -> Heard:
-    """The session's view of a ranked shout."""
-    return Heard(
-        shout.player, shout.phrase, shout.onset, shout.end, shout.confidence, "mic", shout.level_db, shout.uncertain
-    )
+    """The session's view of a ranked shout: the same object (one class), marked as heard by a microphone."""
+    return shout if shout.source == "mic" else replace(shout, source="mic")
 
 
 class ReferenceTap:

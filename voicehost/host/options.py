@@ -138,45 +138,25 @@ TIME_WINDOW = Seconds(0.0, 60.0, optional=True)
 SLAP_WINDOW = Seconds(0.0, 30.0)
 LONG_WAIT = Seconds(0.0, 600.0)
 
-OPTIONS: dict[str, dict[str, Check]] = {
-    "bimbamm": {
-        "race_window": RACE_WINDOW,
-        "remind_after": LONG_WAIT,
-        "reminders": Whole(0, 10),
-        "first_player": Text(),
-        "variant2p": Flag(),
-        "cards": Choice(("auto", "dealt", "table")),
-        "cat_wait": LONG_WAIT,
-        "verify_window": Seconds(0.0, 60.0),
-    },
-    "bimbambum": {
-        "window": TIME_WINDOW,
-        "slap_window": SLAP_WINDOW,
-        "first_player": Text(),
-        "shout_window": Seconds(0.0, 60.0),
-        "remind_after": LONG_WAIT,
-        "reminders": Whole(0, 10),
-        "quick": Whole(1, 1000, optional=True),
-    },
-    "bam": {
-        "decks": Texts(),
-        "tags": Texts(longest=200),
-        "rounds": Whole(1, 50),
-        "cards": Choice(("dealt", "table"), optional=True),
-        "first_master": Text(),
-        "remind_after": LONG_WAIT,
-        "reminders": Whole(0, 10),
-        "realizer": Anything(),
-    },
-}
-"""Every option each game knows, with what it accepts. Programs-only options are refused in files."""
+
+def game_options(game: str) -> Mapping[str, Check] | None:
+    """Every option ``game`` knows, with what it accepts (its flow module's ``OPTIONS``, found in
+    the game registry); None for a game the registry does not know."""
+    from voicehost.games import GAMES
+
+    info = GAMES.get(game)
+    if info is None:
+        return None
+    options: Mapping[str, Check] = info.flow_module().OPTIONS
+    return options
+
 
 PROGRAM_ONLY = frozenset({"realizer"})
 
 
 def check_options(game: str, options: Any, where: str, *, from_file: bool = False) -> dict[str, Any]:
     """``options`` checked for ``game`` (``where`` names the source in errors); returns a clean copy."""
-    known = OPTIONS.get(game)
+    known = game_options(game)
     if known is None:
         raise OptionError(f"{where}: unknown game {game!r}")
     if not isinstance(options, Mapping):

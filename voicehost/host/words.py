@@ -6,10 +6,10 @@ punctuation removed — the form both the recognisers and the text input produce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
 
+from voicehost.listen.messages import Heard as Heard
 from voicehost.text import normalise as normalise
 
 NUMBER_WORDS = (
@@ -229,25 +229,3 @@ def read_request(phrase: str) -> int | None:
 def read_phrases(top: int, *prefixes: str) -> list[str]:
     """The recogniser's phrases for read requests of 1..``top`` ("read card seven" …)."""
     return [f"{prefix} {number_phrase(n)}" for prefix in prefixes for n in range(1, top + 1)]
-
-
-@dataclass(frozen=True)
-class Heard:
-    """One thing a player said (or slapped), as the session's game flow receives it."""
-
-    player: str
-    phrase: str
-    """Normalised ("two bam bam"); "slap" for a clap or table slap."""
-    onset: float
-    """Seconds on the session clock when the voice (or slap) began."""
-    end: float
-    """Seconds on the session clock when it ended."""
-    confidence: float = 1.0
-    """0..1 (typed and scripted lines: 1)."""
-    source: str = "text"
-    """'text', 'script' or 'mic'."""
-    level_db: float | None = None
-    """Peak level of the voice on its own microphone, dBFS (microphones only): "the loudest player"."""
-    uncertain: bool = False
-    """The recogniser was unsure of ``phrase`` (microphones only): the session asks the player
-    back before the game sees it, and a confirmed shout keeps its onset."""

@@ -122,26 +122,33 @@ class Recognizer(Protocol):
 
 
 @dataclass(frozen=True)
-class Shout:
-    """A ranked, recognised shout: what the game sees."""
+class Heard:
+    """One thing a player said, shouted or slapped: what the listener reports (a ranked,
+    recognised shout) and what the session's game flow receives — typed, scripted and heard
+    alike. :data:`Shout` is the same class, the name the listening code uses."""
 
     player: SeatName
     phrase: str
+    """Normalised ("two bam bam"); "slap" for a clap or table slap."""
     onset: float
-    """Seconds from t = 0, after latency offsets."""
+    """Seconds on the session clock when the voice (or slap) began (after latency offsets)."""
     end: float
-    """Seconds from t = 0."""
-    confidence: float
-    """0..1."""
-    kind: EventKind = EventKind.VOICE
-    details: dict[str, object] = field(default_factory=dict, compare=False)
-    """Diagnostics (levels, leaks, engine) for reports and plots; not part of the contract."""
-    uncertain: bool = False
-    """The recogniser was not sure of ``phrase`` (it is the likeliest allowed phrase): a host asks
-    back ("Ben, was that cat?") and the shout keeps its onset rank if confirmed."""
+    """Seconds on the session clock when it ended."""
+    confidence: float = 1.0
+    """0..1 (typed and scripted lines: 1)."""
+    source: str = "text"
+    """'text', 'script' or 'mic'."""
     level_db: float | None = field(default=None, compare=False)
-    """Peak level of the shout on its own seat, dBFS (0.1 dB; None when not measured): Bim Bam
-    Bum!'s "who starts" goes to the loudest voice."""
+    """Peak level of the voice on its own microphone, dBFS (0.1 dB; microphones only, None when
+    not measured): Bim Bam Bum!'s "who starts" goes to the loudest voice."""
+    uncertain: bool = False
+    """The recogniser was not sure of ``phrase`` (it is the likeliest allowed phrase; microphones
+    only): the session asks the player back ("Ben: cat?") before the game sees it, and a
+    confirmed shout keeps its onset rank."""
+    kind: EventKind = field(default=EventKind.VOICE, compare=False)
+    """A voice or a slap (microphones; the phrase says it too: "slap")."""
+    details: dict[str, object] = field(default_factory=dict, compare=False)
+    """Diagnostics (leaks, engine, bursts) for reports and plots; not part of the contract."""
 
     def to_json(self) -> dict[str, object]:
         """The object printed by ``voicehost rank --json`` ("uncertain" only appears when true)."""
@@ -155,3 +162,7 @@ class Shout:
         if self.uncertain:
             out["uncertain"] = True
         return out
+
+
+Shout = Heard
+"""The listening code's name for :class:`Heard` (one class: a shout reported is what the game hears)."""

@@ -62,11 +62,11 @@ def shout_from(
         onset=event.onset,
         end=event.end,
         confidence=min(1.0, max(0.0, recognition.confidence)),
+        source="mic",
         kind=event.kind,
         level_db=round(event.level_db, 1),
         details={
             "engine": recognition.engine,
-            "level_db": round(event.level_db, 1),
             "leaked_to": list(event.leaked_to),
             "recognised": recognition.phrase,
             "bursts": len(event.bursts),
@@ -82,7 +82,8 @@ def slap_shout(event: AcousticEvent) -> Shout:
         onset=event.onset,
         end=event.end,
         confidence=0.9,
+        source="mic",
         kind=EventKind.SLAP,
         level_db=round(event.level_db, 1),
-        details={"level_db": round(event.level_db, 1), "leaked_to": list(event.leaked_to)},
+        details={"leaked_to": list(event.leaked_to)},
     )

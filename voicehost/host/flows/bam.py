@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence, TypeVar
 
 from voicehost.decks import Deck, DeckError, GreyCard, RedCard, load_decks
+from voicehost.host.options import Anything, Check, Choice, LONG_WAIT, Text, Texts, Whole
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import join
 from voicehost.host.words import (
@@ -49,6 +50,20 @@ from voicehost.speak.lexicons import preload_lexicons
 from voicehost.speak.realize import Filler, RealizeError, Realizer
 
 HELP = "BAM!: fill the BAM! Master's red card with a card from your hand; the master picks the best and the worst"
+
+OPTIONS: dict[str, Check] = {
+    "decks": Texts(),
+    "tags": Texts(longest=200),
+    "rounds": Whole(1, 50),
+    "cards": Choice(("dealt", "table"), optional=True),
+    "first_master": Text(),
+    "remind_after": LONG_WAIT,
+    "reminders": Whole(0, 10),
+    "realizer": Anything(),
+}
+"""Every option of :class:`BamSettings`, with what it accepts (checked by
+:func:`voicehost.host.options.check_options` wherever options come from; ``realizer`` only from
+a program, never from a file)."""
 
 REMIND_TIMER = "remind"
 KEEP_TIMER = "keep"

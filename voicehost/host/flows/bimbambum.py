@@ -26,6 +26,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from voicehost.host.options import Check, LONG_WAIT, SLAP_WINDOW, TIME_WINDOW, Seconds, Text, Whole
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
 from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES, Command, Heard, normalise, number, number_phrase
@@ -45,6 +46,18 @@ HELP = (
     "Bim Bam Bum!: put your top card on a pile and yell its word once for each pile showing it; "
     "on BIM BAM BUM! everybody else slaps"
 )
+
+OPTIONS: dict[str, Check] = {
+    "window": TIME_WINDOW,
+    "slap_window": SLAP_WINDOW,
+    "first_player": Text(),
+    "shout_window": Seconds(0.0, 60.0),
+    "remind_after": LONG_WAIT,
+    "reminders": Whole(0, 10),
+    "quick": Whole(1, 1000, optional=True),
+}
+"""Every option of :class:`BimBamBumSettings`, with what it accepts (checked by
+:func:`voicehost.host.options.check_options` wherever options come from)."""
 
 SHOUT_TIMER = "loudest"
 INTRO_TIMER = "intro"

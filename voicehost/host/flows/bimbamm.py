@@ -27,6 +27,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from voicehost.host.options import Check, Choice, Flag, LONG_WAIT, RACE_WINDOW, Seconds, Text, Whole
 from voicehost.host.session import Flow, Host
 from voicehost.host.speech_text import count, join
 from voicehost.host.words import (
@@ -47,6 +48,19 @@ from voicehost.rules.base import Event, IllegalAction, JsonObject
 from voicehost.speak.earcons import Earcon
 
 HELP = "Bim Bamm!: flip animal tiles; when five show one animal, its holders race to shout it"
+
+OPTIONS: dict[str, Check] = {
+    "race_window": RACE_WINDOW,
+    "remind_after": LONG_WAIT,
+    "reminders": Whole(0, 10),
+    "first_player": Text(),
+    "variant2p": Flag(),
+    "cards": Choice(("auto", "dealt", "table")),
+    "cat_wait": LONG_WAIT,
+    "verify_window": Seconds(0.0, 60.0),
+}
+"""Every option of :class:`BimBammSettings`, with what it accepts (checked by
+:func:`voicehost.host.options.check_options` wherever options come from)."""
 
 RACE_TIMER = "race"
 REMIND_TIMER = "remind"
