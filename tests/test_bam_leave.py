@@ -54,15 +54,15 @@ def test_a_player_who_has_not_played_leaves_and_the_round_goes_on_without_them()
     conserved(state, 200, 20)
     state = submit_all(game, state)
     assert state.phase is Phase.JUDGING and sorted(state.reading) == ["Cid", "Dee", "Eve"]
-    rejects(game, state, Submit("Bob", hand[:1]), Illegal.LEFT)
+    rejects(game, state, Submit("Bob", hand[:1], t=0.0), Illegal.LEFT)
 
 
 def test_the_last_player_awaited_leaving_brings_the_reading() -> None:
     """When the leaver was the only one still to play, the submissions go straight to the master."""
     game, state, _ = new_game(players=FIVE)
     for player in ("Bob", "Cid", "Dee"):
-        state, _ = game.apply(state, Submit(player, state.hands[player][:1]))
-    state, events = game.apply(state, Leave("Eve"))
+        state, _ = game.apply(state, Submit(player, state.hands[player][:1], t=0.0))
+    state, events = game.apply(state, Leave("Eve", t=0.0))
     assert types(events) == ["left", "reading"]
     assert state.phase is Phase.JUDGING and sorted(state.reading) == ["Bob", "Cid", "Dee"]
 
@@ -73,12 +73,12 @@ def test_a_submitted_card_is_withdrawn_and_the_reading_renumbered() -> None:
     state = submit_all(game, state)
     before = [p for p in state.reading if p != "Cid"]
     cid = state.submitted["Cid"]
-    state, events = game.apply(state, Leave("Cid"))
+    state, events = game.apply(state, Leave("Cid", t=0.0))
     assert types(events) == ["left"] and state.phase is Phase.JUDGING
     assert list(state.reading) == before and [s.number for s in state.submissions] == [1, 2, 3]
     assert not set(cid) & set(state.table) and set(cid) <= set(state.set_aside)
     conserved(state, 200, 20)
-    state, events = game.apply(state, Judge("Ann", 1, 3))
+    state, events = game.apply(state, Judge("Ann", 1, 3, t=0.0))
     assert "best" in types(events) and state.round == 2 and state.master == "Bob"
 
 
@@ -87,7 +87,7 @@ def test_a_master_who_leaves_voids_the_round_and_the_next_player_is_master() -> 
     discarded, everyone draws up and Bob opens the next round."""
     game, state, _ = new_game(players=FIVE)
     red = state.red
-    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1]))
+    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1], t=0.0))
     played = state.table
     state, events = game.apply(state, Leave("Ann", t=9.0))
     assert types(events)[:3] == ["left", "void", "discard"] and types(events)[-1] == "round"
@@ -105,9 +105,9 @@ def test_a_round_with_fewer_than_two_players_left_to_play_is_void() -> None:
     state = play_round(game, state)  # three cards come back through the reshuffle: Eve gets none
     assert state.master == "Bob" and state.round_players == ("Cid", "Dee", "Ann")
     red = state.red
-    state, events = game.apply(state, Leave("Cid"))
+    state, events = game.apply(state, Leave("Cid", t=0.0))
     assert types(events) == ["left"] and state.round_players == ("Dee", "Ann")
-    state, events = game.apply(state, Leave("Dee"))
+    state, events = game.apply(state, Leave("Dee", t=0.0))
     assert types(events)[:2] == ["left", "void"] and types(events)[-1] == "round"
     assert state.red_deck[-1] == red and state.master == "Eve" and state.round_players == ("Ann", "Bob")
     conserved(state, 5, 20)
@@ -118,9 +118,9 @@ def test_fewer_than_three_players_left_ends_the_game_with_the_points_so_far() ->
     game, state, _ = new_game(players=("Ann", "Bob", "Cid"), seed=4)
     state = submit_all(game, state)
     bob_best = next(s.number for s in state.submissions if s.player == "Bob")
-    state, _ = game.apply(state, Judge("Ann", bob_best, 3 - bob_best))
+    state, _ = game.apply(state, Judge("Ann", bob_best, 3 - bob_best, t=0.0))
     assert state.scores["Bob"] == 1
-    state, events = game.apply(state, Leave("Bob"))
+    state, events = game.apply(state, Leave("Bob", t=0.0))
     assert types(events) == ["left", "game_over"] and state.over
     over = events[-1].to_json()
     assert over["reason"] == "too_few_players" and over["scores"]["Bob"] == 1
@@ -135,7 +135,7 @@ def test_masters_skip_a_player_who_left_and_everyone_left_is_master_k_times() ->
     while not state.over:
         if state.round == 3 and "Cid" not in state.gone:
             assert state.master == "Cid"
-            state, events = game.apply(state, Leave("Cid"))
+            state, events = game.apply(state, Leave("Cid", t=0.0))
         else:
             state = play_round(game, state)
         if not state.over:
@@ -148,22 +148,22 @@ def test_masters_skip_a_player_who_left_and_everyone_left_is_master_k_times() ->
 def test_leaving_is_refused_for_strangers_twice_and_after_the_game() -> None:
     """Only a player still in a running game can leave."""
     game, state, _ = new_game(players=FIVE)
-    rejects(game, state, Leave("Zed"), Illegal.UNKNOWN_PLAYER)  # type: ignore[arg-type]
-    state, _ = game.apply(state, Leave("Eve"))
-    rejects(game, state, Leave("Eve"), Illegal.LEFT)  # type: ignore[arg-type]
+    rejects(game, state, Leave("Zed", t=0.0), Illegal.UNKNOWN_PLAYER)  # type: ignore[arg-type]
+    state, _ = game.apply(state, Leave("Eve", t=0.0))
+    rejects(game, state, Leave("Eve", t=0.0), Illegal.LEFT)  # type: ignore[arg-type]
     game, state, _ = new_game(players=("Ann", "Bob", "Cid"))
-    state, _ = game.apply(state, Leave("Cid"))
-    rejects(game, state, Leave("Bob"), Illegal.GAME_OVER)  # type: ignore[arg-type]
+    state, _ = game.apply(state, Leave("Cid", t=0.0))
+    rejects(game, state, Leave("Bob", t=0.0), Illegal.GAME_OVER)  # type: ignore[arg-type]
 
 
 def test_table_cards_a_leaver_holds_nothing_and_their_played_card_is_out() -> None:
     """Printed cards: the leaver's count drops to zero and a card they played cannot be played again."""
     game, state, _ = new_game(players=FIVE, card_mode="table")
     card = state.printed_grey()[5]
-    state, _ = game.apply(state, Submit("Bob", (card,)))
-    state, _ = game.apply(state, Leave("Bob"))
+    state, _ = game.apply(state, Submit("Bob", (card,), t=0.0))
+    state, _ = game.apply(state, Leave("Bob", t=0.0))
     assert state.held["Bob"] == 0 and state.set_aside == (card,) and card not in state.table
-    rejects(game, state, Submit("Cid", (card,)), Illegal.SET_ASIDE)
+    rejects(game, state, Submit("Cid", (card,), t=0.0), Illegal.SET_ASIDE)
 
 
 @pytest.mark.parametrize("mode", ["dealt", "table"])
@@ -172,12 +172,12 @@ def test_a_game_with_leavers_replays_exactly_and_a_forged_void_is_refused(mode: 
     logged while the round can still be judged is refused."""
     game, state, log = new_game(players=FIVE, card_mode=mode)
     log = list(log)
-    state, events = game.apply(state, Leave("Dee"))
+    state, events = game.apply(state, Leave("Dee", t=0.0))
     log += events
     if mode == "dealt":
-        state, events = game.apply(state, Submit("Bob", state.hands["Bob"][:1]))
+        state, events = game.apply(state, Submit("Bob", state.hands["Bob"][:1], t=0.0))
         log += events
-    state, events = game.apply(state, Leave("Ann"))
+    state, events = game.apply(state, Leave("Ann", t=0.0))
     log += events
     assert replay([e.to_json() for e in log]) == state
     forged = [e.to_json() for e in log[: len(log) - len(events)]]

@@ -48,28 +48,29 @@ def random_action(data: st.DataObject, state: BamState, grey_ids: list[str]) -> 
     """Mostly a legal move, sometimes anything at all (which the rules must refuse or accept consistently)."""
     kind = data.draw(st.sampled_from(["legal"] * 6 + ["submit", "judge", "quit", "leave"]))
     if kind == "quit" and data.draw(st.integers(0, 199)) == 0:
-        return Quit()
+        return Quit(t=0.0)
     if kind == "leave" and data.draw(st.integers(0, 9)) == 0:
-        return Leave(data.draw(st.sampled_from([*state.players, "Zed"])))
+        return Leave(data.draw(st.sampled_from([*state.players, "Zed"])), t=0.0)
     if kind == "legal" and state.phase is Phase.SUBMITTING:
         player = data.draw(st.sampled_from(state.waiting_for))
         cards = data.draw(st.permutations(state.hands[player]))[: state.blanks]
-        return Submit(player, tuple(cards))
+        return Submit(player, tuple(cards), t=0.0)
     if kind == "legal":
         n = len(state.reading)
         best = data.draw(st.integers(1, n))
         worst = data.draw(st.integers(1, n - 1))
         worst += worst >= best
-        return Judge(state.master, best, worst, keep=data.draw(st.integers(1, state.blanks)))
+        return Judge(state.master, best, worst, keep=data.draw(st.integers(1, state.blanks)), t=0.0)
     if kind == "submit":
         player = data.draw(st.sampled_from([*state.players, "Zed"]))
         cards = data.draw(st.lists(st.sampled_from(grey_ids), max_size=3))
-        return Submit(player, tuple(cards))
+        return Submit(player, tuple(cards), t=0.0)
     return Judge(
         data.draw(st.sampled_from([*state.players, "Zed"])),
         data.draw(st.integers(0, 9)),
         data.draw(st.integers(0, 9)),
         keep=data.draw(st.integers(0, 3)),
+        t=0.0,
     )
 
 
@@ -152,10 +153,10 @@ def test_a_full_game_always_ends_with_a_reason_and_winners(seed: int, players: i
     while not game.over(state):
         if state.phase is Phase.SUBMITTING:
             player = rng.choice(state.waiting_for)
-            state, _ = game.apply(state, Submit(player, tuple(rng.sample(state.hands[player], state.blanks))))
+            state, _ = game.apply(state, Submit(player, tuple(rng.sample(state.hands[player], state.blanks)), t=0.0))
         else:
             best, worst = rng.sample(range(1, len(state.reading) + 1), 2)
-            state, _ = game.apply(state, Judge(state.master, best, worst))
+            state, _ = game.apply(state, Judge(state.master, best, worst, t=0.0))
     result = state.result
     assert result is not None and result.reason in {"rounds_done", "red_cards_out", "grey_cards_out"}
     rounds_expected = min(players * rounds_per_player, 12)

@@ -49,7 +49,7 @@ def new_game(
 def submit_all(game: BamGame, state: BamState, events: list[Event] | None = None) -> BamState:
     """Every waiting player submits the first cards of their hand."""
     for player in state.waiting_for:
-        state, produced = game.apply(state, Submit(player, state.hands[player][: state.blanks]))
+        state, produced = game.apply(state, Submit(player, state.hands[player][: state.blanks], t=0.0))
         if events is not None:
             events.extend(produced)
     return state
@@ -59,7 +59,7 @@ def play_round(
     game: BamGame, state: BamState, best: int = 1, worst: int = 2, events: list[Event] | None = None
 ) -> BamState:
     state = submit_all(game, state, events)
-    state, produced = game.apply(state, Judge(state.master, best, worst))
+    state, produced = game.apply(state, Judge(state.master, best, worst, t=0.0))
     if events is not None:
         events.extend(produced)
     return state
@@ -163,7 +163,7 @@ def test_double_bam_submission_keeps_blank_order() -> None:
     chosen = {p: (state.hands[p][3], state.hands[p][0]) for p in state.waiting_for}
     events: list[Event] = []
     for player, cards in chosen.items():
-        state, produced = game.apply(state, Submit(player, cards))
+        state, produced = game.apply(state, Submit(player, cards, t=0.0))
         events.extend(produced)
     assert all(e.to_json()["cards"] == list(chosen[e.to_json()["player"]]) for e in events if e.TYPE == "submit")
     assert all(s.cards == chosen[s.player] for s in state.submissions)
@@ -175,7 +175,7 @@ def test_double_bam_winner_keeps_the_first_blank_card_unless_told_otherwise() ->
         game, state, _ = new_game(red=5, doubles=5)
         state = submit_all(game, state)
         best = state.submissions[0]
-        state, events = game.apply(state, Judge(state.master, 1, 2, keep=keep))
+        state, events = game.apply(state, Judge(state.master, 1, 2, keep=keep, t=0.0))
         assert state.won_grey[best.player] == (best.cards[keep - 1],)
         discarded = next(e for e in events if e.TYPE == "discard").to_json()["cards"]
         assert best.cards[2 - keep] in discarded
@@ -187,7 +187,7 @@ def test_best_keeps_the_grey_card_and_worst_takes_the_red_card() -> None:
     red = state.red
     state = submit_all(game, state)
     best, worst = state.submissions[2], state.submissions[0]
-    state, events = game.apply(state, Judge(state.master, 3, 1))
+    state, events = game.apply(state, Judge(state.master, 3, 1, t=0.0))
     assert state.won_grey[best.player] == best.cards
     assert state.won_red[worst.player] == (red,)
     types = [e.TYPE for e in events]
@@ -208,7 +208,7 @@ def test_other_played_grey_cards_go_to_the_discard_pile() -> None:
     game, state, _ = new_game()
     state = submit_all(game, state)
     played = [c for s in state.submissions for c in s.cards]
-    state, _ = game.apply(state, Judge(state.master, 1, 2))
+    state, _ = game.apply(state, Judge(state.master, 1, 2, t=0.0))
     assert sorted(state.discard) == sorted(played[1:])
     assert state.table == ()
 
@@ -218,7 +218,7 @@ def test_everyone_except_the_master_draws_back_to_ten() -> None:
     game, state, _ = new_game(red=5, doubles=5)
     master, top = state.master, state.grey_deck[:6]
     state = submit_all(game, state)
-    state, events = game.apply(state, Judge(state.master, 1, 2))
+    state, events = game.apply(state, Judge(state.master, 1, 2, t=0.0))
     draws = [e.to_json() for e in events if e.TYPE == "draw"]
     assert [d["player"] for d in draws] == ["Bob", "Cid", "Dee"] and master == "Ann"
     assert [c for d in draws for c in d["cards"]] == list(top)
@@ -230,7 +230,7 @@ def test_reshuffle_of_the_discard_pile_when_the_draw_pile_runs_out() -> None:
     game, state, _ = new_game(players=("Ann", "Bob", "Cid"), grey=31)
     assert len(state.grey_deck) == 1
     state = submit_all(game, state)
-    state, events = game.apply(state, Judge(state.master, 1, 2))
+    state, events = game.apply(state, Judge(state.master, 1, 2, t=0.0))
     types = [e.TYPE for e in events]
     assert types == ["best", "worst", "discard", "draw", "reshuffle", "draw", "round"]
     reshuffle = events[4].to_json()
@@ -244,7 +244,7 @@ def test_reshuffle_order_comes_from_the_rng() -> None:
     """With a bigger discard pile the new draw pile is a shuffled permutation of it."""
     game, state, _ = new_game(players=[f"P{i}" for i in range(8)], grey=80, seed=3)
     state = submit_all(game, state)
-    state, events = game.apply(state, Judge(state.master, 1, 2))
+    state, events = game.apply(state, Judge(state.master, 1, 2, t=0.0))
     discard = next(e for e in events if e.TYPE == "discard").to_json()["cards"]
     reshuffle = next(e for e in events if e.TYPE == "reshuffle").to_json()
     assert sorted(reshuffle["deck"]) == sorted(discard) and reshuffle["deck"] != discard
@@ -321,7 +321,7 @@ def test_remaining_tie_is_a_shared_title() -> None:
     events: list[Event] = []
     for best, worst in (("Bob", "Cid"), ("Cid", "Ann"), ("Ann", "Bob")):
         state = submit_all(game, state, events)
-        state, produced = game.apply(state, Judge(state.master, number_of(state, best), number_of(state, worst)))
+        state, produced = game.apply(state, Judge(state.master, number_of(state, best), number_of(state, worst), t=0.0))
         events.extend(produced)
     over = events[-1].to_json()
     assert over["type"] == "game_over" and over["reason"] == "rounds_done"
@@ -337,9 +337,9 @@ def test_quit_ends_the_game_with_the_scores_so_far() -> None:
     state, events = game.apply(state, Quit(t=12.5))
     over = events[-1].to_json()
     assert over["reason"] == "quit" and over["t"] == 12.5 and sum(over["grey_won"].values()) == 1
-    rejects(game, state, Quit(), Illegal.GAME_OVER)
-    rejects(game, state, Submit("Cid", state.hands["Cid"][:1]), Illegal.GAME_OVER)
-    rejects(game, state, Judge(state.master, 1, 2), Illegal.GAME_OVER)
+    rejects(game, state, Quit(t=0.0), Illegal.GAME_OVER)
+    rejects(game, state, Submit("Cid", state.hands["Cid"][:1], t=0.0), Illegal.GAME_OVER)
+    rejects(game, state, Judge(state.master, 1, 2, t=0.0), Illegal.GAME_OVER)
 
 
 # --------------------------------------------------------------------------------- illegal actions
@@ -348,54 +348,54 @@ def test_quit_ends_the_game_with_the_scores_so_far() -> None:
 def test_illegal_submitting_a_card_not_in_your_hand() -> None:
     """A card from someone else's hand is refused with not_in_hand."""
     game, state, _ = new_game()
-    rejects(game, state, Submit("Bob", (state.hands["Cid"][0],)), Illegal.NOT_IN_HAND)
-    rejects(game, state, Submit("Bob", ("no-such-card",)), Illegal.NOT_IN_HAND)
+    rejects(game, state, Submit("Bob", (state.hands["Cid"][0],), t=0.0), Illegal.NOT_IN_HAND)
+    rejects(game, state, Submit("Bob", ("no-such-card",), t=0.0), Illegal.NOT_IN_HAND)
 
 
 def test_illegal_the_master_submitting() -> None:
     """The BAM! Master does not submit."""
     game, state, _ = new_game()
-    error = rejects(game, state, Submit("Ann", state.hands["Ann"][:1]), Illegal.MASTER_SUBMITS)
+    error = rejects(game, state, Submit("Ann", state.hands["Ann"][:1], t=0.0), Illegal.MASTER_SUBMITS)
     assert "Master" in str(error)
 
 
 def test_illegal_submitting_twice() -> None:
     """A player submits once per round, also after all submissions are in."""
     game, state, _ = new_game()
-    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1]))
-    rejects(game, state, Submit("Bob", state.hands["Bob"][:1]), Illegal.ALREADY_SUBMITTED)
+    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1], t=0.0))
+    rejects(game, state, Submit("Bob", state.hands["Bob"][:1], t=0.0), Illegal.ALREADY_SUBMITTED)
     state = submit_all(game, state)
-    rejects(game, state, Submit("Cid", state.hands["Cid"][:1]), Illegal.ALREADY_SUBMITTED)
+    rejects(game, state, Submit("Cid", state.hands["Cid"][:1], t=0.0), Illegal.ALREADY_SUBMITTED)
 
 
 def test_illegal_wrong_number_of_cards() -> None:
     """One card per blank: two on a single card, one or three on a double card are refused."""
     game, state, _ = new_game(red=2, doubles=0)
-    rejects(game, state, Submit("Bob", state.hands["Bob"][:2]), Illegal.WRONG_NUMBER_OF_CARDS)
-    rejects(game, state, Submit("Bob", ()), Illegal.WRONG_NUMBER_OF_CARDS)
+    rejects(game, state, Submit("Bob", state.hands["Bob"][:2], t=0.0), Illegal.WRONG_NUMBER_OF_CARDS)
+    rejects(game, state, Submit("Bob", (), t=0.0), Illegal.WRONG_NUMBER_OF_CARDS)
     game, state, _ = new_game(red=2, doubles=2)
-    rejects(game, state, Submit("Bob", state.hands["Bob"][:1]), Illegal.WRONG_NUMBER_OF_CARDS)
-    rejects(game, state, Submit("Bob", state.hands["Bob"][:3]), Illegal.WRONG_NUMBER_OF_CARDS)
+    rejects(game, state, Submit("Bob", state.hands["Bob"][:1], t=0.0), Illegal.WRONG_NUMBER_OF_CARDS)
+    rejects(game, state, Submit("Bob", state.hands["Bob"][:3], t=0.0), Illegal.WRONG_NUMBER_OF_CARDS)
 
 
 def test_illegal_the_same_card_for_both_blanks() -> None:
     """A double submission needs two different cards."""
     game, state, _ = new_game(red=2, doubles=2)
     card = state.hands["Bob"][0]
-    rejects(game, state, Submit("Bob", (card, card)), Illegal.SAME_CARD_TWICE)
+    rejects(game, state, Submit("Bob", (card, card), t=0.0), Illegal.SAME_CARD_TWICE)
 
 
 def test_illegal_unknown_player() -> None:
     """Someone not at the table cannot submit."""
     game, state, _ = new_game()
-    rejects(game, state, Submit("Zed", state.hands["Bob"][:1]), Illegal.UNKNOWN_PLAYER)
+    rejects(game, state, Submit("Zed", state.hands["Bob"][:1], t=0.0), Illegal.UNKNOWN_PLAYER)
 
 
 def test_illegal_judging_before_all_submissions_are_in() -> None:
     """The master cannot judge while players are still choosing; the message names them."""
     game, state, _ = new_game()
-    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1]))
-    error = rejects(game, state, Judge("Ann", 1, 2), Illegal.NOT_ALL_SUBMITTED)
+    state, _ = game.apply(state, Submit("Bob", state.hands["Bob"][:1], t=0.0))
+    error = rejects(game, state, Judge("Ann", 1, 2, t=0.0), Illegal.NOT_ALL_SUBMITTED)
     assert "Cid" in str(error) and "Dee" in str(error)
 
 
@@ -403,29 +403,29 @@ def test_illegal_judging_a_submission_that_does_not_exist() -> None:
     """Submission numbers run from 1 to the number of submissions."""
     game, state, _ = new_game()
     state = submit_all(game, state)
-    rejects(game, state, Judge("Ann", 4, 1), Illegal.NO_SUCH_SUBMISSION)
-    rejects(game, state, Judge("Ann", 1, 0), Illegal.NO_SUCH_SUBMISSION)
+    rejects(game, state, Judge("Ann", 4, 1, t=0.0), Illegal.NO_SUCH_SUBMISSION)
+    rejects(game, state, Judge("Ann", 1, 0, t=0.0), Illegal.NO_SUCH_SUBMISSION)
 
 
 def test_illegal_best_equals_worst() -> None:
     """Best and worst must be different submissions."""
     game, state, _ = new_game()
     state = submit_all(game, state)
-    rejects(game, state, Judge("Ann", 2, 2), Illegal.BEST_IS_WORST)
+    rejects(game, state, Judge("Ann", 2, 2, t=0.0), Illegal.BEST_IS_WORST)
 
 
 def test_illegal_judging_by_someone_other_than_the_master() -> None:
     """Only the BAM! Master judges."""
     game, state, _ = new_game()
     state = submit_all(game, state)
-    rejects(game, state, Judge("Bob", 1, 2), Illegal.NOT_MASTER)
+    rejects(game, state, Judge("Bob", 1, 2, t=0.0), Illegal.NOT_MASTER)
 
 
 def test_illegal_keeping_a_card_from_a_blank_that_does_not_exist() -> None:
     """keep is 1 on a single card, 1 or 2 on a double card."""
     game, state, _ = new_game()
     state = submit_all(game, state)
-    rejects(game, state, Judge("Ann", 1, 2, keep=2), Illegal.NO_SUCH_BLANK)
+    rejects(game, state, Judge("Ann", 1, 2, keep=2, t=0.0), Illegal.NO_SUCH_BLANK)
 
 
 def test_a_refused_action_leaves_the_state_unchanged() -> None:
@@ -433,9 +433,9 @@ def test_a_refused_action_leaves_the_state_unchanged() -> None:
     game, state, _ = new_game()
     before = with_changes(state)
     with pytest.raises(IllegalAction):
-        game.apply(state, Submit("Bob", (state.hands["Cid"][0],)))
+        game.apply(state, Submit("Bob", (state.hands["Cid"][0],), t=0.0))
     assert state == before
-    state, events = game.apply(state, Submit("Bob", state.hands["Bob"][:1]))
+    state, events = game.apply(state, Submit("Bob", state.hands["Bob"][:1], t=0.0))
     assert events[0].seq == before.seq
 
 

@@ -61,7 +61,7 @@ def fresh(state: BamState, count: int) -> list[str]:
 def submit_all(game: BamGame, state: BamState, events: list[Event] | None = None) -> BamState:
     """Every waiting player submits cards nobody has played yet (as their printed cards would be)."""
     for player in state.waiting_for:
-        state, produced = game.apply(state, Submit(player, tuple(fresh(state, state.blanks))))
+        state, produced = game.apply(state, Submit(player, tuple(fresh(state, state.blanks)), t=0.0))
         if events is not None:
             events.extend(produced)
     return state
@@ -72,7 +72,7 @@ def play_round(
 ) -> BamState:
     """Submit for everyone, then the master judges."""
     state = submit_all(game, state, events)
-    state, produced = game.apply(state, Judge(state.master, best, worst))
+    state, produced = game.apply(state, Judge(state.master, best, worst, t=0.0))
     if events is not None:
         events.extend(produced)
     return state
@@ -161,8 +161,8 @@ def test_any_grey_card_not_out_of_play_is_accepted_by_its_printed_number() -> No
 def test_a_card_already_on_the_table_this_round_is_refused() -> None:
     """Two players cannot both lay down printed card 5 in one round: already_played."""
     game, state, _ = table_game(first_master="Ann")
-    state, _ = game.apply(state, Submit("Bob", ("g4",)))
-    rejects(game, state, Submit("Cid", ("g4",)), Illegal.ALREADY_PLAYED)
+    state, _ = game.apply(state, Submit("Bob", ("g4",), t=0.0))
+    rejects(game, state, Submit("Cid", ("g4",), t=0.0), Illegal.ALREADY_PLAYED)
 
 
 def test_a_won_card_and_a_discarded_card_are_refused() -> None:
@@ -170,9 +170,9 @@ def test_a_won_card_and_a_discarded_card_are_refused() -> None:
     game, state, _ = table_game(first_master="Ann")
     state = submit_all(game, state)
     best, other = state.submissions[0], state.submissions[2]
-    state, _ = game.apply(state, Judge("Ann", 1, 2))
-    rejects(game, state, Submit(state.waiting_for[0], best.cards), Illegal.WON_CARD)
-    rejects(game, state, Submit(state.waiting_for[0], other.cards), Illegal.DISCARDED)
+    state, _ = game.apply(state, Judge("Ann", 1, 2, t=0.0))
+    rejects(game, state, Submit(state.waiting_for[0], best.cards, t=0.0), Illegal.WON_CARD)
+    rejects(game, state, Submit(state.waiting_for[0], other.cards, t=0.0), Illegal.DISCARDED)
     assert state.out_of_play() == {*best.cards, *state.discard}
 
 
@@ -180,23 +180,23 @@ def test_a_won_card_and_a_discarded_card_are_refused() -> None:
 def test_a_red_card_or_an_unknown_id_is_refused(cards: tuple[str, ...]) -> None:
     """Only grey cards of the loaded deck can fill a blank: no_such_card."""
     game, state, _ = table_game(first_master="Ann")
-    rejects(game, state, Submit("Bob", cards), Illegal.NO_SUCH_CARD)
+    rejects(game, state, Submit("Bob", cards, t=0.0), Illegal.NO_SUCH_CARD)
 
 
 def test_the_other_submission_rules_still_hold_with_table_cards() -> None:
     """Wrong number of cards, the same card twice, the master submitting, submitting twice, judging
     out of turn or too early and best = worst are all refused as with dealt cards."""
     game, state, _ = table_game(red=4, doubles=4, first_master="Ann")
-    rejects(game, state, Submit("Bob", ("g1",)), Illegal.WRONG_NUMBER_OF_CARDS)
-    rejects(game, state, Submit("Bob", ("g1", "g1")), Illegal.SAME_CARD_TWICE)
-    rejects(game, state, Submit("Ann", ("g1", "g2")), Illegal.MASTER_SUBMITS)
-    rejects(game, state, Judge("Ann", 1, 2), Illegal.NOT_ALL_SUBMITTED)
-    state, _ = game.apply(state, Submit("Bob", ("g1", "g2")))
-    rejects(game, state, Submit("Bob", ("g3", "g5")), Illegal.ALREADY_SUBMITTED)
+    rejects(game, state, Submit("Bob", ("g1",), t=0.0), Illegal.WRONG_NUMBER_OF_CARDS)
+    rejects(game, state, Submit("Bob", ("g1", "g1"), t=0.0), Illegal.SAME_CARD_TWICE)
+    rejects(game, state, Submit("Ann", ("g1", "g2"), t=0.0), Illegal.MASTER_SUBMITS)
+    rejects(game, state, Judge("Ann", 1, 2, t=0.0), Illegal.NOT_ALL_SUBMITTED)
+    state, _ = game.apply(state, Submit("Bob", ("g1", "g2"), t=0.0))
+    rejects(game, state, Submit("Bob", ("g3", "g5"), t=0.0), Illegal.ALREADY_SUBMITTED)
     state = submit_all(game, state)
-    rejects(game, state, Judge("Bob", 1, 2), Illegal.NOT_MASTER)
-    rejects(game, state, Judge("Ann", 2, 2), Illegal.BEST_IS_WORST)
-    rejects(game, state, Judge("Ann", 1, 2, keep=3), Illegal.NO_SUCH_BLANK)
+    rejects(game, state, Judge("Bob", 1, 2, t=0.0), Illegal.NOT_MASTER)
+    rejects(game, state, Judge("Ann", 2, 2, t=0.0), Illegal.BEST_IS_WORST)
+    rejects(game, state, Judge("Ann", 1, 2, keep=3, t=0.0), Illegal.NO_SUCH_BLANK)
 
 
 def test_a_double_bam_card_keeps_the_blank_order_and_the_chosen_card() -> None:
@@ -204,7 +204,7 @@ def test_a_double_bam_card_keeps_the_blank_order_and_the_chosen_card() -> None:
     game, state, _ = table_game(red=3, doubles=3, first_master="Ann")
     state = submit_all(game, state)
     best = state.submissions[1]
-    state, events = game.apply(state, Judge("Ann", 2, 1, keep=2))
+    state, events = game.apply(state, Judge("Ann", 2, 1, keep=2, t=0.0))
     assert events[0].to_json()["card"] == best.cards[1] and state.won_grey[best.player] == (best.cards[1],)
 
 
@@ -215,7 +215,7 @@ def test_players_draw_back_to_ten_logged_as_counts() -> None:
     """After judging each player who played draws back to 10 from the printed pile: "cards": null, "count"."""
     game, state, _ = table_game(grey=60, first_master="Ann")
     state = submit_all(game, state)
-    state, events = game.apply(state, Judge("Ann", 1, 2))
+    state, events = game.apply(state, Judge("Ann", 1, 2, t=0.0))
     draws = [e.to_json() for e in events if e.TYPE == "draw"]
     assert [(d["player"], d["cards"], d["count"]) for d in draws] == [
         ("Bob", None, 1),
@@ -230,13 +230,13 @@ def test_an_empty_pile_is_replaced_by_the_discard_pile_logged_without_cards() ->
     "cards" the count; the discarded cards may be played again afterwards."""
     game, state, _ = table_game(players=("Ann", "Bob", "Cid"), grey=31, first_master="Ann")
     state = submit_all(game, state)
-    state, events = game.apply(state, Judge("Ann", 1, 2))
+    state, events = game.apply(state, Judge("Ann", 1, 2, t=0.0))
     assert [e.TYPE for e in events] == ["best", "worst", "discard", "draw", "reshuffle", "draw", "round"]
     discarded = events[2].to_json()["cards"]
     assert events[4].to_json() == {"seq": events[4].seq, "t": 0.0, "type": "reshuffle", "cards": 1, "deck": None}
     assert [e.to_json()["count"] for e in events if e.TYPE == "draw"] == [1, 1]
     assert state.discard == () and state.pile_count == 0 and all(state.hand_count(p) == 10 for p in state.players)
-    game.apply(state, Submit(state.waiting_for[0], tuple(discarded)))
+    game.apply(state, Submit(state.waiting_for[0], tuple(discarded), t=0.0))
 
 
 def test_when_both_piles_are_empty_hands_shrink_and_players_sit_out() -> None:
@@ -366,24 +366,25 @@ def random_table_action(data: st.DataObject, state: BamState, grey_ids: list[str
     """Mostly a submission of cards still in play or a valid judgement; sometimes anything at all."""
     kind = data.draw(st.sampled_from(["legal"] * 6 + ["submit", "judge", "quit"]))
     if kind == "quit" and data.draw(st.integers(0, 199)) == 0:
-        return Quit()
+        return Quit(t=0.0)
     if kind == "legal" and state.phase is Phase.SUBMITTING:
         free = [c for c in grey_ids if c not in state.out_of_play()]
         cards = data.draw(st.lists(st.sampled_from(free), min_size=state.blanks, max_size=state.blanks, unique=True))
-        return Submit(data.draw(st.sampled_from(state.waiting_for)), tuple(cards))
+        return Submit(data.draw(st.sampled_from(state.waiting_for)), tuple(cards), t=0.0)
     if kind == "legal":
         n = len(state.reading)
         best = data.draw(st.integers(1, n))
         worst = data.draw(st.integers(1, n - 1))
-        return Judge(state.master, best, worst + (worst >= best), keep=data.draw(st.integers(1, state.blanks)))
+        return Judge(state.master, best, worst + (worst >= best), keep=data.draw(st.integers(1, state.blanks)), t=0.0)
     if kind == "submit":
         cards = data.draw(st.lists(st.sampled_from([*grey_ids, "r0", "zz"]), max_size=3))
-        return Submit(data.draw(st.sampled_from([*state.players, "Zed"])), tuple(cards))
+        return Submit(data.draw(st.sampled_from([*state.players, "Zed"])), tuple(cards), t=0.0)
     return Judge(
         data.draw(st.sampled_from([*state.players, "Zed"])),
         data.draw(st.integers(0, 9)),
         data.draw(st.integers(0, 9)),
         keep=data.draw(st.integers(0, 3)),
+        t=0.0,
     )
 
 

@@ -60,7 +60,7 @@ def play(
     """``player`` plays on ``pile``, by default 0.5 s into the window and yelling the right words."""
     onset = state.t + 0.5 if onset is None else onset
     said = state.expected(pile) if said is None else said
-    return apply(state, Play(player, pile, said, onset, onset + 0.25 if t is None else t))
+    return apply(state, Play(player, pile, said, onset, t=onset + 0.25 if t is None else t))
 
 
 def kinds(events: Sequence[Event]) -> list[str]:
@@ -328,7 +328,7 @@ def test_mistake_playing_out_of_turn_keeps_the_card_and_ends_the_round() -> None
 def test_mistake_timeout_when_nothing_is_played_in_the_window() -> None:
     """When the window closes without a play, the current player made a mistake."""
     state, _ = begin(FOUR, window=3.0)
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert kinds(events) == ["mistake", "penalty", "round", "turn"]
     assert events[0].to_json()["reason"] == "timeout" and events[0].to_json()["player"] == "A"
     assert after.turn == "A" and after.window_opens == 3.0
@@ -338,7 +338,7 @@ def test_timeout_before_the_window_closes_is_rejected() -> None:
     """The window opens at the turn event's time; a timeout before its end is illegal."""
     state, _ = begin(FOUR, window=3.0)
     with pytest.raises(IllegalAction) as error:
-        apply(state, Timeout(2.9))
+        apply(state, Timeout(t=2.9))
     assert error.value.reason == "window_open"
 
 
@@ -383,7 +383,7 @@ def test_mistake_yelling_plain_words_instead_of_bim_bam_bum() -> None:
 def test_mistake_slapping_your_own_call() -> None:
     """The caller slapping is a mistake; others' slaps are logged too, nobody else is penalised."""
     race = call_race()
-    after, events = apply(race, SlapRace((("B", 1.6), ("A", 1.8), ("C", 1.7)), 3.3))
+    after, events = apply(race, SlapRace((("B", 1.6), ("A", 1.8), ("C", 1.7)), t=3.3))
     assert kinds(events) == ["slap", "slap", "slap", "mistake", "penalty", "round", "turn"]
     assert [e.to_json()["player"] for e in events[:3]] == ["B", "C", "A"]
     assert logged(events)[3] == {
@@ -400,7 +400,7 @@ def test_mistake_slapping_your_own_call() -> None:
 def test_mistake_last_to_slap() -> None:
     """When everyone else slapped, the latest slap is the mistake."""
     race = call_race()
-    after, events = apply(race, SlapRace((("B", 1.6), ("C", 2.2), ("D", 1.9)), 2.3))
+    after, events = apply(race, SlapRace((("B", 1.6), ("C", 2.2), ("D", 1.9)), t=2.3))
     assert logged(events)[1] == {"seq": 6, "t": 2.3, "type": "slap", "player": "D", "onset": 1.9}
     assert events[3].to_json()["reason"] == "last_to_slap" and events[3].to_json()["player"] == "C"
     assert after.turn == "C"
@@ -409,7 +409,7 @@ def test_mistake_last_to_slap() -> None:
 def test_no_slap_counts_later_than_every_slapper() -> None:
     """A player who does not slap in the window is last, however late the others were."""
     race = call_race()
-    _, events = apply(race, SlapRace((("B", 3.2), ("C", 3.3)), 3.3))
+    _, events = apply(race, SlapRace((("B", 3.2), ("C", 3.3)), t=3.3))
     assert logged(events)[2] == {
         "seq": 7,
         "t": 3.3,
@@ -422,31 +422,31 @@ def test_no_slap_counts_later_than_every_slapper() -> None:
 
 def test_several_non_slappers_the_first_after_the_caller_is_penalised() -> None:
     """Among players who did not slap, the first in turn order after the caller is last."""
-    _, events = apply(call_race(), SlapRace((("C", 1.6),), 3.3))
+    _, events = apply(call_race(), SlapRace((("C", 1.6),), t=3.3))
     assert events[1].to_json()["player"] == "B"
     state, _ = begin(FOUR, piles=("", "bam", "bum"), direction=-1)
     race = play(state, "A", 0, "bim bam bum", onset=1.0, t=1.3)[0]
-    _, events = apply(race, SlapRace((("C", 1.6),), 3.3))
+    _, events = apply(race, SlapRace((("C", 1.6),), t=3.3))
     assert events[1].to_json()["player"] == "D"
 
 
 def test_tied_last_slaps_the_first_after_the_caller_is_penalised() -> None:
     """Two slaps at the same instant: the first in turn order after the caller counts as later."""
-    _, events = apply(call_race(), SlapRace((("D", 2.0), ("C", 2.0), ("B", 1.5)), 3.3))
+    _, events = apply(call_race(), SlapRace((("D", 2.0), ("C", 2.0), ("B", 1.5)), t=3.3))
     assert [e.to_json()["player"] for e in events[:3]] == ["B", "C", "D"]
     assert events[3].to_json()["player"] == "C"
 
 
 def test_slaps_outside_the_slap_window_are_not_logged() -> None:
     """Slaps before the call's onset or after the window's end do not count and are not logged."""
-    _, events = apply(call_race(), SlapRace((("B", 0.9), ("C", 1.5), ("D", 3.31), ("B", 3.4)), 3.5))
+    _, events = apply(call_race(), SlapRace((("B", 0.9), ("C", 1.5), ("D", 3.31), ("B", 3.4)), t=3.5))
     assert [(e.to_json()["player"], e.to_json()["onset"]) for e in events if e.TYPE == "slap"] == [("C", 1.5)]
     assert events[1].to_json()["player"] == "B"
 
 
 def test_only_a_players_first_slap_counts() -> None:
     """A second slap by the same player is ignored."""
-    _, events = apply(call_race(), SlapRace((("B", 2.5), ("B", 1.5), ("C", 1.6), ("D", 1.7)), 2.6))
+    _, events = apply(call_race(), SlapRace((("B", 2.5), ("B", 1.5), ("C", 1.6), ("D", 1.7)), t=2.6))
     assert [e.to_json()["player"] for e in events if e.TYPE == "slap"] == ["B", "C", "D"]
     assert events[3].to_json()["player"] == "D"
 
@@ -455,16 +455,16 @@ def test_slap_race_result_waits_for_the_window_or_every_slap() -> None:
     """Before the window closes the race is decided only if all others (or the caller) slapped."""
     race = call_race()
     with pytest.raises(IllegalAction) as error:
-        apply(race, SlapRace((("B", 1.6), ("C", 1.7)), 2.0))
+        apply(race, SlapRace((("B", 1.6), ("C", 1.7)), t=2.0))
     assert error.value.reason == "race_not_finished"
-    assert apply(race, SlapRace((("A", 1.4),), 1.5))[1][1].to_json()["reason"] == "slapped_own_call"
+    assert apply(race, SlapRace((("A", 1.4),), t=1.5))[1][1].to_json()["reason"] == "slapped_own_call"
 
 
 def test_slap_race_without_a_call_is_rejected() -> None:
     """Slaps are only judged after a BIM BAM BUM!"""
     state, _ = begin(FOUR)
     with pytest.raises(IllegalAction) as error:
-        apply(state, SlapRace((("B", 0.5),), 1.0))
+        apply(state, SlapRace((("B", 0.5),), t=1.0))
     assert error.value.reason == "no_slap_race"
 
 
@@ -501,7 +501,7 @@ def test_penalty_smallest_pile_goes_to_the_box_the_middle_one_stays() -> None:
 def test_penalty_ties_go_to_the_lowest_pile_number() -> None:
     """Equal piles: the lowest-numbered is the largest; the smallest is the lower of the others."""
     state, _ = begin(FOUR, piles=("bum bum", "bam bam", "bum bam"))
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert logged(events)[1] == {
         "seq": 4,
         "t": 3.0,
@@ -519,7 +519,7 @@ def test_penalty_ties_go_to_the_lowest_pile_number() -> None:
 def test_penalty_with_an_empty_pile_boxed_nothing_under_rules_1() -> None:
     """Rules 1 (before issue 14): the empty spot counted as the smallest pile, so nothing was boxed."""
     state, _ = begin(FOUR, piles=("bam", "", "bum bum"), rules=1)
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [2, 2, None, 0]
     assert after.piles == ((Card.BAM,), (), ()) and after.box == ()
 
@@ -527,7 +527,7 @@ def test_penalty_with_an_empty_pile_boxed_nothing_under_rules_1() -> None:
 def test_penalty_with_all_piles_empty_takes_and_boxes_nothing() -> None:
     """A timeout at the start of a round: no pile to take, none to box."""
     state, _ = begin(FOUR)
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [None, 0, None, 0]
     assert after.deck("A") == (Card.BIM, Card.BAM)
 
@@ -585,7 +585,7 @@ def test_no_action_after_the_game_is_over() -> None:
 def test_quit_ends_the_game_without_a_winner() -> None:
     """Players may stop; the log ends with reason quit."""
     state, _ = begin(FOUR)
-    after, events = apply(state, Quit(4.0))
+    after, events = apply(state, Quit(t=4.0))
     assert logged(events) == [
         {
             "seq": 3,
@@ -616,7 +616,7 @@ def test_no_time_window_variant_has_no_timeouts() -> None:
     state, _ = begin(FOUR, window=None)
     assert state.window_closes is None
     with pytest.raises(IllegalAction) as error:
-        apply(state, Timeout(100.0))
+        apply(state, Timeout(t=100.0))
     assert error.value.reason == "no_window"
     _, events = play(state, "A", 0, "bim", onset=60.0, t=60.5)
     assert kinds(events) == ["play", "turn"]
@@ -635,13 +635,13 @@ def test_the_window_opens_at_the_turn_events_time() -> None:
 @pytest.mark.parametrize(
     "action, reason",
     [
-        (Play("A", 3, "bim", 0.5, 0.6), "bad_pile"),
-        (Play("A", -1, "bim", 0.5, 0.6), "bad_pile"),
-        (Play("Zoe", 0, "bim", 0.5, 0.6), "not_seated"),
-        (Play("A", 0, "bim", 0.7, 0.6), "bad_onset"),
-        (Play("A", 0, "bim", float("nan"), 0.6), "bad_onset"),
-        (Timeout(-1.0), "time_backwards"),
-        (Quit(float("inf")), "time_backwards"),
+        (Play("A", 3, "bim", 0.5, t=0.6), "bad_pile"),
+        (Play("A", -1, "bim", 0.5, t=0.6), "bad_pile"),
+        (Play("Zoe", 0, "bim", 0.5, t=0.6), "not_seated"),
+        (Play("A", 0, "bim", 0.7, t=0.6), "bad_onset"),
+        (Play("A", 0, "bim", float("nan"), t=0.6), "bad_onset"),
+        (Timeout(t=-1.0), "time_backwards"),
+        (Quit(t=float("inf")), "time_backwards"),
     ],
 )
 def test_illegal_actions_are_rejected_with_a_reason_and_change_nothing(action: Any, reason: str) -> None:
@@ -655,7 +655,7 @@ def test_illegal_actions_are_rejected_with_a_reason_and_change_nothing(action: A
 def test_slapper_not_seated_is_rejected() -> None:
     """A slap from an unknown name is illegal, not a slap."""
     with pytest.raises(IllegalAction) as error:
-        apply(call_race(), SlapRace((("Zoe", 1.5),), 3.3))
+        apply(call_race(), SlapRace((("Zoe", 1.5),), t=3.3))
     assert error.value.reason == "not_seated"
 
 
@@ -673,7 +673,7 @@ def test_events_are_numbered_and_timed_from_the_actions() -> None:
 def test_resume_marks_the_restart_and_reopens_the_window() -> None:
     """A resumed game continues seq and t, logs "resumed", and the window opens again."""
     state, _ = begin(FOUR, window=3.0)
-    after, events = apply(state, Resume(50.0))
+    after, events = apply(state, Resume(t=50.0))
     assert logged(events) == [
         {"seq": 3, "t": 50.0, "type": "resumed"},
         {"seq": 4, "t": 50.0, "type": "turn", "player": "A", "card": "bim"},
@@ -683,7 +683,7 @@ def test_resume_marks_the_restart_and_reopens_the_window() -> None:
 
 def test_resume_during_a_slap_race_reopens_the_slap_window() -> None:
     """Slaps count again from the restart, for a whole slap window."""
-    after, events = apply(call_race(slap_window=2.0), Resume(40.0))
+    after, events = apply(call_race(slap_window=2.0), Resume(t=40.0))
     assert kinds(events) == ["resumed"] and after.phase is Phase.SLAP
     assert (after.slap_opens, after.slap_closes) == (40.0, 42.0)
 
@@ -694,16 +694,16 @@ def scripted_game() -> tuple[State, list[Event]]:
         {"A": "bim bam bum bim", "B": "bam bum bim", "C": "bum bim bam", "D": "bim"}, window=3.0, slap_window=2.0
     )
     steps = [
-        Play("A", 0, "bim", 0.5, 0.7),  # once
-        Play("B", 1, "bam", 1.0, 1.2),  # once
-        Play("C", 2, "bim bam bum", 1.5, 1.8),  # call
-        SlapRace((("B", 2.0), ("D", 2.1)), 3.8),  # A did not slap: last; A starts the round
-        Play("C", 0, "bim", 4.0, 4.1),  # out of turn: C starts the next round
-        Timeout(7.1),  # C did not play in time
-        Resume(20.0),
-        Play("C", 1, "bum bum", 23.5, 23.6),  # late: timeout
-        Play("C", 0, "bam", 24.0, 24.3),  # wrong word
-        Quit(30.0),
+        Play("A", 0, "bim", 0.5, t=0.7),  # once
+        Play("B", 1, "bam", 1.0, t=1.2),  # once
+        Play("C", 2, "bim bam bum", 1.5, t=1.8),  # call
+        SlapRace((("B", 2.0), ("D", 2.1)), t=3.8),  # A did not slap: last; A starts the round
+        Play("C", 0, "bim", 4.0, t=4.1),  # out of turn: C starts the next round
+        Timeout(t=7.1),  # C did not play in time
+        Resume(t=20.0),
+        Play("C", 1, "bum bum", 23.5, t=23.6),  # late: timeout
+        Play("C", 0, "bam", 24.0, t=24.3),  # wrong word
+        Quit(t=30.0),
     ]
     for action in steps:
         state, events = apply(state, action)
@@ -790,7 +790,7 @@ def test_every_event_has_seq_t_type_and_its_required_fields() -> None:
 def test_penalty_boxes_the_smallest_pile_that_holds_cards() -> None:
     """Ruling 2: piles of 1, 0 and 2 cards: the 2 are taken and the 1 is boxed (an empty spot is no pile)."""
     state, _ = begin(FOUR, piles=("bam", "", "bum bum"))
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [2, 2, 0, 1]
     assert after.piles == ((), (), ()) and after.box == (Card.BAM,)
 
@@ -798,7 +798,7 @@ def test_penalty_boxes_the_smallest_pile_that_holds_cards() -> None:
 def test_penalty_smallest_card_pile_ties_go_to_the_lowest_pile_number() -> None:
     """Ruling 2: piles 0, 3, 3 (an empty spot first): pile 1 is taken, pile 2 boxed, spot 0 stays empty."""
     state, _ = begin(FOUR, piles=("", "bum bum bim", "bam bam bim"))
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert [events[1].to_json()[k] for k in ("took_pile", "boxed_pile", "boxed")] == [1, 2, 3]
     assert after.piles == ((), (), ())
 
@@ -806,7 +806,7 @@ def test_penalty_smallest_card_pile_ties_go_to_the_lowest_pile_number() -> None:
 def test_penalty_with_one_card_pile_takes_it_and_boxes_nothing() -> None:
     """Ruling 2: with a single card pile there is no other pile to box."""
     state, _ = begin(FOUR, piles=("", "bum", ""))
-    after, events = apply(state, Timeout(3.0))
+    after, events = apply(state, Timeout(t=3.0))
     assert [events[1].to_json()[k] for k in ("took_pile", "took", "boxed_pile", "boxed")] == [1, 1, None, 0]
 
 
@@ -819,7 +819,7 @@ def test_setup_event_records_the_rules_version() -> None:
 def test_a_rules_1_log_replays_with_the_old_penalty() -> None:
     """An old log (no "rules" field) whose penalty boxed nothing beside an empty spot still replays exactly."""
     state, events = begin(FOUR, piles=("bam", "", "bum bum"), rules=1)
-    after, more = apply(state, Timeout(3.0))
+    after, more = apply(state, Timeout(t=3.0))
     assert [more[1].to_json()[k] for k in ("took_pile", "boxed_pile")] == [2, None]
     log = logged(events + more)
     assert "rules" not in log[0]

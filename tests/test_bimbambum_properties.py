@@ -52,7 +52,7 @@ def draw_action(data: st.DataObject, state: State) -> Action:
         )
         latest = max([state.t, *(onset for _, onset in slaps)])
         finish = data.draw(st.sampled_from([latest, max(latest, state.slap_closes)]))
-        return SlapRace(slaps, finish)
+        return SlapRace(slaps, t=finish)
     kind = data.draw(st.sampled_from(KINDS))
     pile = data.draw(st.integers(0, 2))
     onset = state.window_opens + data.draw(st.floats(0.0, 4.0))
@@ -61,20 +61,20 @@ def draw_action(data: st.DataObject, state: State) -> Action:
     if kind == "call" and "bim bam bum" in state.expected_phrases:
         pile = state.expected_phrases.index("bim bam bum")
     if kind in ("right", "call"):
-        return Play(state.turn, pile, state.expected(pile), onset, t)
+        return Play(state.turn, pile, state.expected(pile), onset, t=t)
     if kind == "wrong":
-        return Play(state.turn, pile, data.draw(st.sampled_from(PHRASES)), onset, t)
+        return Play(state.turn, pile, data.draw(st.sampled_from(PHRASES)), onset, t=t)
     if kind == "out_of_turn":
-        return Play(data.draw(st.sampled_from(others)), pile, state.expected(pile), onset, t)
+        return Play(data.draw(st.sampled_from(others)), pile, state.expected(pile), onset, t=t)
     if kind == "late":
-        return Play(state.turn, pile, state.expected(pile), onset + 3.0, t + 3.0)
+        return Play(state.turn, pile, state.expected(pile), onset + 3.0, t=t + 3.0)
     if kind == "timeout":
-        return Timeout(state.window_opens + data.draw(st.floats(0.0, 6.0)))
+        return Timeout(t=state.window_opens + data.draw(st.floats(0.0, 6.0)))
     if kind == "bad_pile":
-        return Play(state.turn, data.draw(st.sampled_from([-1, 3, 7])), "bim", onset, t)
+        return Play(state.turn, data.draw(st.sampled_from([-1, 3, 7])), "bim", onset, t=t)
     if kind == "stranger":
-        return Play("Stranger", pile, "bim", onset, t)
-    return Resume(state.t + 5.0)
+        return Play("Stranger", pile, "bim", onset, t=t)
+    return Resume(t=state.t + 5.0)
 
 
 def random_game(data: st.DataObject, max_steps: int = 150) -> tuple[list[Event], Iterator[Step]]:
@@ -99,9 +99,9 @@ def random_game(data: st.DataObject, max_steps: int = 150) -> tuple[list[Event],
             yield state, action, after, events
             state = after
         if not state.over and data.draw(st.booleans(), label="quit at the end"):
-            after, events = apply(state, Quit(state.t + 1.0))
+            after, events = apply(state, Quit(t=state.t + 1.0))
             log.extend(events)
-            yield state, Quit(state.t + 1.0), after, events
+            yield state, Quit(t=state.t + 1.0), after, events
             state = after
 
     return log, steps()

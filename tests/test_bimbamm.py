@@ -265,7 +265,7 @@ def test_the_two_player_variant_is_on_for_two_players_only() -> None:
 def test_a_turn_flip_turns_the_tile_and_passes_the_turn_left() -> None:
     """Turning a tile shows its other side; play passes to the left (the next name, wrapping round)."""
     state = make_state(ABC, turn="Cid")
-    state, events = play(state, Flip(1.0, "Cid", 12))
+    state, events = play(state, Flip("Cid", 12, t=1.0))
     flip = of_type(events, "flip")[0]
     assert flip == {
         "seq": 2,
@@ -283,14 +283,14 @@ def test_a_turn_flip_turns_the_tile_and_passes_the_turn_left() -> None:
 
 def test_a_tile_can_be_flipped_back() -> None:
     """A tile turned to black can be turned back to white by a later turn."""
-    state, _ = play(make_state(ABC), Flip(1.0, "Ann", 12), Flip(2.0, "Bob", 12))
+    state, _ = play(make_state(ABC), Flip("Ann", 12, t=1.0), Flip("Bob", 12, t=2.0))
     assert state.tiles[12].up is Side.WHITE and state.turn == "Cid"
 
 
 def test_five_identical_animals_after_a_turn_flip_open_a_race() -> None:
     """A flip that makes an animal show on five tiles opens a race for it."""
     state = make_state(ABC, black_up=[3])  # four cats showing
-    state, events = play(state, Flip(1.0, "Ann", 6))
+    state, events = play(state, Flip("Ann", 6, t=1.0))
     assert [e.TYPE for e in events] == ["flip", "race"] and of_type(events, "race")[0]["animal"] == "cat"
     assert state.phase is Phase.RACE and state.race == (CAT,) and state.to_act is None
 
@@ -298,7 +298,7 @@ def test_five_identical_animals_after_a_turn_flip_open_a_race() -> None:
 def test_a_race_opens_again_when_the_five_was_already_showing() -> None:
     """Five cats already show: any turn flip that leaves five or more opens a race again."""
     state = make_state(ABC, black_up=[3, 6])
-    state, events = play(state, Flip(1.0, "Ann", 12))
+    state, events = play(state, Flip("Ann", 12, t=1.0))
     assert of_type(events, "race") == [{"seq": 3, "t": 1.0, "type": "race", "animal": "cat"}]
 
 
@@ -306,12 +306,12 @@ def test_two_animals_at_five_open_two_races_one_point_then_the_other_reopens() -
     """Cats and dogs both at five: two races, only the earliest valid shout scores; the later valid
     one scores nothing; after the scorer's flips the dogs (still five) open a race again."""
     state = make_state({"Ann": HEN, "Bob": DOG, "Cid": CAT}, black_up=[6, 9, 10, 13])
-    state, events = play(state, Flip(1.0, "Ann", 12))
+    state, events = play(state, Flip("Ann", 12, t=1.0))
     assert [r["animal"] for r in of_type(events, "race")] == ["cat", "dog"]
-    state, events = play(state, ResolveRace(3.0, (Call("Bob", DOG, 1.3), Call("Cid", CAT, 1.2))))
+    state, events = play(state, ResolveRace((Call("Bob", DOG, 1.3), Call("Cid", CAT, 1.2)), t=3.0))
     assert [(p["player"], p["animal"]) for p in of_type(events, "point")] == [("Cid", "cat")]
     assert of_type(events, "mistake") == [] and state.scorer == "Cid"
-    state, events = play(state, ScorerFlips(4.0, "Cid", (0, 1)))  # cat->dog, cat->pig
+    state, events = play(state, ScorerFlips("Cid", (0, 1), t=4.0))  # cat->dog, cat->pig
     assert of_type(events, "race") == [{"seq": 10, "t": 4.0, "type": "race", "animal": "dog"}]
 
 
@@ -322,8 +322,8 @@ def test_the_earliest_holder_scores_draws_a_card_and_must_turn_two_tiles() -> No
     """The first to shout the racing animal while holding it scores: card becomes a point, draws a
     new card, then must turn 2 tiles of that animal; a later holder's shout scores nothing."""
     state = make_state(ABC, black_up=[3], deck=[PIG, HEN])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.5, (Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35))))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35)), t=2.5))
     shouts, point = of_type(events, "shout"), of_type(events, "point")
     assert [s["player"] for s in shouts] == ["Bob", "Cid"]  # judged in onset order
     assert point == [
@@ -337,8 +337,8 @@ def test_the_earliest_holder_scores_draws_a_card_and_must_turn_two_tiles() -> No
 def test_race_earliest_shouter_lacks_the_card_second_shouter_scores() -> None:
     """The earliest shouter does not hold the cat (a mistake, no_card); the next one, who does, scores."""
     state = make_state(ABC, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.5, (Call("Ann", CAT, 1.1), Call("Cid", CAT, 1.3))))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Ann", CAT, 1.1), Call("Cid", CAT, 1.3)), t=2.5))
     assert of_type(events, "mistake")[0] == {
         "seq": 5,
         "t": 2.5,
@@ -354,18 +354,18 @@ def test_race_earliest_shouter_lacks_the_card_second_shouter_scores() -> None:
 def test_the_scorer_turns_two_different_tiles_of_their_animal() -> None:
     """The scorer's 2 tiles must differ and both show the scored animal; only the scorer chooses."""
     state = make_state(ABC, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
-    bad = [ScorerFlips(3.0, "Bob", (0, 12)), ScorerFlips(3.0, "Bob", (0, 0)), ScorerFlips(3.0, "Bob", (0, 15))]
+    state, _ = play(state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
+    bad = [ScorerFlips("Bob", (0, 12), t=3.0), ScorerFlips("Bob", (0, 0), t=3.0), ScorerFlips("Bob", (0, 15), t=3.0)]
     for action in bad:
         with pytest.raises(IllegalAction) as caught:
             apply(state, action)
         assert caught.value.reason in ("bad_score_tiles", "no_such_tile")
     with pytest.raises(IllegalAction, match="Bob scored") as caught:
-        apply(state, ScorerFlips(3.0, "Cid", (0, 1)))
+        apply(state, ScorerFlips("Cid", (0, 1), t=3.0))
     with pytest.raises(IllegalAction) as caught:
-        apply(state, Flip(3.0, "Bob", 12))
+        apply(state, Flip("Bob", 12, t=3.0))
     assert caught.value.reason == "awaiting_scorer"
-    state, events = play(state, ScorerFlips(3.0, "Bob", (0, 6)))
+    state, events = play(state, ScorerFlips("Bob", (0, 6), t=3.0))
     assert [(f["tile"], f["reason"]) for f in of_type(events, "flip")] == [(0, "score"), (6, "score")]
     assert state.counts()[CAT] == 3
 
@@ -374,23 +374,23 @@ def test_scoring_chain_a_reflip_that_makes_a_new_five_opens_a_new_race() -> None
     """The scorer's two flips make five dogs: a new race opens, its winner scores and turns two dog
     tiles, and play continues to the left of the last scorer."""
     state = make_state({"Ann": HEN, "Bob": CAT, "Cid": DOG}, black_up=[3, 10, 13])  # 4 cats, 4 dogs
-    state, _ = play(state, Flip(1.0, "Ann", 6))  # fifth cat
-    state, events = play(state, ResolveRace(2.5, (Call("Bob", CAT, 1.4),)), ScorerFlips(4.0, "Bob", (0, 1)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))  # fifth cat
+    state, events = play(state, ResolveRace((Call("Bob", CAT, 1.4),), t=2.5), ScorerFlips("Bob", (0, 1), t=4.0))
     flips = of_type(events, "flip")
     assert flips[-1]["counts"]["dog"] == 5 and of_type(events, "race")[-1]["animal"] == "dog"
     assert state.phase is Phase.RACE and state.turn == "Bob"
-    state, events = play(state, ResolveRace(5.5, (Call("Cid", DOG, 4.3), Call("Ann", DOG, 4.2))))
+    state, events = play(state, ResolveRace((Call("Cid", DOG, 4.3), Call("Ann", DOG, 4.2)), t=5.5))
     assert [m["reason"] for m in of_type(events, "mistake")] == ["no_card"]  # Ann, earlier, holds a hen
     assert of_type(events, "point")[0]["player"] == "Cid"
-    state, events = play(state, ScorerFlips(6.0, "Cid", (4, 5)))
+    state, events = play(state, ScorerFlips("Cid", (4, 5), t=6.0))
     assert events[-1].to_json()["type"] == "turn" and state.turn == "Ann"  # left of Cid, the last scorer
 
 
 def test_nobody_scores_play_continues_left_of_the_player_who_flipped() -> None:
     """A race closed without a valid shout: the player to the left of the one who flipped plays."""
     state = make_state(ABC, black_up=[3])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.5))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace(t=2.5))
     assert [e.TYPE for e in events] == ["turn"] and state.turn == "Bob" and state.phase is Phase.TURN
 
 
@@ -398,10 +398,10 @@ def test_nobody_scores_after_a_scorers_reflip_play_continues_left_of_the_scorer(
     """After a chain race nobody wins, play continues to the left of the last scorer, not the flipper."""
     state = make_state(ABC, black_up=[3, 10, 13])
     state, _ = play(
-        state, Flip(1.0, "Ann", 6), ResolveRace(2.5, (Call("Bob", CAT, 1.4),)), ScorerFlips(4.0, "Bob", (0, 1))
+        state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.4),), t=2.5), ScorerFlips("Bob", (0, 1), t=4.0)
     )
     assert state.race == (DOG,)
-    state, _ = play(state, ResolveRace(5.5))
+    state, _ = play(state, ResolveRace(t=5.5))
     assert state.turn == "Cid"
 
 
@@ -409,7 +409,7 @@ def test_a_scorer_whose_flips_make_no_five_passes_play_to_their_left() -> None:
     """After the scorer's two flips with no new five, the player to the scorer's left plays."""
     state = make_state(ABC, black_up=[3])
     state, events = play(
-        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Cid", CAT, 1.2),)), ScorerFlips(3.0, "Cid", (0, 1))
+        state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Cid", CAT, 1.2),), t=2.0), ScorerFlips("Cid", (0, 1), t=3.0)
     )
     assert events[-1].to_json()["type"] == "turn" and state.turn == "Ann"
 
@@ -420,8 +420,8 @@ def test_a_scorer_whose_flips_make_no_five_passes_play_to_their_left() -> None:
 def test_mistake_wrong_animal_returns_the_last_won_card_to_the_bottom_of_the_pile() -> None:
     """Shouting another animal in a race is a mistake: the last won card goes under the pile."""
     state = make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.0, (Call("Ann", PIG, 1.5),)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Ann", PIG, 1.5),), t=2.0))
     assert of_type(events, "mistake")[0]["reason"] == "wrong_animal"
     assert of_type(events, "mistake")[0]["returned"] == "hen"
     assert state.won("Ann") == (PIG,) and state.deck == (DONKEY, HEN)
@@ -430,8 +430,8 @@ def test_mistake_wrong_animal_returns_the_last_won_card_to_the_bottom_of_the_pil
 def test_mistake_without_a_won_card_changes_nothing() -> None:
     """A player with no won card makes a mistake: nothing happens (but it is logged)."""
     state = make_state(ABC, black_up=[3])
-    before, _ = play(state, Flip(1.0, "Ann", 6))
-    after, events = play(before, ResolveRace(2.0, (Call("Ann", PIG, 1.5),)))
+    before, _ = play(state, Flip("Ann", 6, t=1.0))
+    after, events = play(before, ResolveRace((Call("Ann", PIG, 1.5),), t=2.0))
     assert of_type(events, "mistake")[0]["returned"] is None
     assert after.points == before.points and after.deck == before.deck and after.hands == before.hands
 
@@ -439,7 +439,7 @@ def test_mistake_without_a_won_card_changes_nothing() -> None:
 def test_mistake_no_five_a_shout_when_no_five_identical_show() -> None:
     """Shouting while no animal shows on five tiles is a mistake (no_five), even holding that animal."""
     state = make_state(ABC, points={"Bob": [DOG]}, deck=[PIG])
-    state, events = play(state, Shout(1.0, "Bob", CAT, 0.9))
+    state, events = play(state, Shout("Bob", CAT, 0.9, t=1.0))
     assert [e.TYPE for e in events] == ["shout", "mistake"]
     assert of_type(events, "mistake")[0] == {
         "seq": 3,
@@ -457,7 +457,9 @@ def test_a_shout_outside_a_race_window_is_judged_against_the_table() -> None:
     """Five cats still show after a race closed: a late cat shout by a holder is no mistake (and no
     point); a dog shout is the wrong animal; a cat shout without the card is no_card."""
     state = make_state(ABC, black_up=[3, 6])
-    state, events = play(state, Shout(1.0, "Bob", CAT, 0.9), Shout(1.0, "Ann", DOG, 1.0), Shout(1.5, "Ann", CAT, 1.1))
+    state, events = play(
+        state, Shout("Bob", CAT, 0.9, t=1.0), Shout("Ann", DOG, 1.0, t=1.0), Shout("Ann", CAT, 1.1, t=1.5)
+    )
     assert [m["reason"] for m in of_type(events, "mistake")] == ["wrong_animal", "no_card"]
     assert state.points_by_name() == {"Ann": 0, "Bob": 0, "Cid": 0} and state.phase is Phase.TURN
 
@@ -466,9 +468,9 @@ def test_every_shout_in_a_race_is_judged_one_mistake_per_player() -> None:
     """Each shout of a race window is judged, but a player's first wrong shout is their one mistake
     of the window (rules 2; rules 1 took a won card for each)."""
     state = make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
     calls = (Call("Ann", PIG, 1.2), Call("Cid", DOG, 1.3), Call("Ann", CAT, 1.4), Call("Bob", CAT, 1.5))
-    state, events = play(state, ResolveRace(2.0, calls))
+    state, events = play(state, ResolveRace(calls, t=2.0))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
         ("Ann", "wrong_animal", "hen"),
         ("Cid", "wrong_animal", None),
@@ -478,16 +480,16 @@ def test_every_shout_in_a_race_is_judged_one_mistake_per_player() -> None:
     old = State(
         **{**state_fields(make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])), "rules": 1}
     )
-    old, _ = play(old, Flip(1.0, "Ann", 6))
-    old, events = play(old, ResolveRace(2.0, calls))
+    old, _ = play(old, Flip("Ann", 6, t=1.0))
+    old, events = play(old, ResolveRace(calls, t=2.0))
     assert [m["returned"] for m in of_type(events, "mistake")] == ["hen", None, "pig"]
 
 
 def test_a_late_valid_shout_after_someone_scored_is_no_mistake_and_scores_nothing() -> None:
     """A holder who shouts the right animal after the scorer: no point, no mistake."""
     state = make_state(ABC, black_up=[3], points={"Cid": [DOG]})
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.25))))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.25)), t=2.0))
     assert len(of_type(events, "point")) == 1 and of_type(events, "mistake") == []
     assert state.won("Cid") == (DOG,)
 
@@ -496,8 +498,8 @@ def test_a_scorer_is_judged_on_the_card_they_held_during_the_race() -> None:
     """The scorer's second cat shout in the same race is late, not a no_card mistake, though they
     have drawn a new card by then."""
     state = make_state(ABC, black_up=[3], deck=[PIG])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.6))))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.6)), t=2.0))
     assert of_type(events, "mistake") == [] and state.score("Bob") == 1
 
 
@@ -508,12 +510,12 @@ def test_empty_draw_pile_the_scorer_holds_no_card_until_they_get_one() -> None:
     """Scoring with an empty pile: the scorer draws nothing and holds no card; their cat shouts are
     then no_card mistakes; a SWAP later draws the card a mistake put back."""
     state = make_state(ABC, black_up=[3], deck=[])
-    state, events = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+    state, events = play(state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
     assert of_type(events, "point")[0]["drew"] is None and state.hand("Bob") is None
-    state, events = play(state, ScorerFlips(3.0, "Bob", (0, 1)), Shout(3.5, "Bob", CAT, 3.4))
+    state, events = play(state, ScorerFlips("Bob", (0, 1), t=3.0), Shout("Bob", CAT, 3.4, t=3.5))
     assert of_type(events, "mistake")[0]["reason"] == "no_five" and of_type(events, "mistake")[0]["returned"] == "cat"
     assert state.deck == (CAT,) and state.turn == "Cid"
-    state, events = play(state, Flip(4.0, "Cid", 12), Flip(5.0, "Ann", 12), UseSpecial(6.0, "Bob"))
+    state, events = play(state, Flip("Cid", 12, t=4.0), Flip("Ann", 12, t=5.0), UseSpecial("Bob", t=6.0))
     assert of_type(events, "swap") == [
         {"seq": events[-2].seq, "t": 6.0, "type": "swap", "player": "Bob", "returned": None, "drew": "cat"}
     ]
@@ -523,7 +525,7 @@ def test_empty_draw_pile_the_scorer_holds_no_card_until_they_get_one() -> None:
 def test_swap_with_no_card_and_an_empty_pile_only_turns_the_special_tile() -> None:
     """SWAP with nothing to put back and nothing to draw is still a turn: the special tile turns."""
     state = make_state({"Ann": None, "Bob": CAT}, deck=[])
-    state, events = play(state, UseSpecial(1.0, "Ann"))
+    state, events = play(state, UseSpecial("Ann", t=1.0))
     assert of_type(events, "swap")[0]["returned"] is None and of_type(events, "swap")[0]["drew"] is None
     assert state.special is Special.EXCHANGE and state.turn == "Bob"
 
@@ -534,7 +536,7 @@ def test_swap_with_no_card_and_an_empty_pile_only_turns_the_special_tile() -> No
 def test_swap_puts_the_card_under_the_pile_and_draws_the_top_card() -> None:
     """SWAP: the held card goes to the bottom of the pile, the top card is drawn."""
     state = make_state(ABC, deck=[PIG, HEN])
-    state, events = play(state, UseSpecial(1.0, "Ann"))
+    state, events = play(state, UseSpecial("Ann", t=1.0))
     assert of_type(events, "swap")[0] == {
         "seq": 2,
         "t": 1.0,
@@ -549,7 +551,7 @@ def test_swap_puts_the_card_under_the_pile_and_draws_the_top_card() -> None:
 def test_exchange_swaps_cards_with_the_named_player() -> None:
     """EXCHANGE: the player takes the named player's card and gives their own."""
     state = make_state(ABC, special=Special.EXCHANGE)
-    state, events = play(state, UseSpecial(1.0, "Ann", "Cid"))
+    state, events = play(state, UseSpecial("Ann", "Cid", t=1.0))
     assert of_type(events, "exchange")[0] == {
         "seq": 2,
         "t": 1.0,
@@ -567,7 +569,7 @@ def test_swap_then_exchange_the_special_tile_alternates_after_every_use() -> Non
     state = make_state(ABC)
     sides = [state.special]
     for t, (player, target) in enumerate([("Ann", None), ("Bob", "Ann"), ("Cid", None), ("Ann", "Bob")], 1):
-        state, events = play(state, UseSpecial(float(t), player, target))
+        state, events = play(state, UseSpecial(player, target, t=float(t)))
         sides.append(state.special)
         assert [e.TYPE for e in events][0] == ("swap" if target is None else "exchange")
     assert sides == [Special.SWAP, Special.EXCHANGE, Special.SWAP, Special.EXCHANGE, Special.SWAP]
@@ -578,14 +580,14 @@ def test_exchange_without_a_valid_target_is_illegal(target: str | None) -> None:
     """EXCHANGE needs another player at the table: no name, oneself or a stranger is refused."""
     state = make_state(ABC, special=Special.EXCHANGE)
     with pytest.raises(IllegalAction) as caught:
-        apply(state, UseSpecial(1.0, "Ann", target))
+        apply(state, UseSpecial("Ann", target, t=1.0))
     assert caught.value.reason == "bad_target" and "Bob, Cid" in str(caught.value)
 
 
 def test_swap_with_a_target_is_illegal() -> None:
     """The SWAP side names nobody: a target is refused rather than silently ignored."""
     with pytest.raises(IllegalAction) as caught:
-        apply(make_state(ABC), UseSpecial(1.0, "Ann", "Bob"))
+        apply(make_state(ABC), UseSpecial("Ann", "Bob", t=1.0))
     assert caught.value.reason == "swap_has_no_target"
 
 
@@ -595,41 +597,41 @@ def test_swap_with_a_target_is_illegal() -> None:
 def test_two_player_rule_no_flipping_a_tile_showing_the_animal_the_other_just_revealed() -> None:
     """2 players: after Ann reveals a cat, Bob may not turn a tile showing a cat."""
     state = make_state({"Ann": DOG, "Bob": PIG}, variant2p=True)
-    state, _ = play(state, Flip(1.0, "Ann", 3))  # dog -> cat
+    state, _ = play(state, Flip("Ann", 3, t=1.0))  # dog -> cat
     with pytest.raises(IllegalAction) as caught:
-        apply(state, Flip(2.0, "Bob", 0))
+        apply(state, Flip("Bob", 0, t=2.0))
     assert caught.value.reason == "restricted_tile"
     legal = {a.tile for a in legal_actions(state, 2.0) if isinstance(a, Flip)}
     assert legal == set(range(15)) - {0, 1, 2, 3}
-    state, _ = play(state, Flip(2.0, "Bob", 12))  # hen -> pig: now Ann may not turn pigs
+    state, _ = play(state, Flip("Bob", 12, t=2.0))  # hen -> pig: now Ann may not turn pigs
     with pytest.raises(IllegalAction):
-        apply(state, Flip(3.0, "Ann", 6))
-    play(state, Flip(3.0, "Ann", 0))
+        apply(state, Flip("Ann", 6, t=3.0))
+    play(state, Flip("Ann", 0, t=3.0))
 
 
 def test_two_player_rule_lifted_after_a_special_tile_turn() -> None:
     """2 players: a special-tile turn reveals nothing, so the next player is not restricted."""
     state = make_state({"Ann": DOG, "Bob": PIG}, variant2p=True)
-    state, _ = play(state, Flip(1.0, "Ann", 3), UseSpecial(2.0, "Bob"))
-    play(state, Flip(3.0, "Ann", 0))
-    state, _ = play(make_state({"Ann": DOG, "Bob": PIG}, variant2p=True), UseSpecial(1.0, "Ann"))
-    play(state, Flip(2.0, "Bob", 0))
+    state, _ = play(state, Flip("Ann", 3, t=1.0), UseSpecial("Bob", t=2.0))
+    play(state, Flip("Ann", 0, t=3.0))
+    state, _ = play(make_state({"Ann": DOG, "Bob": PIG}, variant2p=True), UseSpecial("Ann", t=1.0))
+    play(state, Flip("Bob", 0, t=2.0))
 
 
 def test_two_player_rule_does_not_bind_the_player_who_revealed() -> None:
     """2 players: Ann reveals a cat, Bob scores, Ann plays next: her own reveal does not bind her."""
     state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
     state, _ = play(
-        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)), ScorerFlips(3.0, "Bob", (0, 1))
+        state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.3),), t=2.0), ScorerFlips("Bob", (0, 1), t=3.0)
     )
     assert state.turn == "Ann" and state.restricted == (DOG, PIG) and state.restricted_by == "Bob"
-    play(state, Flip(4.0, "Ann", 2))
+    play(state, Flip("Ann", 2, t=4.0))
 
 
 def test_two_player_rule_does_not_apply_to_three_players() -> None:
     """With 3 players any tile may be turned, whatever the last reveal."""
-    state, _ = play(make_state(ABC), Flip(1.0, "Ann", 3))
-    play(state, Flip(2.0, "Bob", 0))
+    state, _ = play(make_state(ABC), Flip("Ann", 3, t=1.0))
+    play(state, Flip("Bob", 0, t=2.0))
 
 
 # -- the end ----------------------------------------------------------------------------------------
@@ -638,8 +640,8 @@ def test_two_player_rule_does_not_apply_to_three_players() -> None:
 def test_win_at_exactly_three_points_ends_the_game_at_once() -> None:
     """A third point wins at once: game_over, no scorer's flips, later shouts of the race ignored."""
     state = make_state(ABC, black_up=[3], points={"Bob": [DOG, PIG]}, deck=[HEN, DONKEY])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    state, events = play(state, ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Ann", PIG, 1.3))))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    state, events = play(state, ResolveRace((Call("Bob", CAT, 1.2), Call("Ann", PIG, 1.3)), t=2.0))
     assert [e.TYPE for e in events] == ["shout", "point", "game_over"]
     assert of_type(events, "point")[0]["points"] == 3
     assert of_type(events, "game_over")[0] == {
@@ -653,20 +655,20 @@ def test_win_at_exactly_three_points_ends_the_game_at_once() -> None:
     }
     assert state.over and state.winner == "Bob" and state.phase is Phase.OVER and legal_actions(state, 3.0) == []
     with pytest.raises(IllegalAction) as caught:
-        apply(state, ScorerFlips(3.0, "Bob", (0, 1)))
+        apply(state, ScorerFlips("Bob", (0, 1), t=3.0))
     assert caught.value.reason == "game_over"
 
 
 def test_two_points_is_not_a_win() -> None:
     """A second point does not end the game: the scorer turns two tiles."""
     state = make_state(ABC, black_up=[3], points={"Bob": [DOG]})
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
     assert state.score("Bob") == 2 and state.phase is Phase.SCORER
 
 
 def test_quit_ends_the_game_without_a_winner() -> None:
     """A player (or the host) quits: game_over with no winner and the points so far."""
-    state, events = play(make_state(ABC, points={"Cid": [PIG]}, deck=[HEN]), Quit(5.0, "Bob"))
+    state, events = play(make_state(ABC, points={"Cid": [PIG]}, deck=[HEN]), Quit("Bob", t=5.0))
     assert events[0].to_json() == {
         "seq": 2,
         "t": 5.0,
@@ -682,27 +684,27 @@ def test_quit_ends_the_game_without_a_winner() -> None:
 # -- illegal actions ----------------------------------------------------------------------------------
 
 
-RACE_STATE = play(make_state(ABC, black_up=[3]), Flip(1.0, "Ann", 6))[0]
+RACE_STATE = play(make_state(ABC, black_up=[3]), Flip("Ann", 6, t=1.0))[0]
 
 
 @pytest.mark.parametrize(
     "state, action, reason",
     [
-        (make_state(ABC), Flip(1.0, "Bob", 0), "not_your_turn"),
-        (make_state(ABC), UseSpecial(1.0, "Cid"), "not_your_turn"),
-        (make_state(ABC), Flip(1.0, "Zed", 0), "unknown_player"),
-        (make_state(ABC), Flip(1.0, "Ann", 15), "no_such_tile"),
-        (make_state(ABC), Flip(1.0, "Ann", -1), "no_such_tile"),
-        (make_state(ABC), Flip(1.0, "Ann", True), "no_such_tile"),
-        (make_state(ABC), ResolveRace(1.0), "no_race"),
-        (make_state(ABC), ScorerFlips(1.0, "Ann", (0, 1)), "not_scorer"),
-        (make_state(ABC), Quit(1.0, "Ann", "three_points"), "bad_reason"),
-        (RACE_STATE, Flip(2.0, "Bob", 0), "race_open"),
-        (RACE_STATE, Shout(2.0, "Bob", CAT, 1.5), "race_open"),
-        (RACE_STATE, ResolveRace(2.0, (Call("Zed", CAT, 1.5),)), "unknown_player"),
-        (RACE_STATE, ResolveRace(2.0, (Call("Bob", "cat", 1.5),)), "not_an_animal"),  # type: ignore[arg-type]
-        (RACE_STATE, ResolveRace(2.0, (Call("Bob", CAT, float("nan")),)), "bad_onset"),
-        (RACE_STATE, ResolveRace(0.5), "time_backwards"),
+        (make_state(ABC), Flip("Bob", 0, t=1.0), "not_your_turn"),
+        (make_state(ABC), UseSpecial("Cid", t=1.0), "not_your_turn"),
+        (make_state(ABC), Flip("Zed", 0, t=1.0), "unknown_player"),
+        (make_state(ABC), Flip("Ann", 15, t=1.0), "no_such_tile"),
+        (make_state(ABC), Flip("Ann", -1, t=1.0), "no_such_tile"),
+        (make_state(ABC), Flip("Ann", True, t=1.0), "no_such_tile"),
+        (make_state(ABC), ResolveRace(t=1.0), "no_race"),
+        (make_state(ABC), ScorerFlips("Ann", (0, 1), t=1.0), "not_scorer"),
+        (make_state(ABC), Quit("Ann", "three_points", t=1.0), "bad_reason"),
+        (RACE_STATE, Flip("Bob", 0, t=2.0), "race_open"),
+        (RACE_STATE, Shout("Bob", CAT, 1.5, t=2.0), "race_open"),
+        (RACE_STATE, ResolveRace((Call("Zed", CAT, 1.5),), t=2.0), "unknown_player"),
+        (RACE_STATE, ResolveRace((Call("Bob", "cat", 1.5),), t=2.0), "not_an_animal"),  # type: ignore[arg-type]
+        (RACE_STATE, ResolveRace((Call("Bob", CAT, float("nan")),), t=2.0), "bad_onset"),
+        (RACE_STATE, ResolveRace(t=0.5), "time_backwards"),
     ],
 )
 def test_illegal_actions_are_rejected_with_a_reason_and_leave_the_state_unchanged(
@@ -723,9 +725,9 @@ def test_legal_actions_list_what_the_player_to_act_may_do() -> None:
     actions = legal_actions(state, 1.0)
     assert len([a for a in actions if isinstance(a, Flip)]) == 15
     assert [a.target for a in actions if isinstance(a, UseSpecial)] == ["Bob", "Cid"]
-    state, _ = play(state, Flip(1.0, "Ann", 6))
-    assert legal_actions(state, 2.0) == [ResolveRace(2.0)]
-    state, _ = play(state, ResolveRace(2.0, (Call("Bob", CAT, 1.5),)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
+    assert legal_actions(state, 2.0) == [ResolveRace(t=2.0)]
+    state, _ = play(state, ResolveRace((Call("Bob", CAT, 1.5),), t=2.0))
     assert len(legal_actions(state, 3.0)) == 10  # 5 cat tiles, any 2
     for action in legal_actions(state, 3.0):
         apply(state, action)
@@ -753,11 +755,11 @@ def scripted_game() -> tuple[State, list[Event]]:
     """A short game with a swap, an exchange, a race with a point, a mistake and a late shout."""
     state, events = new_game(["Ann", "Bob", "Cid"], stacked(DOG, CAT, CAT), 11, tiles=LAYOUT, t=0.0)
     actions: list[Action] = [
-        UseSpecial(1.0, "Bob"),
-        UseSpecial(2.0, "Cid", "Ann"),
-        Flip(3.0, "Ann", 3),
-        Flip(4.0, "Bob", 6),
-        ResolveRace(5.5, (Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6))),
+        UseSpecial("Bob", t=1.0),
+        UseSpecial("Cid", "Ann", t=2.0),
+        Flip("Ann", 3, t=3.0),
+        Flip("Bob", 6, t=4.0),
+        ResolveRace((Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6)), t=5.5),
     ]
     for action in actions:
         state, produced = apply(state, action)
@@ -774,7 +776,7 @@ def test_every_event_has_the_fields_issue_3_names_with_their_types() -> None:
     assert scorer is not None
     state, produced = apply(state, legal_actions(state, 8.0)[0])
     events += produced
-    state, produced = apply(state, Quit(9.0, None))
+    state, produced = apply(state, Quit(None, t=9.0))
     events += produced
     seen = set()
     for seq, event in enumerate(events):
@@ -862,8 +864,8 @@ def test_a_scorer_who_shouts_the_second_raced_animal_in_the_same_window_is_late_
     window: late (no point, no mistake), and Cid keeps the point just won."""
     deck = [DOG, CAT, CAT, DOG, PIG, PIG, PIG, DONKEY, DONKEY, DONKEY, HEN, HEN]
     state = make_state({"Ann": HEN, "Bob": DOG, "Cid": CAT}, black_up=[6, 9, 10, 13], deck=deck)
-    state, _ = play(state, Flip(1.0, "Ann", 12))
-    state, events = play(state, ResolveRace(3.0, (Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5))))
+    state, _ = play(state, Flip("Ann", 12, t=1.0))
+    state, events = play(state, ResolveRace((Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5)), t=3.0))
     assert of_type(events, "mistake") == [] and len(of_type(events, "point")) == 1
     assert state.score("Cid") == 1 and state.hand("Cid") is DOG
 
@@ -872,8 +874,8 @@ def test_a_scorer_who_shouts_an_animal_never_held_in_the_window_is_still_wrong()
     """Ruling 3: after scoring the cat and drawing a pig, Cid's "dog" is a no_card mistake (never held)."""
     deck = [PIG, CAT, CAT, DOG, DOG, PIG, PIG, DONKEY, DONKEY, DONKEY, HEN, HEN]
     state = make_state({"Ann": HEN, "Bob": DOG, "Cid": CAT}, black_up=[6, 9, 10, 13], deck=deck)
-    state, _ = play(state, Flip(1.0, "Ann", 12))
-    state, events = play(state, ResolveRace(3.0, (Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5))))
+    state, _ = play(state, Flip("Ann", 12, t=1.0))
+    state, events = play(state, ResolveRace((Call("Cid", CAT, 1.2), Call("Cid", DOG, 1.5)), t=3.0))
     assert [(m["player"], m["reason"]) for m in of_type(events, "mistake")] == [("Cid", "no_card")]
 
 
@@ -881,9 +883,9 @@ def test_one_mistake_per_race_window_per_player_the_first_wrong_shout() -> None:
     """Ruling 4: "Cat! Cat!" without the card costs one won card, not two: a referee counts the
     first wrong shout of each player in a race window."""
     state = make_state(ABC, black_up=[3], points={"Ann": [PIG, HEN]}, deck=[DONKEY])
-    state, _ = play(state, Flip(1.0, "Ann", 6))
+    state, _ = play(state, Flip("Ann", 6, t=1.0))
     calls = (Call("Ann", CAT, 1.2), Call("Ann", CAT, 1.3), Call("Ann", PIG, 1.4), Call("Bob", CAT, 1.5))
-    state, events = play(state, ResolveRace(2.0, calls))
+    state, events = play(state, ResolveRace(calls, t=2.0))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
         ("Ann", "no_card", "hen")
     ]
@@ -895,14 +897,14 @@ def test_two_player_rule_after_a_point_binds_the_animals_the_scorer_revealed() -
     turn a dog or a pig (Bob is the previous player), but her own cat does not bind her."""
     state = make_state({"Ann": DOG, "Bob": CAT}, variant2p=True, black_up=[3])
     state, _ = play(
-        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.3),)), ScorerFlips(3.0, "Bob", (0, 1))
+        state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.3),), t=2.0), ScorerFlips("Bob", (0, 1), t=3.0)
     )
     assert state.turn == "Ann"
     for tile in (4, 7):  # a dog, a pig
         with pytest.raises(IllegalAction) as caught:
-            apply(state, Flip(4.0, "Ann", tile))
+            apply(state, Flip("Ann", tile, t=4.0))
         assert caught.value.reason == "restricted_tile"
-    play(state, Flip(4.0, "Ann", 2))  # a cat: allowed
+    play(state, Flip("Ann", 2, t=4.0))  # a cat: allowed
 
 
 def test_two_player_rule_after_two_turns_in_a_row_binds_the_other_players_reveals() -> None:
@@ -910,12 +912,12 @@ def test_two_player_rule_after_two_turns_in_a_row_binds_the_other_players_reveal
     Ann was the previous player, so her dog and pig bind Bob, and his own cat does not."""
     state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3], turn="Bob")
     state, _ = play(
-        state, Flip(1.0, "Bob", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)), ScorerFlips(3.0, "Ann", (0, 1))
+        state, Flip("Bob", 6, t=1.0), ResolveRace((Call("Ann", CAT, 1.3),), t=2.0), ScorerFlips("Ann", (0, 1), t=3.0)
     )
     assert state.turn == "Bob"
     with pytest.raises(IllegalAction):
-        apply(state, Flip(4.0, "Bob", 4))
-    play(state, Flip(4.0, "Bob", 2))
+        apply(state, Flip("Bob", 4, t=4.0))
+    play(state, Flip("Bob", 2, t=4.0))
 
 
 def test_two_player_rule_after_scoring_on_ones_own_flip_binds_everything_revealed() -> None:
@@ -923,7 +925,7 @@ def test_two_player_rule_after_scoring_on_ones_own_flip_binds_everything_reveale
     cat, dog or pig, as in the book's example everything the previous player revealed binds."""
     state = make_state({"Ann": CAT, "Bob": DOG}, variant2p=True, black_up=[3])
     state, _ = play(
-        state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Ann", CAT, 1.3),)), ScorerFlips(3.0, "Ann", (0, 1))
+        state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Ann", CAT, 1.3),), t=2.0), ScorerFlips("Ann", (0, 1), t=3.0)
     )
     assert state.turn == "Bob"
     legal = {a.tile for a in legal_actions(state, 4.0) if isinstance(a, Flip)}
@@ -935,8 +937,8 @@ def test_two_player_variant_can_be_switched_off() -> None:
     """Ruling 5: with variant2p=False two players may flip any tile."""
     state, events = new_game(["Ann", "Bob"], stacked(DOG, PIG), seed=1, tiles=LAYOUT, variant2p=False)
     assert events[0].to_json()["state"]["variant2p"] is False
-    state, _ = play(state, Flip(1.0, state.turn, 3))
-    play(state, Flip(2.0, state.turn, 0))
+    state, _ = play(state, Flip(state.turn, 3, t=1.0))
+    play(state, Flip(state.turn, 0, t=2.0))
 
 
 def test_setup_event_records_the_rules_version() -> None:
@@ -950,9 +952,9 @@ def test_a_rules_1_log_replays_with_two_mistakes_for_cat_cat() -> None:
     state, events = new_game(["Ann", "Bob", "Cid"], stacked(DOG, CAT, HEN), seed=1, tiles=LAYOUT, rules=1)
     log = [e.to_json() for e in events]
     assert "rules" not in log[0]
-    actions = [Flip(1.0, "Bob", 3), UseSpecial(2.0, "Cid"), Flip(3.0, "Ann", 6)]
+    actions = [Flip("Bob", 3, t=1.0), UseSpecial("Cid", t=2.0), Flip("Ann", 6, t=3.0)]
     state, more = play(state, *actions)
     calls = (Call("Ann", CAT, 3.2), Call("Ann", CAT, 3.3))
-    state, race = play(state, ResolveRace(4.0, calls))
+    state, race = play(state, ResolveRace(calls, t=4.0))
     assert len(of_type(race, "mistake")) == 2
     assert replay(log + [e.to_json() for e in more + race]) == state

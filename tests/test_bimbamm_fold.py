@@ -146,7 +146,7 @@ def test_a_log_cut_inside_an_action_is_refused_and_one_cut_between_actions_is_no
 def test_a_game_over_ends_the_fold() -> None:
     """Nothing follows "game_over", and its points are the state's."""
     state, events = scripted_game()
-    state, more = apply(state, Quit(9.0, "Ann"))
+    state, more = apply(state, Quit("Ann", t=9.0))
     log = [e.to_json() for e in events + more]
     assert replay(log) == state
     with pytest.raises(LogError, match=r"event 15 \(game_over\): field 'points'"):
@@ -164,16 +164,16 @@ def random_action(rng: random.Random, state: State, t: float) -> Action:
     """Mostly a legal action with random shouts and claims; sometimes a challenge, a leaver, a restart."""
     roll = rng.random()
     if roll < 0.03:
-        return Leave(t, rng.choice(state.active))
+        return Leave(rng.choice(state.active), t=t)
     if roll < 0.05:
-        return Resume(t)
+        return Resume(t=t)
     if roll < 0.08:
-        return Shout(t, rng.choice(state.active), rng.choice(list(Animal)), t - 0.5)
+        return Shout(rng.choice(state.active), rng.choice(list(Animal)), t - 0.5, t=t)
     if roll < 0.3 and state.phase is Phase.SCORER and state.table_cards and state.scorer is not None:
         later = state.declaration.later if state.declaration is not None else ()
-        return Challenge(t, state.scorer, tuple(Refuted(c.player, c.animal) for c in later if rng.random() < 0.4))
+        return Challenge(state.scorer, tuple(Refuted(c.player, c.animal) for c in later if rng.random() < 0.4), t=t)
     actions = legal_actions(state, t)
-    action = rng.choice(actions) if actions else Quit(t)
+    action = rng.choice(actions) if actions else Quit(t=t)
     if isinstance(action, ResolveRace):
         animals = list(state.race) * 3 + list(Animal)
         calls = tuple(
@@ -181,7 +181,7 @@ def random_action(rng: random.Random, state: State, t: float) -> Action:
             for _ in range(rng.randint(0, 6))
         )
         refuted = tuple(Refuted(c.player, c.animal) for c in calls if state.table_cards and rng.random() < 0.3)
-        action = ResolveRace(t, calls, refuted)
+        action = ResolveRace(calls, refuted, t=t)
     return action
 
 

@@ -36,7 +36,7 @@ def test_the_leavers_card_then_won_cards_go_under_the_pile_and_the_turn_stays() 
     """Cid (not to act) leaves: a "left" event names his card and won cards, which go under the pile
     in that order; he holds nothing and has no points; it is still Ann's turn; all 15 cards remain."""
     state = make_state(ABCD, points={"Cid": [PIG, HEN]})
-    state, events = play(state, Leave(1.0, "Cid"))
+    state, events = play(state, Leave("Cid", t=1.0))
     assert [e.to_json() for e in events] == [
         {"seq": 2, "t": 1.0, "type": "left", "player": "Cid", "card": "cat", "won": ["pig", "hen"]}
     ]
@@ -47,15 +47,15 @@ def test_the_leavers_card_then_won_cards_go_under_the_pile_and_the_turn_stays() 
 
 def test_turns_skip_a_player_who_left() -> None:
     """Bob left: Ann's flip passes the turn to Cid, and Dee's to Ann."""
-    state, events = play(make_state(ABCD), Leave(1.0, "Bob"), Flip(2.0, "Ann", 12))
+    state, events = play(make_state(ABCD), Leave("Bob", t=1.0), Flip("Ann", 12, t=2.0))
     assert of_type(events, "turn")[-1]["player"] == "Cid"
-    state, events = play(state, Flip(3.0, "Cid", 13), Flip(4.0, "Dee", 14))
+    state, events = play(state, Flip("Cid", 13, t=3.0), Flip("Dee", 14, t=4.0))
     assert [t["player"] for t in of_type(events, "turn")] == ["Dee", "Ann"]
 
 
 def test_the_player_whose_turn_it_is_leaving_passes_the_turn_to_their_left() -> None:
     """Ann leaves on her turn: the turn passes to Bob (a "turn" event follows the "left")."""
-    state, events = play(make_state(ABCD), Leave(1.0, "Ann"))
+    state, events = play(make_state(ABCD), Leave("Ann", t=1.0))
     assert [e.TYPE for e in events] == ["left", "turn"] and state.turn == "Bob" and state.phase is Phase.TURN
 
 
@@ -63,9 +63,9 @@ def test_the_scorer_who_leaves_takes_the_point_with_them() -> None:
     """Bob scores the cat, then leaves before turning his two tiles: the cat card (and the card he
     drew) go under the pile, nobody turns tiles, and play goes on to Bob's left."""
     state = make_state(ABCD, black_up=[3], deck=[PIG, HEN])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
     assert state.phase is Phase.SCORER and state.scorer == "Bob"
-    state, events = play(state, Leave(3.0, "Bob"))
+    state, events = play(state, Leave("Bob", t=3.0))
     assert [e.to_json() for e in events] == [
         {"seq": 6, "t": 3.0, "type": "left", "player": "Bob", "card": "pig", "won": ["cat"]},
         {"seq": 7, "t": 3.0, "type": "turn", "player": "Cid"},
@@ -75,20 +75,20 @@ def test_the_scorer_who_leaves_takes_the_point_with_them() -> None:
 
 def test_nobody_leaves_while_a_race_is_open() -> None:
     """A race is open: Leave is refused (race_open) until the host has resolved it."""
-    state, _ = play(make_state(ABCD, black_up=[3]), Flip(1.0, "Ann", 6))
+    state, _ = play(make_state(ABCD, black_up=[3]), Flip("Ann", 6, t=1.0))
     with pytest.raises(IllegalAction) as error:
-        apply(state, Leave(2.0, "Dee"))
+        apply(state, Leave("Dee", t=2.0))
     assert error.value.reason == "race_open"
 
 
 def test_a_player_who_left_cannot_shout_leave_again_or_be_exchanged_with() -> None:
     """A leaver's shout, a second Leave and an exchange with the leaver are refused; legal_actions
     lists no exchange with them."""
-    state, _ = play(make_state(ABCD, special=Special.EXCHANGE), Leave(1.0, "Cid"))
+    state, _ = play(make_state(ABCD, special=Special.EXCHANGE), Leave("Cid", t=1.0))
     for action, reason in (
-        (Shout(2.0, "Cid", CAT, 2.0), "left_the_game"),
-        (Leave(2.0, "Cid"), "left_the_game"),
-        (UseSpecial(2.0, "Ann", "Cid"), "bad_target"),
+        (Shout("Cid", CAT, 2.0, t=2.0), "left_the_game"),
+        (Leave("Cid", t=2.0), "left_the_game"),
+        (UseSpecial("Ann", "Cid", t=2.0), "bad_target"),
     ):
         with pytest.raises(IllegalAction) as error:
             apply(state, action)
@@ -99,16 +99,16 @@ def test_a_player_who_left_cannot_shout_leave_again_or_be_exchanged_with() -> No
 
 def test_a_race_shout_by_a_player_who_left_is_refused() -> None:
     """The host must leave a leaver's shout out of ResolveRace: the rules refuse it (left_the_game)."""
-    state, _ = play(make_state(ABCD, black_up=[3]), Leave(0.5, "Bob"), Flip(1.0, "Ann", 6))
+    state, _ = play(make_state(ABCD, black_up=[3]), Leave("Bob", t=0.5), Flip("Ann", 6, t=1.0))
     with pytest.raises(IllegalAction) as error:
-        apply(state, ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+        apply(state, ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
     assert error.value.reason == "left_the_game"
 
 
 def test_fewer_than_two_players_left_ends_the_game_without_a_winner() -> None:
     """Two players, Bob leaves: game_over (too_few_players), no winner, every player's points listed."""
     state = make_state({"Ann": DOG, "Bob": CAT}, points={"Ann": [PIG]})
-    state, events = play(state, Leave(1.0, "Bob"))
+    state, events = play(state, Leave("Bob", t=1.0))
     assert [e.TYPE for e in events] == ["left", "game_over"]
     over = of_type(events, "game_over")[0]
     assert over["reason"] == "too_few_players" and over["winner"] is None and over["points"] == {"Ann": 1, "Bob": 0}
@@ -121,15 +121,15 @@ def test_table_cards_the_leavers_card_is_unknown_and_their_later_claim_is_droppe
     state = table_state(("Ann", "Bob", "Cid", "Dee"), black_up=[3], points={"Dee": [DOG]})
     state, _ = play(
         state,
-        Flip(1.0, "Ann", 6),
-        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Dee", CAT, 1.3), Call("Cid", CAT, 1.4))),
+        Flip("Ann", 6, t=1.0),
+        ResolveRace((Call("Bob", CAT, 1.2), Call("Dee", CAT, 1.3), Call("Cid", CAT, 1.4)), t=2.0),
     )
-    state, events = play(state, Leave(3.0, "Dee"))
+    state, events = play(state, Leave("Dee", t=3.0))
     assert of_type(events, "left") == [
         {"seq": 8, "t": 3.0, "type": "left", "player": "Dee", "card": None, "won": ["dog"]}
     ]
     assert state.deck == () and state.score("Dee") == 0
-    state, events = play(state, Challenge(4.0, "Bob"))
+    state, events = play(state, Challenge("Bob", t=4.0))
     assert [p["player"] for p in of_type(events, "point")] == ["Cid"]
 
 
@@ -140,13 +140,13 @@ def test_a_log_with_leavers_round_trips_and_replays_to_the_live_state() -> None:
     state, events = new_game(["Ann", "Bob", "Cid", "Dee"], stacked(DOG, CAT, CAT, HEN), 8, tiles=LAYOUT)
     state, produced = play(
         state,
-        Flip(1.0, "Bob", 3),
-        Leave(2.0, "Dee"),
-        Flip(3.0, "Cid", 6),
-        ResolveRace(4.0, (Call("Cid", CAT, 3.5),)),
-        Leave(5.0, "Cid"),
-        Flip(6.0, "Ann", 0),
-        Leave(7.0, "Bob"),
+        Flip("Bob", 3, t=1.0),
+        Leave("Dee", t=2.0),
+        Flip("Cid", 6, t=3.0),
+        ResolveRace((Call("Cid", CAT, 3.5),), t=4.0),
+        Leave("Cid", t=5.0),
+        Flip("Ann", 0, t=6.0),
+        Leave("Bob", t=7.0),
     )
     log = [e.to_json() for e in events + produced]
     assert [(e["type"], e.get("player")) for e in log if e["type"] in ("left", "turn", "game_over")] == [
@@ -172,6 +172,6 @@ def test_a_log_with_leavers_round_trips_and_replays_to_the_live_state() -> None:
 def test_scorer_flips_after_a_non_scorer_leaves_go_on() -> None:
     """Dee leaves while Bob chooses his tiles: Bob still turns two cats and play continues left of Bob."""
     state = make_state(ABCD, black_up=[3], deck=[PIG, HEN])
-    state, _ = play(state, Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)), Leave(2.5, "Dee"))
-    state, events = play(state, ScorerFlips(3.0, "Bob", (0, 1)))
+    state, _ = play(state, Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0), Leave("Dee", t=2.5))
+    state, events = play(state, ScorerFlips("Bob", (0, 1), t=3.0))
     assert state.phase is Phase.TURN and state.turn == "Cid" and state.score("Bob") == 1

@@ -45,7 +45,7 @@ def random_action(data: st.DataObject, state: State, t: float) -> Action:
     animal = st.sampled_from(ANIMALS)
     if kind == "legal":
         actions = legal_actions(state, t)
-        action = data.draw(st.sampled_from(actions), label="legal") if actions else Quit(t)
+        action = data.draw(st.sampled_from(actions), label="legal") if actions else Quit(t=t)
         if isinstance(action, ResolveRace):
             calls = data.draw(
                 st.lists(
@@ -54,21 +54,21 @@ def random_action(data: st.DataObject, state: State, t: float) -> Action:
                 ),
                 label="calls",
             )
-            action = ResolveRace(t, tuple(calls))
+            action = ResolveRace(tuple(calls), t=t)
         return action
     if kind == "shout":
-        return Shout(t, data.draw(st.sampled_from(state.players)), data.draw(animal), t)
+        return Shout(data.draw(st.sampled_from(state.players)), data.draw(animal), t, t=t)
     if kind == "leave":
-        return Leave(t, data.draw(st.sampled_from(state.players)))
+        return Leave(data.draw(st.sampled_from(state.players)), t=t)
     if kind == "quit":
-        return Quit(t, data.draw(st.sampled_from(state.players + (None,))))  # type: ignore[operator]
+        return Quit(data.draw(st.sampled_from(state.players + (None,))), t=t)  # type: ignore[operator]
     tile = st.integers(-1, 16)
     return data.draw(
         st.one_of(
-            st.builds(Flip, st.just(t), player, tile),
-            st.builds(UseSpecial, st.just(t), player, st.one_of(st.none(), player)),
-            st.builds(ScorerFlips, st.just(t), player, st.tuples(tile, tile)),
-            st.builds(ResolveRace, st.just(t - 100.0)),
+            st.builds(Flip, player, tile, t=st.just(t)),
+            st.builds(UseSpecial, player, st.one_of(st.none(), player), t=st.just(t)),
+            st.builds(ScorerFlips, player, st.tuples(tile, tile), t=st.just(t)),
+            st.builds(ResolveRace, t=st.just(t - 100.0)),
         ),
         label="wild",
     )
@@ -134,7 +134,7 @@ def test_random_games_keep_cards_tiles_points_and_turn_order_and_replay_to_the_s
         state = after
         log.extend(e.to_json() for e in produced)
     if state.over:
-        for action in (Flip(999.0, state.turn, 0), Quit(999.0)):
+        for action in (Flip(state.turn, 0, t=999.0), Quit(t=999.0)):
             try:
                 apply(state, action)
                 raise AssertionError("a finished game accepts no action")
@@ -158,8 +158,8 @@ def test_a_race_is_judged_by_onset_not_by_the_order_shouts_are_submitted(seed: i
     onsets = data.draw(st.lists(st.floats(t, t + 2.0, allow_nan=False), min_size=1, max_size=8, unique=True))
     calls = [Call(rng.choice(state.players), rng.choice(ANIMALS), onset) for onset in onsets]
     shuffled = data.draw(st.permutations(calls))
-    first = apply(state, ResolveRace(t + 2.0, tuple(calls)))
-    second = apply(state, ResolveRace(t + 2.0, tuple(shuffled)))
+    first = apply(state, ResolveRace(tuple(calls), t=t + 2.0))
+    second = apply(state, ResolveRace(tuple(shuffled), t=t + 2.0))
     assert first[0] == second[0] and [e.to_json() for e in first[1]] == [e.to_json() for e in second[1]]
 
 

@@ -78,7 +78,7 @@ def table_state(
 
 def cat_race(**kwargs: Any) -> State:
     """Ann has just flipped the fifth cat: a cat race is open."""
-    return play(table_state(black_up=[3], **kwargs), Flip(1.0, "Ann", 6))[0]
+    return play(table_state(black_up=[3], **kwargs), Flip("Ann", 6, t=1.0))[0]
 
 
 # -- setup ----------------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def test_an_unknown_cards_mode_is_refused_at_setup() -> None:
 
 def test_table_cards_the_earliest_shouter_of_the_raced_animal_is_trusted_and_scores() -> None:
     """The first cat shout scores (the engine cannot see the card); the drawn card is unknown (null)."""
-    state, events = play(cat_race(), ResolveRace(2.5, (Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35))))
+    state, events = play(cat_race(), ResolveRace((Call("Cid", CAT, 1.40), Call("Bob", CAT, 1.35)), t=2.5))
     assert of_type(events, "point") == [
         {"seq": 5, "t": 2.5, "type": "point", "player": "Bob", "animal": "cat", "drew": None, "points": 1, "shout": 4}
     ]
@@ -137,23 +137,23 @@ def test_table_cards_the_earliest_shouter_of_the_raced_animal_is_trusted_and_sco
 
 def test_table_cards_wrong_animal_and_no_five_are_still_judged() -> None:
     """The engine sees the tiles: a wrong animal in a race and a shout with no five are mistakes."""
-    state, events = play(cat_race(points={"Cid": [HEN]}), ResolveRace(2.0, (Call("Cid", PIG, 1.2),)))
+    state, events = play(cat_race(points={"Cid": [HEN]}), ResolveRace((Call("Cid", PIG, 1.2),), t=2.0))
     assert [(m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [("wrong_animal", "hen")]
-    state, events = play(table_state(points={"Ann": [DOG]}), Shout(1.0, "Ann", CAT, 0.9))
+    state, events = play(table_state(points={"Ann": [DOG]}), Shout("Ann", CAT, 0.9, t=1.0))
     assert [(m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [("no_five", "dog")]
     assert state.won("Ann") == () and state.deck == ()
 
 
 def test_table_cards_a_shout_of_the_showing_animal_outside_a_race_is_not_judged_no_card() -> None:
     """Five cats show, no window open: a cat shout is late (the engine cannot tell if it is held)."""
-    state, events = play(table_state(black_up=[3, 6], points={"Bob": [DOG]}), Shout(1.0, "Bob", CAT, 0.9))
+    state, events = play(table_state(black_up=[3, 6], points={"Bob": [DOG]}), Shout("Bob", CAT, 0.9, t=1.0))
     assert [e.TYPE for e in events] == ["shout"] and state.won("Bob") == (DOG,)
 
 
 def test_table_cards_late_claims_after_the_scorer_are_no_mistake_and_score_nothing() -> None:
     """A later cat shout in the same window scores nothing and costs nothing (unless the scorer is challenged)."""
     state, events = play(
-        cat_race(points={"Cid": [DOG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)))
+        cat_race(points={"Cid": [DOG]}), ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), t=2.0)
     )
     assert len(of_type(events, "point")) == 1 and of_type(events, "mistake") == [] and state.won("Cid") == (DOG,)
     assert state.declaration is not None and [c.player for c in state.declaration.later] == ["Cid"]
@@ -167,10 +167,10 @@ def test_a_challenge_takes_the_point_back_costs_a_won_card_and_trusts_the_next_c
     last earlier card goes under the pile), and Cid, the next cat shouter, scores instead."""
     state, _ = play(
         cat_race(points={"Bob": [DOG]}),
-        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Ann", HEN, 1.25), Call("Cid", CAT, 1.3))),
+        ResolveRace((Call("Bob", CAT, 1.2), Call("Ann", HEN, 1.25), Call("Cid", CAT, 1.3)), t=2.0),
     )
     assert state.score("Bob") == 2 and state.scorer == "Bob"
-    state, events = play(state, Challenge(3.0, "Bob"))
+    state, events = play(state, Challenge("Bob", t=3.0))
     assert [e.to_json() for e in events] == [
         {"seq": 9, "t": 3.0, "type": "challenge", "player": "Bob", "animal": "cat", "shout": 4, "points": 1},
         {"seq": 10, "t": 3.0, "type": "mistake", "player": "Bob", "reason": "no_card", "returned": "dog", "shout": 4},
@@ -182,8 +182,8 @@ def test_a_challenge_takes_the_point_back_costs_a_won_card_and_trusts_the_next_c
 
 def test_a_challenge_with_no_later_claim_passes_play_left_of_the_player_who_flipped() -> None:
     """Nobody is left to trust: nobody scores, and play continues to the left of Ann, who flipped."""
-    state, _ = play(cat_race(), ResolveRace(2.0, (Call("Cid", CAT, 1.2),)))
-    state, events = play(state, Challenge(3.0, "Cid"))
+    state, _ = play(cat_race(), ResolveRace((Call("Cid", CAT, 1.2),), t=2.0))
+    state, events = play(state, Challenge("Cid", t=3.0))
     assert [e.TYPE for e in events] == ["challenge", "mistake", "turn"]
     assert of_type(events, "mistake")[0]["returned"] is None and state.points_by_name() == {
         "Ann": 0,
@@ -198,27 +198,27 @@ def test_a_challenge_also_settles_the_players_other_claims_of_that_animal() -> N
     second one); Cid's claim is next."""
     state, _ = play(
         cat_race(points={"Bob": [DOG]}),
-        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.3), Call("Cid", CAT, 1.4))),
+        ResolveRace((Call("Bob", CAT, 1.2), Call("Bob", CAT, 1.3), Call("Cid", CAT, 1.4)), t=2.0),
     )
-    state, events = play(state, Challenge(3.0, "Bob"))
+    state, events = play(state, Challenge("Bob", t=3.0))
     assert [(m["returned"], m["shout"]) for m in of_type(events, "mistake")] == [("dog", 4)]
     assert of_type(events, "point")[0]["player"] == "Cid" and state.won("Bob") == ()
 
 
 def test_a_challenged_chain_the_next_claim_can_be_challenged_too() -> None:
     """Bob's claim is false, so Cid's is trusted; Cid's is false as well: nobody scores, play goes left of Ann."""
-    state, _ = play(cat_race(), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3))))
-    state, _ = play(state, Challenge(3.0, "Bob"))
-    state, events = play(state, Challenge(3.5, "Cid"))
+    state, _ = play(cat_race(), ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), t=2.0))
+    state, _ = play(state, Challenge("Bob", t=3.0))
+    state, events = play(state, Challenge("Cid", t=3.5))
     assert [e.TYPE for e in events] == ["challenge", "mistake", "turn"] and state.turn == "Bob"
 
 
 def test_the_second_trusted_claim_can_win_the_game() -> None:
     """After a challenge the next claim is a point like any other: a third point wins at once."""
     state, _ = play(
-        cat_race(points={"Cid": [DOG, PIG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)))
+        cat_race(points={"Cid": [DOG, PIG]}), ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), t=2.0)
     )
-    state, events = play(state, Challenge(3.0, "Bob"))
+    state, events = play(state, Challenge("Bob", t=3.0))
     assert [e.TYPE for e in events] == ["challenge", "mistake", "point", "game_over"]
     assert state.over and state.winner == "Cid"
 
@@ -231,7 +231,7 @@ def test_a_refuted_claim_before_the_race_closes_is_a_no_card_mistake_and_the_nex
     assert would_score(state, calls) == calls[0]
     refuted = (Refuted("Bob", CAT),)
     assert would_score(state, calls, refuted) == calls[1]
-    state, events = play(state, ResolveRace(2.0, calls, refuted))
+    state, events = play(state, ResolveRace(calls, refuted, t=2.0))
     assert [(m["player"], m["reason"], m["returned"]) for m in of_type(events, "mistake")] == [
         ("Bob", "no_card", "pig")
     ]
@@ -243,14 +243,14 @@ def test_a_challenge_can_carry_refuted_later_claims_so_a_would_be_winner_shows_f
     refuted with the challenge (no_card), and Ann's later claim scores instead."""
     state, _ = play(
         cat_race(points={"Cid": [DOG, PIG]}),
-        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3), Call("Ann", CAT, 1.4))),
+        ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3), Call("Ann", CAT, 1.4)), t=2.0),
     )
     claim = next_claim(state)
     assert claim is not None and (claim.player, claim.animal, claim.shout) == ("Cid", CAT, 6)
     refuted = (Refuted("Cid", CAT),)
     after = next_claim(state, refuted)
     assert after is not None and after.player == "Ann"
-    state, events = play(state, Challenge(3.0, "Bob", refuted))
+    state, events = play(state, Challenge("Bob", refuted, t=3.0))
     assert [(m["player"], m["returned"], m["shout"]) for m in of_type(events, "mistake")] == [
         ("Bob", None, 4),
         ("Cid", "pig", 6),
@@ -260,7 +260,7 @@ def test_a_challenge_can_carry_refuted_later_claims_so_a_would_be_winner_shows_f
 
 def test_would_score_follows_the_rules_of_each_mode() -> None:
     """would_score: the earliest valid shout (dealt: by a holder; table: any raced-animal shout), else None."""
-    dealt = play(make_state({"Ann": DOG, "Bob": CAT, "Cid": CAT}, black_up=[3]), Flip(1.0, "Ann", 6))[0]
+    dealt = play(make_state({"Ann": DOG, "Bob": CAT, "Cid": CAT}, black_up=[3]), Flip("Ann", 6, t=1.0))[0]
     calls = (Call("Ann", CAT, 1.1), Call("Cid", PIG, 1.2), Call("Bob", CAT, 1.3))
     assert would_score(dealt, calls) == calls[2] and would_score(cat_race(), calls) == calls[0]
     assert would_score(cat_race(), calls[1:2]) is None and would_score(table_state(), calls) is None
@@ -268,37 +268,37 @@ def test_would_score_follows_the_rules_of_each_mode() -> None:
 
 def test_table_cards_a_third_point_wins_at_once() -> None:
     """The win at 3 points works as before: game_over, no scorer's flips, no challenge possible."""
-    state, events = play(cat_race(points={"Bob": [DOG, PIG]}), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
+    state, events = play(cat_race(points={"Bob": [DOG, PIG]}), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))
     assert [e.TYPE for e in events] == ["shout", "point", "game_over"] and state.winner == "Bob"
     with pytest.raises(IllegalAction) as caught:
-        apply(state, Challenge(3.0, "Bob"))
+        apply(state, Challenge("Bob", t=3.0))
     assert caught.value.reason == "game_over"
 
 
-CLAIMED = play(cat_race(), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))[0]
+CLAIMED = play(cat_race(), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0))[0]
 DEALT_SCORER = play(
     make_state({"Ann": DOG, "Bob": CAT, "Cid": CAT}, black_up=[3]),
-    Flip(1.0, "Ann", 6),
-    ResolveRace(2.0, (Call("Bob", CAT, 1.2),)),
+    Flip("Ann", 6, t=1.0),
+    ResolveRace((Call("Bob", CAT, 1.2),), t=2.0),
 )[0]
 
 
 @pytest.mark.parametrize(
     "state, action, reason",
     [
-        (DEALT_SCORER, Challenge(3.0, "Bob"), "cards_known"),
+        (DEALT_SCORER, Challenge("Bob", t=3.0), "cards_known"),
         (
-            play(make_state({"Ann": DOG, "Bob": CAT}, black_up=[3]), Flip(1.0, "Ann", 6))[0],
-            ResolveRace(2.0, (Call("Bob", CAT, 1.2),), (Refuted("Bob", CAT),)),
+            play(make_state({"Ann": DOG, "Bob": CAT}, black_up=[3]), Flip("Ann", 6, t=1.0))[0],
+            ResolveRace((Call("Bob", CAT, 1.2),), (Refuted("Bob", CAT),), t=2.0),
             "cards_known",
         ),
-        (table_state(), Challenge(3.0, "Ann"), "no_claim"),
-        (cat_race(), Challenge(3.0, "Ann"), "no_claim"),
-        (CLAIMED, Challenge(3.0, "Cid"), "not_scorer"),
-        (CLAIMED, Challenge(3.0, "Zed"), "unknown_player"),
-        (play(CLAIMED, ScorerFlips(3.0, "Bob", (0, 1)))[0], Challenge(4.0, "Bob"), "no_claim"),
-        (cat_race(), ResolveRace(2.0, (), (Refuted("Zed", CAT),)), "unknown_player"),
-        (cat_race(), ResolveRace(2.0, (), (Refuted("Bob", "cat"),)), "not_an_animal"),  # type: ignore[arg-type]
+        (table_state(), Challenge("Ann", t=3.0), "no_claim"),
+        (cat_race(), Challenge("Ann", t=3.0), "no_claim"),
+        (CLAIMED, Challenge("Cid", t=3.0), "not_scorer"),
+        (CLAIMED, Challenge("Zed", t=3.0), "unknown_player"),
+        (play(CLAIMED, ScorerFlips("Bob", (0, 1), t=3.0))[0], Challenge("Bob", t=4.0), "no_claim"),
+        (cat_race(), ResolveRace((), (Refuted("Zed", CAT),), t=2.0), "unknown_player"),
+        (cat_race(), ResolveRace((), (Refuted("Bob", "cat"),), t=2.0), "not_an_animal"),  # type: ignore[arg-type]
     ],
 )
 def test_challenges_and_refutations_out_of_place_are_refused_and_change_nothing(
@@ -317,14 +317,14 @@ def test_challenges_and_refutations_out_of_place_are_refused_and_change_nothing(
 
 def test_table_cards_a_mistake_names_the_returned_card_the_pile_stays_unknown() -> None:
     """A mistake returns the player's last won card (the engine knows which animal); the pile is physical."""
-    state, events = play(cat_race(points={"Ann": [PIG, HEN]}), ResolveRace(2.0, (Call("Ann", DOG, 1.5),)))
+    state, events = play(cat_race(points={"Ann": [PIG, HEN]}), ResolveRace((Call("Ann", DOG, 1.5),), t=2.0))
     assert of_type(events, "mistake")[0]["returned"] == "hen" and state.won("Ann") == (PIG,)
     assert state.deck == () and state.to_json()["deck"] is None
 
 
 def test_table_cards_swap_and_exchange_log_unknown_cards_and_turn_the_special_tile() -> None:
     """SWAP and EXCHANGE are done with physical cards: logged with null cards; the special tile turns."""
-    state, events = play(table_state(), UseSpecial(1.0, "Ann"), UseSpecial(2.0, "Bob", "Ann"))
+    state, events = play(table_state(), UseSpecial("Ann", t=1.0), UseSpecial("Bob", "Ann", t=2.0))
     assert of_type(events, "swap") == [
         {"seq": 2, "t": 1.0, "type": "swap", "player": "Ann", "returned": None, "drew": None}
     ]
@@ -333,22 +333,24 @@ def test_table_cards_swap_and_exchange_log_unknown_cards_and_turn_the_special_ti
     ]
     assert state.special is Special.SWAP and state.turn == "Cid" and state.hands == (None,) * 3
     with pytest.raises(IllegalAction) as caught:
-        apply(state, UseSpecial(3.0, "Cid", "Ann"))
+        apply(state, UseSpecial("Cid", "Ann", t=3.0))
     assert caught.value.reason == "swap_has_no_target"
 
 
 def test_table_cards_two_player_rule_still_applies() -> None:
     """2 players with table cards: Bob may not turn a tile showing the cat Ann just revealed."""
-    state, _ = play(table_state(("Ann", "Bob"), variant2p=True), Flip(1.0, "Ann", 3))
+    state, _ = play(table_state(("Ann", "Bob"), variant2p=True), Flip("Ann", 3, t=1.0))
     with pytest.raises(IllegalAction) as caught:
-        apply(state, Flip(2.0, "Bob", 0))
+        apply(state, Flip("Bob", 0, t=2.0))
     assert caught.value.reason == "restricted_tile"
 
 
 def test_table_cards_a_scorers_flips_close_the_claim_and_can_open_a_new_race() -> None:
     """Once the scorer turns 2 tiles the claim stands (no challenge); a new five opens a new race."""
-    state, _ = play(table_state(black_up=[3, 10, 13]), Flip(1.0, "Ann", 6), ResolveRace(2.0, (Call("Bob", CAT, 1.2),)))
-    state, events = play(state, ScorerFlips(3.0, "Bob", (0, 1)))
+    state, _ = play(
+        table_state(black_up=[3, 10, 13]), Flip("Ann", 6, t=1.0), ResolveRace((Call("Bob", CAT, 1.2),), t=2.0)
+    )
+    state, events = play(state, ScorerFlips("Bob", (0, 1), t=3.0))
     assert of_type(events, "race") == [{"seq": 8, "t": 3.0, "type": "race", "animal": "dog"}]
     assert state.declaration is None and state.phase is Phase.RACE and state.won("Bob") == (CAT,)
 
@@ -362,18 +364,18 @@ def scripted_table_game() -> tuple[State, list[Event]]:
         ["Ann", "Bob", "Cid"], random.Random(11), 11, tiles=LAYOUT, cards="table", first_player="Bob"
     )
     actions: list[Action] = [
-        UseSpecial(1.0, "Bob"),
-        UseSpecial(2.0, "Cid", "Ann"),
-        Flip(3.0, "Ann", 3),
-        Flip(4.0, "Bob", 6),
-        ResolveRace(5.5, (Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6))),
-        Challenge(6.0, "Ann"),
-        ScorerFlips(7.0, "Bob", (0, 1)),
-        Flip(8.0, "Cid", 1),
-        Flip(9.0, "Ann", 0),
-        ResolveRace(9.5, (Call("Bob", CAT, 9.2), Call("Cid", CAT, 9.3)), (Refuted("Bob", CAT),)),
-        ScorerFlips(10.0, "Cid", (2, 3)),
-        Flip(11.0, "Ann", 12),
+        UseSpecial("Bob", t=1.0),
+        UseSpecial("Cid", "Ann", t=2.0),
+        Flip("Ann", 3, t=3.0),
+        Flip("Bob", 6, t=4.0),
+        ResolveRace((Call("Ann", CAT, 4.3), Call("Cid", PIG, 4.4), Call("Bob", CAT, 4.6)), t=5.5),
+        Challenge("Ann", t=6.0),
+        ScorerFlips("Bob", (0, 1), t=7.0),
+        Flip("Cid", 1, t=8.0),
+        Flip("Ann", 0, t=9.0),
+        ResolveRace((Call("Bob", CAT, 9.2), Call("Cid", CAT, 9.3)), (Refuted("Bob", CAT),), t=9.5),
+        ScorerFlips("Cid", (2, 3), t=10.0),
+        Flip("Ann", 12, t=11.0),
     ]
     for action in actions:
         state, produced = apply(state, action)
@@ -393,7 +395,7 @@ def test_a_table_cards_log_replays_to_the_live_state_and_resumes(tmp_path: Path)
     assert loaded == state and loaded.cards is Cards.TABLE
     resumed, produced = resume(loaded, 20.0)
     more: list[Event] = []
-    for action in (Flip(21.0, resumed.turn, 14),):
+    for action in (Flip(resumed.turn, 14, t=21.0),):
         resumed, out = apply(resumed, action)
         more += out
     with EventLogWriter(path) as log:
@@ -411,8 +413,8 @@ def test_a_refuted_claim_replays_from_the_logged_no_card_mistake() -> None:
     log = [setup, events[1].to_json()]
     state, produced = play(
         state,
-        Flip(1.0, "Ann", 6),
-        ResolveRace(2.0, (Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), (Refuted("Bob", CAT),)),
+        Flip("Ann", 6, t=1.0),
+        ResolveRace((Call("Bob", CAT, 1.2), Call("Cid", CAT, 1.3)), (Refuted("Bob", CAT),), t=2.0),
     )
     log += [e.to_json() for e in produced]
     assert replay(log) == state and state.scorer == "Cid"
@@ -458,7 +460,7 @@ def random_table_action(data: st.DataObject, state: State, t: float) -> Action:
     players = st.sampled_from(state.players)
     if kind == "legal":
         actions = legal_actions(state, t)
-        action = data.draw(st.sampled_from(actions)) if actions else Quit(t)
+        action = data.draw(st.sampled_from(actions)) if actions else Quit(t=t)
         if isinstance(action, ResolveRace):
             calls = data.draw(
                 st.lists(
@@ -467,20 +469,20 @@ def random_table_action(data: st.DataObject, state: State, t: float) -> Action:
                 )
             )
             refuted = data.draw(st.lists(st.builds(Refuted, players, st.sampled_from(list(Animal))), max_size=2))
-            action = ResolveRace(t, tuple(calls), tuple(refuted))
+            action = ResolveRace(tuple(calls), tuple(refuted), t=t)
         return action
     if kind == "challenge":
         refuted = data.draw(st.lists(st.builds(Refuted, players, st.sampled_from(list(Animal))), max_size=2))
-        return Challenge(t, state.scorer or data.draw(players), tuple(refuted))
+        return Challenge(state.scorer or data.draw(players), tuple(refuted), t=t)
     if kind == "shout":
-        return Shout(t, data.draw(players), data.draw(st.sampled_from(list(Animal))), t)
+        return Shout(data.draw(players), data.draw(st.sampled_from(list(Animal))), t, t=t)
     if kind == "quit":
-        return Quit(t, data.draw(players))
+        return Quit(data.draw(players), t=t)
     return data.draw(
         st.one_of(
-            st.builds(Flip, st.just(t), players, st.integers(-1, 15)),
-            st.builds(Challenge, st.just(t), st.sampled_from(state.players + ("Zed",))),
-            st.builds(ScorerFlips, st.just(t), players, st.tuples(st.integers(0, 14), st.integers(0, 14))),
+            st.builds(Flip, players, st.integers(-1, 15), t=st.just(t)),
+            st.builds(Challenge, st.sampled_from(state.players + ("Zed",)), t=st.just(t)),
+            st.builds(ScorerFlips, players, st.tuples(st.integers(0, 14), st.integers(0, 14)), t=st.just(t)),
         )
     )
 

@@ -109,6 +109,10 @@ class Game(Protocol, Generic[S, A]):
     behind it; :meth:`seeded` gives the same rules drawing their randomness (deal, shuffles) from a
     caller's seeded RNG. A game's life: :meth:`new_game` gives the setup events, :meth:`apply` the
     events of each action, :meth:`replay` the state a log's events lead to.
+
+    One shape for actions (``A``), in all three games: a frozen dataclass whose last field is
+    ``t: float = field(kw_only=True)``, the game-clock seconds at which it happened (chosen by the
+    caller), required and passed by keyword, e.g. ``Flip("Ann", 3, t=12.5)``.
     """
 
     name: str

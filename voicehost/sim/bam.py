@@ -248,7 +248,7 @@ def _choose(bots: random.Random, state: BamState, t: float, hands: Mapping[str, 
     """A random legal action: the next waiting player submits from ``hands``, or the master judges."""
     if state.phase is Phase.SUBMITTING:
         player = bots.choice(state.waiting_for)
-        return Submit(player, tuple(bots.sample(list(hands[player]), state.blanks)), t)
+        return Submit(player, tuple(bots.sample(list(hands[player]), state.blanks)), t=t)
     best, worst = bots.sample(range(1, len(state.reading) + 1), 2)
     return Judge(state.master, best, worst, keep=bots.randint(1, state.blanks), t=t)
 
@@ -258,7 +258,7 @@ def _mistakes(bots: random.Random, state: BamState, t: float) -> list[Action]:
     n, blanks = len(state.reading), state.blanks
     others = [p for p in state.players if p != state.master]
     options: list[Action] = [
-        Submit(state.master, tuple(state.hands[state.master][:blanks]), t),
+        Submit(state.master, tuple(state.hands[state.master][:blanks]), t=t),
         Judge(bots.choice(others), 1, 2, t=t),
     ]
     if state.phase is Phase.SUBMITTING:
@@ -266,22 +266,22 @@ def _mistakes(bots: random.Random, state: BamState, t: float) -> list[Action]:
         hand = state.hands[player]
         foreign = list(state.hands[state.master])
         options += [
-            Submit(player, (bots.choice(foreign), *hand[: blanks - 1]), t),
-            Submit(player, (*hand[:blanks], hand[0]), t),
+            Submit(player, (bots.choice(foreign), *hand[: blanks - 1]), t=t),
+            Submit(player, (*hand[:blanks], hand[0]), t=t),
             Judge(state.master, 1, 2, t=t),
         ]
         if blanks == 2:
-            options.append(Submit(player, (hand[0], hand[0]), t))
+            options.append(Submit(player, (hand[0], hand[0]), t=t))
         done = [p for p in state.submitted]
         if done:
-            options.append(Submit(bots.choice(done), tuple(state.hands[done[0]][:blanks]), t))
+            options.append(Submit(bots.choice(done), tuple(state.hands[done[0]][:blanks]), t=t))
     else:
         options += [
             Judge(state.master, 1, 1, t=t),
             Judge(state.master, 1, n + 1, t=t),
             Judge(state.master, 0, 1, t=t),
             Judge(state.master, 1, 2, keep=blanks + 1, t=t),
-            Submit(state.reading[0], tuple(state.hands[state.reading[0]][:blanks]), t),
+            Submit(state.reading[0], tuple(state.hands[state.reading[0]][:blanks]), t=t),
         ]
     return options
 
@@ -292,32 +292,32 @@ def _printed_mistakes(bots: random.Random, state: BamState, t: float, printed: P
     blanks, hands = state.blanks, printed.hands
     others = [p for p in state.players if p != state.master]
     options: list[Action] = [
-        Submit(state.master, tuple(hands[state.master][:blanks]), t),
+        Submit(state.master, tuple(hands[state.master][:blanks]), t=t),
         Judge(bots.choice(others), 1, 2, t=t),
     ]
     if state.phase is not Phase.SUBMITTING:
         return options + [
             Judge(state.master, 1, 1, t=t),
             Judge(state.master, 0, 1, t=t),
-            Submit(state.reading[0], tuple(hands[state.reading[0]][:blanks]), t),
+            Submit(state.reading[0], tuple(hands[state.reading[0]][:blanks]), t=t),
         ]
     player = bots.choice(state.waiting_for)
     hand = hands[player]
     red = next(c for c, face in state.cards.items() if face.color == "red")
     options += [
-        Submit(player, tuple(hand[: blanks + 1]), t),
+        Submit(player, tuple(hand[: blanks + 1]), t=t),
         Judge(state.master, 1, 2, t=t),
-        Submit(player, (red, *hand[: blanks - 1]), t),
-        Submit(player, ("no-such-card", *hand[: blanks - 1]), t),
+        Submit(player, (red, *hand[: blanks - 1]), t=t),
+        Submit(player, ("no-such-card", *hand[: blanks - 1]), t=t),
     ]
     known = [*state.table, *(c for w in state.won_grey.values() for c in w), *state.discard]
     if known:
-        options.append(Submit(player, (bots.choice(known), *hand[: blanks - 1]), t))
+        options.append(Submit(player, (bots.choice(known), *hand[: blanks - 1]), t=t))
     if blanks == 2 and hand:
-        options.append(Submit(player, (hand[0], hand[0]), t))
+        options.append(Submit(player, (hand[0], hand[0]), t=t))
     if state.submitted:
         done = bots.choice(list(state.submitted))
-        options.append(Submit(done, tuple(hands[done][:blanks]), t))
+        options.append(Submit(done, tuple(hands[done][:blanks]), t=t))
     return options
 
 

@@ -105,17 +105,17 @@ def choose(state: State, rng: random.Random, rate: float) -> Action:
     if rng.random() < rate:
         other = rng.choice([p for p in state.players if p != state.turn])
         early = rng.uniform(state.window_opens, onset)
-        return Play(other, rng.randrange(PILES), rng.choice(PHRASES), early, early + rng.uniform(*RECOGNITION))
+        return Play(other, rng.randrange(PILES), rng.choice(PHRASES), early, t=early + rng.uniform(*RECOGNITION))
     closes = state.window_closes
     if closes is not None and rng.random() < rate:
         if rng.random() < 0.5:
-            return Timeout(closes)
+            return Timeout(t=closes)
         onset = closes + rng.uniform(0.01, 1.0)
     pile = rng.randrange(PILES)
     said = state.expected(pile)
     if rng.random() < rate:
         said = rng.choice([p for p in PHRASES if p != said])
-    return Play(state.turn, pile, said, onset, onset + rng.uniform(*RECOGNITION))
+    return Play(state.turn, pile, said, onset, t=onset + rng.uniform(*RECOGNITION))
 
 
 def _slaps(state: State, rng: random.Random, rate: float) -> SlapRace:
@@ -126,7 +126,7 @@ def _slaps(state: State, rng: random.Random, rate: float) -> SlapRace:
     ]
     if rng.random() < rate:
         slaps.append((state.caller, state.slap_opens + rng.uniform(*SLAP_REACTION)))
-    return SlapRace(tuple(slaps), state.slap_closes)
+    return SlapRace(tuple(slaps), t=state.slap_closes)
 
 
 def play_game(seed: int, sim: SimSettings) -> tuple[State, list[Event]]:

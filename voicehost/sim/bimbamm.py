@@ -211,7 +211,7 @@ def _apply(state: State, action: Action, result: GameResult) -> tuple[State, lis
     table = result.table
     while table is not None and table.false_claim is not None and state.phase is Phase.SCORER:
         result.challenges += 1
-        state, more = apply(state, Challenge(action.t, table.false_claim, _refuse_false_next(state, table)))
+        state, more = apply(state, Challenge(table.false_claim, _refuse_false_next(state, table), t=action.t))
         _record(result, more)
         produced = produced + more
     return state, produced
@@ -241,10 +241,10 @@ def _choose(
     if state.phase is Phase.RACE:
         hands = tuple(result.table.hands) if result.table is not None else state.hands
         calls = _race_shouts(bots, state, hands, t - RACE_WINDOW, mistake_rate)
-        return ResolveRace(t, calls, _refuse_false_wins(state, calls, result.table))
+        return ResolveRace(calls, _refuse_false_wins(state, calls, result.table), t=t)
     if state.phase is Phase.TURN:
         if result.turns >= max_turns:
-            return Quit(t, None, "turn_limit")
+            return Quit(reason="turn_limit", t=t)
         result.turns += 1
     return bots.choice(legal_actions(state, t))
 
@@ -291,7 +291,7 @@ def _stray_shout(bots: random.Random, state: State, ms: int, mistake_rate: float
     if bots.random() >= mistake_rate:
         return state
     t = ms / 1000
-    return _apply(state, Shout(t, bots.choice(state.players), bots.choice(list(Animal)), t), result)[0]
+    return _apply(state, Shout(bots.choice(state.players), bots.choice(list(Animal)), onset=t, t=t), result)[0]
 
 
 def _count(result: GameResult, produced: list[Event]) -> None:

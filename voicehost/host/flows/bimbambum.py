@@ -200,14 +200,14 @@ class BimBamBumFlow(Flow):
             self.say(f"This game is over. {self.score_text()}")
             return
         self.say(f"Welcome back to Bim Bam Bum! {self.score_text()} {self.table_text()}")
-        self._act(lambda t: bb.Resume(t), player_acted=False)
+        self._act(lambda t: bb.Resume(t=t), player_acted=False)
 
     def after_pause(self) -> None:
         """Reopen the window (play or slap) after a pause, with a "resumed" event."""
         if self.state is None or self.over:
             return
         self.slaps = []
-        self._act(lambda t: bb.Resume(t), player_acted=False)
+        self._act(lambda t: bb.Resume(t=t), player_acted=False)
 
     def quit(self, player: str | None) -> None:
         if self.state is None:
@@ -216,7 +216,7 @@ class BimBamBumFlow(Flow):
             self.host.timers.cancel(INTRO_TIMER)
             self.say("The game is over before it began.")
             return
-        self._act(lambda t: bb.Quit(t))
+        self._act(lambda t: bb.Quit(t=t))
 
     # ---- before the deal: the loudest shout, the rules ----------------------------------------
 
@@ -330,13 +330,13 @@ class BimBamBumFlow(Flow):
         player names (not all in the recognisers' dictionaries) out of the grammar."""
         whose = f"{name}'s" if name else "their"
         self.say(f"{why}: Bim Bam Bum! cannot go on without {whose} cards, so the game ends here.")
-        self._act(lambda t: bb.Quit(t), player_acted=False)
+        self._act(lambda t: bb.Quit(t=t), player_acted=False)
 
     def _play(self, heard: Heard, words: PlayWords) -> None:
         assert words.pile is not None
         self.missed[heard.player] = 0
         pile, said, onset = words.pile, words.said, heard.onset
-        self._act(lambda t: bb.Play(heard.player, pile, said, min(onset, t), t))
+        self._act(lambda t: bb.Play(heard.player, pile, said, min(onset, t), t=t))
 
     def _slap(self, heard: Heard) -> None:
         """Keep each player's first slap inside the window; judge early once everyone slapped."""
@@ -362,7 +362,7 @@ class BimBamBumFlow(Flow):
         assert state.slap_closes is not None
         slaps = tuple(self.slaps)
         closes = 0.0 if self._race_decided(state) else state.slap_closes
-        self._act(lambda t: bb.SlapRace(slaps, max(t, closes)))
+        self._act(lambda t: bb.SlapRace(slaps, t=max(t, closes)))
 
     # ---- timers ---------------------------------------------------------------------------
 
@@ -383,7 +383,7 @@ class BimBamBumFlow(Flow):
             if self.missed[late] >= ABSENT_LIMIT:
                 self._leaves(late, f"{late} has not played {number_phrase(ABSENT_LIMIT)} times in a row")
                 return
-            self._act(lambda t: bb.Timeout(max(t, closes)), player_acted=False)
+            self._act(lambda t: bb.Timeout(t=max(t, closes)), player_acted=False)
             if self.missed[late] == ABSENT_WARN and not self.over:
                 self.say(f"{late} has missed two turns. If {late} has left the table, say: a player has left.")
         elif name == WARN_TIMER and state.phase is bb.Phase.PLAY and closes is not None:

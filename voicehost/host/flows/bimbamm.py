@@ -190,7 +190,7 @@ class BimBammFlow(Flow):
     def quit(self, player: str | None) -> None:
         if self.state is None:
             self._begin(self.settings.first_player or self.host.players[0])
-        self._apply(bb.Quit(self.now(), player=player))
+        self._apply(bb.Quit(player=player, t=self.now()))
 
     # ---- what players say -----------------------------------------------------------------
 
@@ -223,7 +223,7 @@ class BimBammFlow(Flow):
                 self.race_calls.append(bb.Call(heard.player, animal, heard.onset))
             return
         if animal is not None:
-            self._apply(bb.Shout(self.now(), heard.player, animal, heard.onset))
+            self._apply(bb.Shout(heard.player, animal, heard.onset, t=self.now()))
             return
         if state.phase is bb.Phase.SCORER:
             self._scorer_says(heard)
@@ -290,7 +290,7 @@ class BimBammFlow(Flow):
         """``player`` leaves the game (the rules' Leave)."""
         self.asking = None
         self.first_tile.pop(player, None)
-        self._apply(bb.Leave(self.now(), player))
+        self._apply(bb.Leave(player, t=self.now()))
 
     # ---- turns ----------------------------------------------------------------------------
 
@@ -315,7 +315,7 @@ class BimBammFlow(Flow):
                 self._use_special(player)
         elif numbers:
             self.choosing = None
-            self._apply(bb.Flip(self.now(), player, numbers[0] - 1))
+            self._apply(bb.Flip(player, numbers[0] - 1, t=self.now()))
         else:
             self.say(f"Sorry {player}. {self.help_text(player)}")
 
@@ -344,7 +344,7 @@ class BimBammFlow(Flow):
         state = self._state()
         partners = self._partners(player)
         if state.special is bb.Special.SWAP:
-            self._apply(bb.UseSpecial(self.now(), player))
+            self._apply(bb.UseSpecial(player, t=self.now()))
         elif len(partners) == 1:
             self._exchange(player, partners[0])
         else:
@@ -353,7 +353,7 @@ class BimBammFlow(Flow):
 
     def _exchange(self, player: str, partner: str) -> None:
         self.choosing = None
-        self._apply(bb.UseSpecial(self.now(), player, partner))
+        self._apply(bb.UseSpecial(player, partner, t=self.now()))
 
     def _partners(self, player: str) -> list[str]:
         """The other players still in the game, clockwise from ``player``'s left (the last one sits
@@ -402,7 +402,7 @@ class BimBammFlow(Flow):
             self.first_tile[heard.player] = numbers[0]
             self.say(f"{heard.player}, you chose tile {number_phrase(numbers[0] + 1)} already: say another.")
         elif len(numbers) >= 2:
-            self._apply(bb.ScorerFlips(self.now(), heard.player, (numbers[0], numbers[1])))
+            self._apply(bb.ScorerFlips(heard.player, (numbers[0], numbers[1]), t=self.now()))
         elif len(numbers) == 1:
             self.first_tile[heard.player] = numbers[0]
             self.say(f"Tile {number_phrase(numbers[0] + 1)}. And the second?")
@@ -465,7 +465,7 @@ class BimBammFlow(Flow):
                 return
         self.race_calls = []
         refuted, self.refuted = tuple(self.refuted), []
-        action = bb.ResolveRace(self.now(), calls, refuted)
+        action = bb.ResolveRace(calls, refuted, t=self.now())
         try:
             _, trial = bb.apply(state, action)  # pure: learn whether someone scores, to say it first
         except IllegalAction:
@@ -513,7 +513,7 @@ class BimBammFlow(Flow):
         self.pending_challenge = False
         refuted, self.refuted = tuple(self.refuted), []
         assert state.scorer is not None
-        self._apply(bb.Challenge(self.now(), state.scorer, refuted))
+        self._apply(bb.Challenge(state.scorer, refuted, t=self.now()))
 
     def _finish_pending(self) -> None:
         """The would-be winner showed the card unchallenged: carry on with what was waiting."""
@@ -522,14 +522,14 @@ class BimBammFlow(Flow):
             state = self._state()
             refuted, self.refuted = tuple(self.refuted), []
             assert state.scorer is not None
-            self._apply(bb.Challenge(self.now(), state.scorer, refuted))
+            self._apply(bb.Challenge(state.scorer, refuted, t=self.now()))
         else:
             state = self._state()
             calls = tuple(sorted(self.race_calls, key=lambda c: c.onset))
             self.race_calls = []
             refuted, self.refuted = tuple(self.refuted), []
             if state.phase is bb.Phase.RACE:
-                self._apply(bb.ResolveRace(self.now(), calls, refuted))
+                self._apply(bb.ResolveRace(calls, refuted, t=self.now()))
 
     # ---- applying actions and announcing --------------------------------------------------
 

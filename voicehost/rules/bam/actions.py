@@ -1,8 +1,12 @@
-"""What players and the host can do in BAM!: submit cards, judge, let a player leave, quit."""
+"""What players and the host can do in BAM!: submit cards, judge, let a player leave, quit.
+
+Every action's last field is ``t``, the game-clock seconds chosen by the caller, required and
+keyword-only (``Submit("Bob", ("g4",), t=12.5)``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from voicehost.rules.bam.state import CardId
@@ -15,7 +19,7 @@ class Submit:
 
     player: PlayerName
     cards: tuple[CardId, ...]
-    t: float = 0.0
+    t: float = field(kw_only=True)
     """Game-clock seconds."""
 
 
@@ -29,7 +33,7 @@ class Judge:
     keep: int = 1
     """For a double-BAM! card: which of the winner's two cards becomes the victory point (1 = the
     card that filled the first blank, 2 = the second). The host's rule is 1 unless it asks the winner."""
-    t: float = 0.0
+    t: float = field(kw_only=True)
     """Game-clock seconds."""
 
 
@@ -39,7 +43,7 @@ class Leave:
     the game for good. Their cards leave the game; a round they were master of does not count."""
 
     player: PlayerName
-    t: float = 0.0
+    t: float = field(kw_only=True)
     """Game-clock seconds."""
 
 
@@ -47,7 +51,7 @@ class Leave:
 class Quit:
     """The table stops the game; scores are counted as they stand."""
 
-    t: float = 0.0
+    t: float = field(kw_only=True)
     """Game-clock seconds."""
 
 

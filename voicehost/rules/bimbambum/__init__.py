@@ -80,7 +80,7 @@ class BimBamBum:
 
     def resume(self, state: State, t: float) -> tuple[State, list[Event]]:
         """The "resumed" event of a loaded game; the open window starts again at ``t``."""
-        return apply(state, Resume(t))
+        return apply(state, Resume(t=t))
 
     def event_from_json(self, obj: JsonObject) -> Event:
         """The typed event of one log object."""

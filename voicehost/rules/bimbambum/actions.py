@@ -1,12 +1,13 @@
 """What the voice host (or a bot, or a test) tells the engine happened.
 
 Times are game-clock seconds chosen by the caller: ``t`` is when the action reaches the engine,
-``onset`` when the player's voice (or slap) began. The engine never reads a clock.
+``onset`` when the player's voice (or slap) began. The engine never reads a clock. ``t`` is the last
+field of every action, required and keyword-only (``Timeout(t=12.5)``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from voicehost.rules.base import PlayerName
@@ -25,7 +26,7 @@ class Play:
     said: str
     onset: float
     """Seconds: start of the player's voice."""
-    t: float
+    t: float = field(kw_only=True)
     """Seconds: now."""
 
 
@@ -33,7 +34,7 @@ class Play:
 class Timeout:
     """The time window closed without a play by the current player."""
 
-    t: float
+    t: float = field(kw_only=True)
     """Seconds: now, at or after the window's close."""
 
 
@@ -47,7 +48,7 @@ class SlapRace:
 
     slaps: tuple[tuple[PlayerName, float], ...]
     """(player, onset seconds) pairs, in any order."""
-    t: float
+    t: float = field(kw_only=True)
     """Seconds: now."""
 
 
@@ -55,14 +56,14 @@ class SlapRace:
 class Quit:
     """The players stop the game; nobody wins."""
 
-    t: float
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class Resume:
     """A saved game continues: the current window (play or slap) opens again at ``t``."""
 
-    t: float
+    t: float = field(kw_only=True)
 
 
 Action: TypeAlias = Play | Timeout | SlapRace | Quit | Resume

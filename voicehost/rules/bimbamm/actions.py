@@ -1,7 +1,8 @@
 """What players and the host can do in Bim Bamm!, as the host submits it to :func:`~.engine.apply`.
 
-Every action carries ``t``, the game-clock seconds at which it happened (the caller's clock); the
-engine copies it into the events it produces and refuses actions that go back in time.
+Every action carries ``t``, the game-clock seconds at which it happened (the caller's clock), as
+its last field, required and keyword-only (``Flip("Ann", 3, t=12.5)``); the engine copies it into
+the events it produces and refuses actions that go back in time.
 
 The voice host drives a race like this: after a flip it sees phase RACE and the animals in
 ``state.race``, keeps the microphones open for its race window, then submits every shout it heard
@@ -15,7 +16,7 @@ lists the claim in ``ResolveRace.refuted``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from voicehost.rules.base import PlayerName
 from voicehost.rules.bimbamm.tiles import Animal
@@ -25,18 +26,18 @@ from voicehost.rules.bimbamm.tiles import Animal
 class Flip:
     """A turn: turn over animal tile ``tile`` (0-14)."""
 
-    t: float
     player: PlayerName
     tile: int
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class UseSpecial:
     """A turn: use the special tile. SWAP takes no target; EXCHANGE needs another player's name."""
 
-    t: float
     player: PlayerName
     target: PlayerName | None = None
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -61,31 +62,31 @@ class Refuted:
 class ResolveRace:
     """Close the open race window with every shout heard in it (possibly none)."""
 
-    t: float
     shouts: tuple[Call, ...] = ()
     refuted: tuple[Refuted, ...] = ()
     """Table cards only: claims the table has already rejected (the host asked a would-be winner
     to show the card before closing the window); those shouts are no_card mistakes."""
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class ScorerFlips:
     """The scorer turns over 2 different tiles showing the animal they scored with."""
 
-    t: float
     player: PlayerName
     tiles: tuple[int, int]
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class Shout:
     """A shout while no race window is open (during a turn or the scorer's choice)."""
 
-    t: float
     player: PlayerName
     animal: Animal
     onset: float
     """When the shout began, seconds on the game clock."""
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,12 @@ class Challenge:
     no_card mistake, and the window's next claim (if any) is trusted instead.
     """
 
-    t: float
     player: PlayerName
     """The scorer whose claim is false."""
     refuted: tuple[Refuted, ...] = ()
     """Later claims of the window the table has also rejected (the host asked a would-be winner,
     see :func:`~.engine.next_claim`); those shouts become no_card mistakes too."""
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -111,25 +112,25 @@ class Leave:
 
     Not while a race is open: the host closes the race window first."""
 
-    t: float
     player: PlayerName
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class Quit:
     """End the game now without a winner (a player quits, or the host stops: e.g. a turn limit)."""
 
-    t: float
     player: PlayerName | None = None
     reason: str = "quit"
     """The game_over reason: "quit", or the host's own word such as "turn_limit"."""
+    t: float = field(kw_only=True)
 
 
 @dataclass(frozen=True)
 class Resume:
     """A saved game was loaded and play continues (logged as a "resumed" event)."""
 
-    t: float
+    t: float = field(kw_only=True)
 
 
 Action = Flip | UseSpecial | ResolveRace | ScorerFlips | Shout | Challenge | Leave | Quit | Resume

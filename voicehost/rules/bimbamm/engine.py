@@ -238,7 +238,7 @@ def apply(state: State, action: Action) -> tuple[State, list[Event]]:
 
 def resume(state: State, t: float) -> tuple[State, list[Event]]:
     """Mark a loaded game as continuing at ``t`` (the "resumed" event; seq and t continue)."""
-    return apply(state, Resume(t))
+    return apply(state, Resume(t=t))
 
 
 def _check_time(state: State, t: float) -> None:
@@ -670,27 +670,27 @@ def legal_actions(state: State, t: float) -> list[Action]:
 
     Phase TURN: every allowed Flip and the special tile (SWAP, or EXCHANGE with each other player);
     phase SCORER: every pair of tiles showing the scored animal; phase RACE: closing the window
-    (``ResolveRace(t)``; the host adds the shouts it heard); over: nothing. Shouts and Quit are
+    (``ResolveRace(t=t)``; the host adds the shouts it heard); over: nothing. Shouts and Quit are
     always possible while the game runs and are not listed, nor are the host's Challenge and Leave.
     """
     if state.phase is Phase.TURN:
         return _turn_actions(state, t)
     if state.phase is Phase.RACE:
-        return [ResolveRace(t)]
+        return [ResolveRace(t=t)]
     if state.phase is Phase.SCORER and state.scorer is not None:
         mine = [i for i, tile in enumerate(state.tiles) if tile.showing is state.scored]
-        return [ScorerFlips(t, state.scorer, pair) for pair in combinations(mine, 2)]
+        return [ScorerFlips(state.scorer, pair, t=t) for pair in combinations(mine, 2)]
     return []
 
 
 def _turn_actions(state: State, t: float) -> list[Action]:
     """Allowed flips, then the special tile's uses."""
     player = state.turn
-    actions: list[Action] = [Flip(t, player, i) for i in range(TILE_COUNT) if not restricted_tile(state, player, i)]
+    actions: list[Action] = [Flip(player, i, t=t) for i in range(TILE_COUNT) if not restricted_tile(state, player, i)]
     if state.special is Special.SWAP:
-        actions.append(UseSpecial(t, player))
+        actions.append(UseSpecial(player, t=t))
     else:
-        actions.extend(UseSpecial(t, player, other) for other in state.active if other != player)
+        actions.extend(UseSpecial(player, other, t=t) for other in state.active if other != player)
     return actions
 
 
