@@ -97,3 +97,22 @@ def test_trim_silence_keeps_the_words_only(voice: EspeakVoice) -> None:
     assert trim_silence(silent).frames == 0
     padded = Audio(np.concatenate([np.zeros(2205), raw.samples, np.zeros(2205)]).astype(np.float32), 22050)
     assert trim_silence(padded).frames == trimmed.frames
+
+
+def test_a_collected_voice_leaves_the_synthesis_callback_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyttsx3's driver, garbage-collected, would set espeak-ng's one process-wide synthesis callback
+    to NULL, at any moment, even during another voice's synthesis (a test worker died of it:
+    segfault in Synth). A collected EspeakVoice never unsets it; the next voice still speaks."""
+    import gc
+
+    from pyttsx3.drivers import _espeak
+
+    voice = EspeakVoice()
+    voice.render("hello there")
+    calls: list[object] = []
+    monkeypatch.setattr(_espeak, "SetSynthCallback", calls.append)
+    del voice
+    gc.collect()
+    assert None not in calls, calls
+    monkeypatch.undo()
+    assert EspeakVoice().render("hello there").samples.size > 0

@@ -259,11 +259,21 @@ def _new_engine() -> Any:
     except ImportError as error:
         raise SpeechError(f"pyttsx3 is not installed ({error}); fix: run scripts/setup") from error
     try:
-        return Engine("espeak")
+        engine = Engine("espeak")
     except (OSError, RuntimeError) as error:
         raise SpeechError(
             f"espeak-ng cannot start ({error}); fix: sudo apt-get install espeak-ng libespeak-ng1"
         ) from error
+    # pyttsx3's driver, when garbage-collected (at any allocation, in any thread), sets espeak-ng's
+    # one process-wide synthesis callback to NULL: during another voice's synthesis espeak-ng then
+    # calls NULL. A test worker died of exactly that (segfault in Synth, 2026-12-02). Our callback
+    # is set before every synthesis (_synthesise), so this engine's driver never unsets it.
+    engine.proxy._driver.destroy = _keep_callback
+    return engine
+
+
+def _keep_callback() -> None:
+    """Replaces pyttsx3's driver ``destroy`` (see :func:`_new_engine`): the callback stays."""
 
 
 def _installed_voices(engine: Any) -> list[VoiceInfo]:
