@@ -40,6 +40,10 @@ from voicehost.speak.service import SpeechService
 SETTLE = 2.0
 """Seconds after a phone is back before its clicks are played: its first twenty clock exchanges
 (ten a second, :data:`voicehost.phones.server.FAST_PINGS`) have come back by then."""
+TRIES = 3
+"""Click trains played, at most, for phones that came back, before a phone that still could not be
+timed goes back with its earlier shift (a lost buffer or a stray noise spoils one train now and
+then; the game waits a few seconds more rather than rank races on a shift it knows is stale)."""
 CLICKS_TIMEOUT = 60.0
 """Seconds the click train may wait behind what the host is saying."""
 
@@ -93,6 +97,7 @@ class RejoinCalibration:
         announce: Callable[[tuple[SeatName, ...]], None] = lambda seats: None,
         log: Callable[[str], None] = lambda line: None,
         settle: float = SETTLE,
+        tries: int = TRIES,
     ) -> None:
         self.source = source
         self.phones = phones
@@ -105,6 +110,7 @@ class RejoinCalibration:
         measured; returns once the players have been told (the host said it)."""
         self.log = log
         self.settle = settle
+        self.tries = max(1, tries)
         self._held: dict[SeatName, DeviceChange] = {}
         self._waiting: list[SeatName] = []
         self._measuring: _Measuring | None = None
@@ -192,15 +198,34 @@ class RejoinCalibration:
         try:
             self.announce(measuring.seats)
             time.sleep(max(0.0, self.settle - (time.monotonic() - began)))
+        except VoicehostError as error:
+            measuring.error = str(error)
+            measuring.done.set()
+            return
+        try:
+            for attempt in range(1, self.tries + 1):
+                why = self._try(measuring, fixed)
+                if not why:
+                    return
+                if attempt < self.tries:
+                    self.log(f"  the clicks were not timed ({why}): playing them again")
+        finally:
+            measuring.done.set()
+
+    def _try(self, measuring: _Measuring, fixed: Mapping[SeatName, float]) -> str:
+        """Play and time one click train; why some measured seat could not be placed ("" when
+        all were)."""
+        try:
             heard = time_train(measuring.recorder, self.player, search=self.search, log=self.log)
             result = align(heard, measuring.seats, fixed)
             if fixed and not result.reference:
                 raise SetupFailed("none of the other seats heard the clicks to compare with")
-            measuring.result = result
         except VoicehostError as error:
             measuring.error = str(error)
-        finally:
-            measuring.done.set()
+            return measuring.error
+        measuring.result = result
+        measuring.error = ""
+        return "; ".join(f"{seat}: {why}" for seat, why in result.failed.items())
 
     def _finish(self) -> list[DeviceChange]:
         """Once the clicks are timed: move each measured phone, and let its return through
