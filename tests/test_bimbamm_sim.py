@@ -122,3 +122,15 @@ def test_simulate_command_takes_no_2p_variant(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert all(read_events(log)[0]["state"]["variant2p"] is False for log in tmp_path.glob("*.jsonl"))
+
+
+def test_cards_given_as_a_string_play_that_mode() -> None:
+    """``cards="table"`` plays table cards (the string once quietly played dealt games), and an
+    unknown mode is one SetupError, not a dealt game."""
+    from voicehost.rules.bimbamm.engine import SetupError
+    from voicehost.rules.bimbamm.state import Cards
+
+    played = play_game(("Anna", "Ben", "Cleo"), seed=3, cards="table")
+    assert played.state.cards is Cards.TABLE and played.table is not None
+    with pytest.raises(SetupError, match="cards must be 'dealt' or 'table'"):
+        play_game(("Anna", "Ben", "Cleo"), seed=3, cards="tabel")

@@ -24,7 +24,15 @@ from voicehost import sim as driver
 from voicehost.errors import InputError
 from voicehost.rules.base import Event
 from voicehost.rules.bimbamm.actions import Action, Call, Challenge, Quit, Refuted, ResolveRace, Shout
-from voicehost.rules.bimbamm.engine import GAME_NAME, apply, legal_actions, new_game, next_claim, would_score
+from voicehost.rules.bimbamm.engine import (
+    GAME_NAME,
+    cards_mode,
+    apply,
+    legal_actions,
+    new_game,
+    next_claim,
+    would_score,
+)
 from voicehost.rules.bimbamm.events import ExchangeEvent, MistakeEvent, PointEvent, SwapEvent
 from voicehost.rules.bimbamm.state import MAX_PLAYERS, MIN_PLAYERS, WINNING_POINTS, Cards, Phase, State  # noqa: F401  (the driver reads the limits here)
 from voicehost.rules.bimbamm.tiles import COPIES, Animal, Tile, parse_tile_spec, parse_tile_toml
@@ -181,10 +189,12 @@ def play_game(
     mistake_rate: float = 0.05,
     tiles: Sequence[Tile] | None = None,
     max_turns: int = 2000,
-    cards: Cards = Cards.DEALT,
+    cards: Cards | str = Cards.DEALT,
     variant2p: bool | None = None,
 ) -> GameResult:
-    """Play one complete game with bots; the result holds every event for the log."""
+    """Play one complete game with bots; the result holds every event for the log. ``cards``:
+    a :class:`Cards` or its value ("dealt", "table"; anything else is a SetupError)."""
+    cards = cards_mode(cards)
     bots = random.Random(f"bots:{seed}")
     chosen = bots.choice(list(players))
     table = TableCards.deal(players, random.Random(f"cards:{seed}")) if cards is Cards.TABLE else None

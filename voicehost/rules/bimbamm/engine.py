@@ -133,7 +133,7 @@ def new_game(
     (the same seed gives the same default tiles as a dealt game), knows no hand, and the host asks
     who holds a cat and passes that player as ``first_player`` (by default the first seat).
     """
-    mode = _check_cards_mode(cards)
+    mode = cards_mode(cards)
     names = _check_players(players)
     if rules not in (1, RULES_VERSION):
         raise SetupError(f"rules version {rules} is unknown: this voicehost plays 1 to {RULES_VERSION}")
@@ -175,8 +175,8 @@ def new_game(
     return evolve(evolve(None, setup), first), [setup, first]
 
 
-def _check_cards_mode(cards: object) -> Cards:
-    """ "dealt" or "table"."""
+def cards_mode(cards: object) -> Cards:
+    """The cards mode ``cards`` names: "dealt" or "table" (a SetupError for anything else)."""
     try:
         return Cards(cards if isinstance(cards, str) else repr(cards))
     except ValueError:
