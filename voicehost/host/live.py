@@ -152,13 +152,14 @@ def build_live(
     *,
     record: Path | None = None,
     start_file: Path | None = None,
-    stdout: TextIO = sys.stdout,
+    stdout: TextIO | None = None,
 ) -> Built:
     """A live session: microphones from the table config (or the default input), speech on its devices.
 
     ``start_file`` receives ``{"monotonic": X}``: the CLOCK_MONOTONIC seconds (Python's
     ``time.monotonic()``) at which the session clock reads 0, so that another program can feed the
     microphones in step with the session (the end-to-end test plays a recorded game that way)."""
+    stdout = sys.stdout if stdout is None else stdout
     from voicehost.audio.devices import find_device, list_devices
     from voicehost.host.table import check_devices, load_table
     from voicehost.listen.sources import LiveSource
@@ -413,12 +414,13 @@ def build_replay(
     listen: ListenSettings | None = None,
     log: Path,
     speech_wav: Path | None = None,
-    stdout: TextIO = sys.stdout,
+    stdout: TextIO | None = None,
 ) -> tuple[Built, dict[str, Any]]:
     """A session re-run from a recording on a simulated clock (faster than real time).
 
     The host's voice in the microphones is cancelled with the recorded speaker track (host.wav
     or host.flac); a recording without one falls back on its speaking spans."""
+    stdout = sys.stdout if stdout is None else stdout
     from voicehost.speak.service import SpeechService
 
     data = load_session(folder)

@@ -166,12 +166,13 @@ def build_phones(
     everyone: bool = True,
     record: Path | None = None,
     start_file: Path | None = None,
-    stdout: TextIO = sys.stdout,
+    stdout: TextIO | None = None,
 ) -> Built:
     """A live session with players on phones: every player (``everyone``, ``--input phones``),
     or the table config's phone seats beside its microphone seats (``--config`` with seats
     whose input is "phone"). The table speaker comes from the table config (or is the default
     output)."""
+    stdout = sys.stdout if stdout is None else stdout
     import json
     from dataclasses import replace
 
