@@ -7,9 +7,9 @@ the game clock, chosen by the caller), so the event log it produces is complete 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum, StrEnum
-from typing import Any, ClassVar, Generic, Mapping, Protocol, Sequence, TypeAlias, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Mapping, Protocol, Sequence, TypeAlias, TypeVar
 
 from voicehost.errors import InputError
 
@@ -148,6 +148,71 @@ class Game(Protocol, Generic[S, A]):
 
     def replay(self, log: Sequence[JsonObject]) -> S:
         """Rebuild the state from a log's events (setup first); raise LogError if inconsistent."""
+
+
+@dataclass
+class Rules(Generic[S, A]):
+    """A rules package's functions behind the :class:`Game` interface (Bim Bamm! and Bim Bam Bum!
+    export ``GAME = Rules(...)``; BAM!'s engine is a class of its own that satisfies it)."""
+
+    name: str
+    """The game's name in the registry and its logs."""
+    title: str
+    """The game's name as players read it, for messages ("Bim Bamm!")."""
+    deal: Callable[..., tuple[S, list[Event]]]
+    """``new_game(players, rng, seed, *, first_player, t, **options)``."""
+    act: Callable[[S, A], tuple[S, list[Event]]]
+    """``apply(state, action)``."""
+    resumed: Callable[[float], A]
+    """The action that marks a loaded game as continuing at ``t``."""
+    ended: Callable[[S], bool]
+    """True once the game is over."""
+    read_event: Callable[[JsonObject], Event]
+    """The typed event of one log object."""
+    rebuild: Callable[[Sequence[JsonObject]], S]
+    """The state a log's events lead to."""
+    setup_error: Callable[[str], InputError]
+    """The game's own error for a game that cannot start."""
+    rng: Rng | None = None
+    """The randomness that deals (None: enough to replay, judge and resume, not to deal)."""
+
+    def seeded(self, rng: Rng) -> Rules[S, A]:
+        """These rules dealing with ``rng``."""
+        return replace(self, rng=rng)
+
+    def new_game(
+        self,
+        players: Sequence[PlayerName],
+        seed: int,
+        *,
+        first_player: PlayerName | None = None,
+        t: float = 0.0,
+        **options: Any,
+    ) -> tuple[S, list[Event]]:
+        """Deal (the game's own ``new_game`` documents its options)."""
+        if self.rng is None:
+            raise self.setup_error(f"{self.title} needs a seeded RNG to deal: use GAME.seeded(rng)")
+        return self.deal(players, self.rng, seed, first_player=first_player, t=t, **options)
+
+    def apply(self, state: S, action: A) -> tuple[S, list[Event]]:
+        """Apply one action; raise IllegalAction (state unchanged) if the rules forbid it."""
+        return self.act(state, action)
+
+    def over(self, state: S) -> bool:
+        """True once the game has ended."""
+        return self.ended(state)
+
+    def resume(self, state: S, t: float) -> tuple[S, list[Event]]:
+        """The "resumed" event of a loaded game (an open window starts again at ``t``)."""
+        return self.act(state, self.resumed(t))
+
+    def event_from_json(self, obj: JsonObject) -> Event:
+        """The typed event of one log object; LogError if it is not one of this game's events."""
+        return self.read_event(obj)
+
+    def replay(self, log: Sequence[JsonObject]) -> S:
+        """Rebuild the state from a log's events; raise LogError if they do not follow the rules."""
+        return self.rebuild(log)
 
 
 @dataclass(frozen=True)

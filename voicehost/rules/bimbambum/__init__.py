@@ -8,9 +8,8 @@ log. :data:`GAME` is the same behind the shared ``Game`` interface; the bots liv
 
 from __future__ import annotations
 
-from typing import Any, Sequence
 
-from voicehost.rules.base import Event, Game, JsonObject, PlayerName, Rng
+from voicehost.rules.base import Game, Rules
 from voicehost.rules.bimbambum.actions import Action, Play, Quit, Resume, SlapRace, Timeout
 from voicehost.rules.bimbambum.cards import (
     CARDS_PER_PLAYER,
@@ -44,58 +43,17 @@ from voicehost.rules.bimbambum.replay import evolve, replay
 from voicehost.rules.bimbambum.state import Phase, Settings, State
 
 
-class BimBamBum:
-    """The engine behind the shared :class:`~voicehost.rules.base.Game` interface."""
-
-    name = GAME_NAME
-
-    def __init__(self, rng: Rng | None = None) -> None:
-        self.rng = rng
-
-    def seeded(self, rng: Rng) -> BimBamBum:
-        """These rules dealing with ``rng``."""
-        return BimBamBum(rng)
-
-    def new_game(
-        self,
-        players: Sequence[PlayerName],
-        seed: int,
-        *,
-        first_player: PlayerName | None = None,
-        t: float = 0.0,
-        **options: Any,
-    ) -> tuple[State, list[Event]]:
-        """Deal (see :func:`~.engine.new_game`; options: settings, extension, each)."""
-        if self.rng is None:
-            raise SetupError("Bim Bam Bum! needs a seeded RNG to deal: use RULES.seeded(rng)")
-        return new_game(players, self.rng, seed, first_player=first_player, t=t, **options)
-
-    def apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        """Apply one action; raise IllegalAction (state unchanged) if the rules forbid it."""
-        return apply(state, action)
-
-    def over(self, state: State) -> bool:
-        """True once the game has ended (a winner, the turn cap, or a quit)."""
-        return state.over
-
-    def resume(self, state: State, t: float) -> tuple[State, list[Event]]:
-        """The "resumed" event of a loaded game; the open window starts again at ``t``."""
-        return apply(state, Resume(t=t))
-
-    def event_from_json(self, obj: JsonObject) -> Event:
-        """The typed event of one log object."""
-        return event_from_json(obj)
-
-    def evolve(self, state: State | None, event: Event) -> State:
-        """The state after one event (see :func:`~.replay.evolve`)."""
-        return evolve(state, event)
-
-    def replay(self, log: Sequence[JsonObject]) -> State:
-        """Rebuild the state from a log's events; raise LogError if they do not follow the rules."""
-        return replay(log)
-
-
-GAME: Game[State, Action] = BimBamBum()
+GAME: Game[State, Action] = Rules[State, Action](
+    GAME_NAME,
+    "Bim Bam Bum!",
+    deal=new_game,
+    act=apply,
+    resumed=lambda t: Resume(t=t),
+    ended=lambda state: state.over,
+    read_event=event_from_json,
+    rebuild=replay,
+    setup_error=SetupError,
+)
 """The rules behind the shared Game interface, as every rules package names them (mypy checks it)."""
 
 RULES = GAME
@@ -104,7 +62,6 @@ RULES = GAME
 
 __all__ = [
     "Action",
-    "BimBamBum",
     "CARDS_PER_PLAYER",
     "Called",
     "Card",

@@ -12,7 +12,7 @@ does not know); the host then reports false claims with :class:`Challenge`. :cla
 a player who has left out of the game.
 """
 
-from voicehost.rules.base import Game
+from voicehost.rules.base import Game, Rules
 from voicehost.rules.bimbamm.actions import (
     Action,
     Call,
@@ -29,7 +29,6 @@ from voicehost.rules.bimbamm.actions import (
 )
 from voicehost.rules.bimbamm.engine import (
     GAME_NAME,
-    BimBamm,
     SetupError,
     apply,
     legal_actions,
@@ -71,13 +70,22 @@ from voicehost.rules.bimbamm.tiles import (
     parse_tile_toml,
 )
 
-GAME: Game[State, Action] = BimBamm()
+GAME: Game[State, Action] = Rules[State, Action](
+    GAME_NAME,
+    "Bim Bamm!",
+    deal=new_game,
+    act=apply,
+    resumed=lambda t: Resume(t=t),
+    ended=lambda state: state.over,
+    read_event=event_from_json,
+    rebuild=replay,
+    setup_error=SetupError,
+)
 """The object the host drives through the shared Game interface."""
 
 __all__ = [
     "Action",
     "Animal",
-    "BimBamm",
     "Call",
     "Cards",
     "Challenge",

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Sequence
 
 from voicehost.errors import InputError
-from voicehost.rules.base import Event, IllegalAction, JsonObject, PlayerName, Resumed, Rng
+from voicehost.rules.base import Event, IllegalAction, PlayerName, Resumed, Rng
 from voicehost.rules.bimbamm.actions import (
     Action,
     Call,
@@ -58,9 +58,8 @@ from voicehost.rules.bimbamm.events import (
     ShoutEvent,
     SwapEvent,
     TurnEvent,
-    event_from_json,
 )
-from voicehost.rules.bimbamm.replay import evolve, replay
+from voicehost.rules.bimbamm.replay import evolve
 from voicehost.rules.bimbamm.state import (
     FIVE,
     MAX_PLAYERS,
@@ -694,55 +693,7 @@ def _turn_actions(state: State, t: float) -> list[Action]:
     return actions
 
 
-class BimBamm:
-    """Bim Bamm! behind the shared :class:`~voicehost.rules.base.Game` interface."""
-
-    name = GAME_NAME
-
-    def __init__(self, rng: Rng | None = None) -> None:
-        self.rng = rng
-
-    def seeded(self, rng: Rng) -> BimBamm:
-        """These rules dealing with ``rng``."""
-        return BimBamm(rng)
-
-    def new_game(
-        self,
-        players: Sequence[PlayerName],
-        seed: int,
-        *,
-        first_player: PlayerName | None = None,
-        t: float = 0.0,
-        **options: Any,
-    ) -> tuple[State, list[Event]]:
-        """Deal (see :func:`new_game`; options: tiles, variant2p, cards, rules)."""
-        if self.rng is None:
-            raise SetupError("Bim Bamm! needs a seeded RNG to deal: use GAME.seeded(rng)")
-        return new_game(players, self.rng, seed, first_player=first_player, t=t, **options)
-
-    def apply(self, state: State, action: Action) -> tuple[State, list[Event]]:
-        """Apply one action (see :func:`apply`)."""
-        return apply(state, action)
-
-    def over(self, state: State) -> bool:
-        """True once the game has ended."""
-        return state.over
-
-    def resume(self, state: State, t: float) -> tuple[State, list[Event]]:
-        """The "resumed" event of a loaded game."""
-        return resume(state, t)
-
-    def event_from_json(self, obj: JsonObject) -> Event:
-        """The typed event of one log object."""
-        return event_from_json(obj)
-
-    def replay(self, log: Sequence[JsonObject]) -> State:
-        """Rebuild the state from a log (see :func:`~.replay.replay`)."""
-        return replay(log)
-
-
 __all__ = [
-    "BimBamm",
     "Call",
     "GAME_NAME",
     "SetupError",
