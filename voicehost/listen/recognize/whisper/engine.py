@@ -114,8 +114,16 @@ class WhisperEngine:
             trie = self._tries[key] = build_trie(self.tokenizer, spoken)
         return trie
 
-    def analyse(self, samples: np.ndarray, spoken: Mapping[str, Sequence[str]], prompt: str | None = None) -> Analysis:
-        """Score the phrases (id → spoken texts) on ``samples``; ``prompt`` is earlier text for context."""
+    def analyse(
+        self,
+        samples: np.ndarray,
+        spoken: Mapping[str, Sequence[str]],
+        prompt: str | None = None,
+        keep: Sequence[str] = (),
+    ) -> Analysis:
+        """Score the phrases (id → spoken texts) on ``samples``; ``prompt`` is earlier text for
+        context; the ``keep`` phrases are scored whatever their score (see
+        :func:`~.search.score_phrases`)."""
         with self._lock:
             specials = self.tokenizer.specials
             prefix = list(self.prefix)
@@ -134,5 +142,6 @@ class WhisperEngine:
                 specials.no_speech,
                 seconds,
                 self.search,
+                frozenset(keep),
             )
             return Analysis(scores, self.tokenizer.decode(scores.free_tokens), seconds, encoded)

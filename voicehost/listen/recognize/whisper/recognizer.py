@@ -53,6 +53,7 @@ FUSION = {
     "context_bonus": 0.0,
     "look_min": 1.0,
     "look_max": 0.0,
+    "keep_expected": 1.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
@@ -161,13 +162,15 @@ class WhisperRecognizer:
             return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None, float("-inf"), 0.0)
         samples = segment.samples if segment.rate == RATE else resample(segment.samples, segment.rate, RATE)
         isolated = self._isolated(samples, segment)
-        analysis = self.engine.analyse(isolated, spoken)
+        expected = [p for p in (normalize(x) for x in likely) if p in spoken]
+        analysis = self.engine.analyse(
+            isolated, spoken, keep=expected if self.setting("fusion", "keep_expected") else ()
+        )
         phrase, ratio, margin = analysis.scores.best()
         candidates: dict[str, Candidate] = {}
         if phrase is not None:
             phrase, ratio, margin = self._counted(phrase, ratio, margin, analysis, segment)
             candidates[phrase] = Candidate(phrase, ratio)
-        expected = [p for p in (normalize(x) for x in likely) if p in spoken]
         for p in expected:
             if p not in candidates:
                 candidates[p] = Candidate(p, self._ratio_of(p, analysis))

@@ -67,6 +67,9 @@ class SearchConfig:
     """Hard limit on the free transcription's length."""
     overrun: int = 3
     """Tokens the free transcription may run past the longest allowed written form."""
+    kept: int = 6
+    """Hypotheses of the ``keep`` phrases (:func:`score_phrases`) kept per step beyond the beam,
+    whatever their score: the best-scoring ones."""
 
 
 def score_phrases(
@@ -79,11 +82,18 @@ def score_phrases(
     no_speech: int,
     seconds: float,
     config: SearchConfig = SearchConfig(),
+    keep: frozenset[str] = frozenset(),
 ) -> Scores:
     """Run both searches for one segment (see the module doc); ``prefix`` starts the transcription.
 
     Both advance together, one decoder call per step for the free transcription's next token and
-    every phrase hypothesis (the weights are read once per step, whatever the number of rows)."""
+    every phrase hypothesis (the weights are read once per step, whatever the number of rows).
+    Hypotheses on the way to a ``keep`` phrase (the ones the game expects now) are kept beyond the
+    beam and its spread (up to ``config.kept`` more rows a step; only the floor under the free
+    transcription still drops them): the other evidence (PocketSphinx, the game's context) can
+    accept a phrase Whisper finds less likely than others, so it needs its real score, not the
+    floor a dropped phrase gets."""
+    kept = _leading_to(trie, keep) if keep else set()
     longest = max((len(t) for t in _depths(trie)), default=1)
     free_limit = min(config.max_tokens, 4 + int(config.tokens_per_second * seconds), longest + config.overrun)
     free: list[int] = []
@@ -117,8 +127,32 @@ def score_phrases(
                     grown.append((tokens + [token], child, total))
         grown.sort(key=lambda h: -h[2])
         cut = grown[0][2] - config.spread if grown else 0.0
-        beam = [h for h in grown[: config.beam] if h[2] >= cut]
+        top = [h for h in grown[: config.beam] if h[2] >= cut]
+        if kept:
+            chosen = {id(h) for h in top}
+            top += [h for h in grown if h[1] in kept and id(h) not in chosen][: config.kept]
+        beam = top
     return Scores(done, tuple(free), free_score, no_speech_score, steps)
+
+
+def _leading_to(trie: PhraseTrie, phrases: frozenset[str]) -> set[int]:
+    """The trie's nodes on the way to a written form of one of ``phrases`` (its end included)."""
+    parent: dict[int, int] = {}
+    stack = [0]
+    order = []
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child in trie.children[node].values():
+            parent[child] = node
+            stack.append(child)
+    out: set[int] = set()
+    for node in order:
+        if trie.ends[node] in phrases:
+            while node not in out and node != 0:
+                out.add(node)
+                node = parent[node]
+    return out
 
 
 def _free_step(
