@@ -101,10 +101,13 @@ def score_phrases(
     free_score = 0.0
     done: dict[str, float] = {}
     beam: list[tuple[list[int], int, float]] = [([], 0, 0.0)]
+    extra: list[tuple[list[int], int, float]] = []
+    """Hypotheses kept only because they lead to a ``keep`` phrase: they never take the beam's
+    places, and they end only their own phrases (the search for the others stays as it was)."""
     no_speech_score = 0.0
     steps = 0
-    while free_open or beam:
-        rows = ([prefix + free] if free_open else []) + [prefix + tokens for tokens, _, _ in beam]
+    while free_open or beam or extra:
+        rows = ([prefix + free] if free_open else []) + [prefix + tokens for tokens, _, _ in (*beam, *extra)]
         probs = decoder.next_log_probs(rows, cross)
         steps += 1
         if steps == 1:
@@ -117,21 +120,23 @@ def score_phrases(
         # A phrase hypothesis far under the free transcription's score so far can never be accepted.
         limit = free_score - config.floor
         grown: list[tuple[list[int], int, float]] = []
-        for (tokens, node, score), row in zip(beam, probs):
+        grown_extra: list[tuple[list[int], int, float]] = []
+        for k, ((tokens, node, score), row) in enumerate(zip((*beam, *extra), probs)):
+            is_extra = k >= len(beam)
             phrase = trie.ends[node]
-            if phrase is not None:
+            if phrase is not None and (not is_extra or phrase in keep):
                 done[phrase] = float(np.logaddexp(done.get(phrase, -np.inf), score + row[end]))
             for token, child in trie.children[node].items():
                 total = score + float(row[token])
-                if total > limit:
-                    grown.append((tokens + [token], child, total))
+                if total > limit and not (is_extra and child not in kept):
+                    (grown_extra if is_extra else grown).append((tokens + [token], child, total))
         grown.sort(key=lambda h: -h[2])
         cut = grown[0][2] - config.spread if grown else 0.0
-        top = [h for h in grown[: config.beam] if h[2] >= cut]
+        beam = [h for h in grown[: config.beam] if h[2] >= cut]
         if kept:
-            chosen = {id(h) for h in top}
-            top += [h for h in grown if h[1] in kept and id(h) not in chosen][: config.kept]
-        beam = top
+            chosen = {h[1] for h in beam}
+            dropped = [h for h in grown if h[1] in kept and h[1] not in chosen]
+            extra = sorted(dropped + grown_extra, key=lambda h: -h[2])[: config.kept]
     return Scores(done, tuple(free), free_score, no_speech_score, steps)
 
 

@@ -1,0 +1,60 @@
+"""Whisper's phrase search: the phrases the game expects are scored even where the beam would drop
+them (real decoding of a committed word clip), and the trie walk that finds their paths."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_whisper_second_look import PHRASES, clip
+from voicehost.listen.recognize import build_recognizer
+from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+from voicehost.listen.recognize.whisper.search import _leading_to
+from voicehost.listen.recognize.whisper.tokens import PhraseTrie
+
+
+@pytest.fixture(scope="module")
+def whisper() -> WhisperRecognizer:
+    recognizer = build_recognizer("en", "whisper")
+    assert isinstance(recognizer, WhisperRecognizer)
+    return recognizer
+
+
+def test_an_expected_phrase_gets_its_own_score_not_the_floor(whisper: WhisperRecognizer) -> None:
+    """The committed "hen" clip: "cat" falls out of the beam (the phrases that sound more like
+    "hen" fill it), so without the game's expectation it would get the fusion's floor (-14 nats).
+    Expected, it is kept and scored: about 8 nats under Whisper's own transcription, which the
+    context bonus and PocketSphinx can then weigh. The other phrases' scores do not change."""
+    spoken = {p: whisper.pack.spoken_forms(p) for p in PHRASES if p != "slap"}
+    segment = clip("hen")
+    samples = whisper._isolated(segment.samples, segment)
+    plain = whisper.engine.analyse(samples, spoken)
+    assert "cat" not in plain.scores.phrases and "hen" in plain.scores.phrases
+    kept = whisper.engine.analyse(samples, spoken, keep=["cat"])
+    scores = kept.scores.phrases
+    ratio = scores["cat"] - max(kept.scores.free_score, max(scores.values()))
+    assert -12.0 < ratio < -4.0
+    assert {p: v for p, v in scores.items() if p != "cat"} == pytest.approx(plain.scores.phrases, abs=1e-3)
+
+
+def test_an_expected_phrase_far_under_the_floor_is_still_dropped(whisper: WhisperRecognizer) -> None:
+    """Everyday talk ("table"): nothing of the game is within the floor under Whisper's own
+    transcription, expected or not, and the search stops as early as without expectation."""
+    spoken = {p: whisper.pack.spoken_forms(p) for p in PHRASES if p != "slap"}
+    segment = clip("table")
+    samples = whisper._isolated(segment.samples, segment)
+    plain = whisper.engine.analyse(samples, spoken)
+    kept = whisper.engine.analyse(samples, spoken, keep=["donkey", "bim bam bum"])
+    assert "donkey" not in kept.scores.phrases and "bim bam bum" not in kept.scores.phrases
+    assert kept.scores.steps == plain.scores.steps
+
+
+def test_leading_to_marks_the_paths_of_the_kept_phrases_only() -> None:
+    """Two forms share a first token; only the kept phrase's nodes (and their shared prefix) count."""
+    trie = PhraseTrie()
+    trie.add([1, 2], "cat")
+    trie.add([1, 3], "dog")
+    trie.add([4], "pig")
+    nodes = _leading_to(trie, frozenset({"cat"}))
+    first = trie.children[0][1]
+    assert nodes == {first, trie.children[first][2]}
+    assert _leading_to(trie, frozenset()) == set()
