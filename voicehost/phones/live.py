@@ -321,6 +321,7 @@ def _calibrate(
     on unshifted (None); else the microphone seats lined up with (none: the phones among
     themselves)."""
     from voicehost.phones.calibrate import SeatRecorder, align, time_train
+    from voicehost.phones.rejoin import TRIES
 
     def note(line: str) -> None:
         print(f"(phones: {line})", file=stdout, flush=True)
@@ -328,15 +329,20 @@ def _calibrate(
     say("Now I will measure each phone. Please stay quiet and hold your phone still: you will hear a few clicks.")
     recorder = SeatRecorder(source, (*phones.seats, *latencies), phones.rate).start()
     try:
-        heard = time_train(
-            recorder,
-            SinkClicks(speaker),
-            search=(-0.05, settings.search),
-            log=lambda line: print(line, file=stdout, flush=True),
-        )
+        for attempt in range(1, TRIES + 1):
+            # A phone that just joined may lose some of its first audio: up to TRIES trains.
+            heard = time_train(
+                recorder,
+                SinkClicks(speaker),
+                search=(-0.05, settings.search),
+                log=lambda line: print(line, file=stdout, flush=True),
+            )
+            result = align(heard, phones.seats, latencies)
+            if not result.failed or attempt == TRIES:
+                break
+            note(f"not every phone heard the clicks ({', '.join(result.failed)}): playing them again")
     finally:
         recorder.stop()
-    result = align(heard, phones.seats, latencies)
     if result.failed:
         for seat, why in result.failed.items():
             note(
