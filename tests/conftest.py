@@ -83,6 +83,18 @@ def run_voicehost(*args: str, timeout: float = 120, input: str | None = None) ->
     )
 
 
+@pytest.fixture(scope="session")
+def whisper():  # type: ignore[no-untyped-def]
+    """The English Whisper recogniser (with PocketSphinx), built once for the tests that score
+    committed clips with it."""
+    from voicehost.listen.recognize import build_recognizer
+    from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+
+    recognizer = build_recognizer("en", "whisper")
+    assert isinstance(recognizer, WhisperRecognizer)
+    return recognizer
+
+
 @pytest.fixture
 def voicehost_cli():  # type: ignore[no-untyped-def]
     """A function running the voicehost command line in a subprocess."""

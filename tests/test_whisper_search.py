@@ -6,17 +6,9 @@ from __future__ import annotations
 import pytest
 
 from tests.test_whisper_second_look import PHRASES, clip
-from voicehost.listen.recognize import build_recognizer
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 from voicehost.listen.recognize.whisper.search import _leading_to
 from voicehost.listen.recognize.whisper.tokens import PhraseTrie
-
-
-@pytest.fixture(scope="module")
-def whisper() -> WhisperRecognizer:
-    recognizer = build_recognizer("en", "whisper")
-    assert isinstance(recognizer, WhisperRecognizer)
-    return recognizer
 
 
 def test_an_expected_phrase_gets_its_own_score_not_the_floor(whisper: WhisperRecognizer) -> None:

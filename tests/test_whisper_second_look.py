@@ -12,17 +12,9 @@ import pytest
 from tests.test_recognize import clips
 from voicehost.commands.rank import game_phrases
 from voicehost.listen.messages import Segment
-from voicehost.listen.recognize import build_recognizer
 from voicehost.listen.recognize.whisper.recognizer import LOOK_SPEEDS, WhisperRecognizer, _played_at
 
 PHRASES = tuple(dict.fromkeys(game_phrases("bimbamm", "en") + game_phrases("bimbambum", "en")))
-
-
-@pytest.fixture(scope="module")
-def whisper() -> WhisperRecognizer:
-    recognizer = build_recognizer("en", "whisper")
-    assert isinstance(recognizer, WhisperRecognizer)
-    return recognizer
 
 
 def clip(text: str) -> Segment:
