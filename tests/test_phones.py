@@ -57,25 +57,39 @@ buffer now and then (seen once in about five clean-clone runs: trains 16.8 ms ap
 Anna's order flipped), which no host-side placement can see (README, "Phones: measured")."""
 
 
-@pytest.mark.timeout(400)
+ATTEMPTS = 3
+"""Runs of the race through two browsers: a run that chromium spoiled (:data:`LOST_BUFFER`, or a
+fake microphone that heard too few clicks twice) is run again with new browsers; the last must
+hold every check. In CI's loaded clean run of 2026-12-02 two runs in a row were spoiled (a phone's
+sound slipped by 1.45 s; Ben heard 1 of 6 clicks twice on this machine the same day)."""
+
+
+@pytest.mark.timeout(600)
 def test_race_through_two_browsers_is_ranked(tmp_path: Path) -> None:
     """Two chromium phones whose fake microphones play race2_close (Anna 4 ms before Ben) from
     unrelated moments: after the click calibration every loop is ranked Anna, Ben with onsets
-    within 10 ms of the truth, and the phones' click trains line up within 1 ms. A run in which a
-    fake microphone lost a buffer (:data:`LOST_BUFFER`) is run once more; the second must hold."""
+    within 10 ms of the truth, and the phones' click trains line up within 1 ms. A run that a fake
+    microphone spoiled is run again (:data:`ATTEMPTS`); the last must hold."""
+    from voicehost.host.calibrate import SetupFailed
     from voicehost.models.engine import user_recognizer
 
     fixture = race_fixture("race2_close")
     recognizer = user_recognizer("en")
-    run = run_race(fixture, tmp_path, 14.0, recognizer=recognizer, env=_no_pulse(), log=lambda line: None)
-    checks = [c for c in check_loops(run, fixture) if c.onset_errors]
-    if any(max(c.train.values()) - min(c.train.values()) > LOST_BUFFER for c in checks):
-        # A fake microphone lost a render buffer after the clicks (its train moved by 10 ms or
-        # more; see LOST_BUFFER): that browser's audio, not ours. Once more, with new browsers.
-        again = tmp_path / "again"
-        again.mkdir()
-        run = run_race(fixture, again, 14.0, recognizer=recognizer, env=_no_pulse(), log=lambda line: None)
+    for attempt in range(1, ATTEMPTS + 1):
+        folder = tmp_path / f"run{attempt}"
+        folder.mkdir()
+        last = attempt == ATTEMPTS
+        try:
+            run = run_race(fixture, folder, 14.0, recognizer=recognizer, env=_no_pulse(), log=lambda line: None)
+        except SetupFailed:
+            if last:
+                raise
+            continue
         checks = [c for c in check_loops(run, fixture) if c.onset_errors]
+        # A fake microphone lost a render buffer after the clicks (its train moved by 10 ms or
+        # more; see LOST_BUFFER): that browser's audio, not ours. Again, with new browsers.
+        if last or (checks and all(max(c.train.values()) - min(c.train.values()) <= LOST_BUFFER for c in checks)):
+            break
     assert checks, f"no race heard: {run.shouts}"
     for check in checks:
         assert check.order == ("Anna", "Ben"), check
