@@ -23,7 +23,17 @@ _TABLE = None
 def pytest_configure(config: pytest.Config) -> None:
     """Start the virtual table once per session (8 seats' worth of channels)."""
     global _TABLE
+    import signal
+
     from voicehost.audio.pulse import VirtualTable
+
+    # Tests stop games with Ctrl-C (SIGINT). A suite started in the background by a non-interactive
+    # shell (``scripts/test &``) inherits SIGINT ignored, and an ignored signal stays ignored in
+    # every program it starts: ``voicehost play`` would never see the Ctrl-C (seen 2026-12-02: five
+    # live tests failed that way, all passing in the foreground). A handler here is reset to the
+    # default in each child at exec, so the children hear Ctrl-C again.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     folder = Path(tempfile.mkdtemp(prefix="voicehost-pulse-"))
     _TABLE = VirtualTable(folder, seats=8).start()
