@@ -116,3 +116,33 @@ def test_a_collected_voice_leaves_the_synthesis_callback_alone(monkeypatch: pyte
     assert None not in calls, calls
     monkeypatch.undo()
     assert EspeakVoice().render("hello there").samples.size > 0
+
+
+def test_a_new_voice_while_another_speaks_does_not_disturb_it(voice: EspeakVoice) -> None:
+    """A second EspeakVoice built (its voices listed) while another thread renders: every render
+    works. Listing the voices outside the espeak-ng lock made SetVoiceByName fail within 5 s of
+    this (EE_INTERNAL_ERROR), and a test worker once died of a segfault in Synth beside it."""
+    import threading
+    import time
+
+    errors: list[BaseException] = []
+    renders = 0
+    stop = time.monotonic() + 4.0
+
+    def speak() -> None:
+        nonlocal renders
+        try:
+            while time.monotonic() < stop:
+                voice.render("Anna begins. Anna, flip a tile: say a number from one to fifteen.")
+                renders += 1
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=speak)
+    thread.start()
+    built = 0
+    while time.monotonic() < stop:
+        EspeakVoice()
+        built += 1
+    thread.join()
+    assert errors == [] and renders > 10 and built > 100, (errors, renders, built)

@@ -87,9 +87,12 @@ class EspeakVoice:
     """pyttsx3 (espeak-ng driver) rendering text to :class:`Audio`."""
 
     def __init__(self, voice: str | None = None, rate: int = DEFAULT_RATE) -> None:
-        with _ESPEAK_LOCK:  # building an engine re-registers pyttsx3's callback
+        # Building an engine re-registers pyttsx3's callback, and listing the voices rereads
+        # espeak-ng's voice list, which a synthesis in another thread is using: both under the
+        # lock (listed while another voice spoke, espeak-ng failed to set its voice, 2026-12-02).
+        with _ESPEAK_LOCK:
             self._engine = _new_engine()
-        self._voices = _installed_voices(self._engine)
+            self._voices = _installed_voices(self._engine)
         self.voice = self.resolve(voice or DEFAULT_VOICE)
         self.rate = check_rate(rate)
 
