@@ -285,7 +285,9 @@ class LoopCheck:
 def check_loops(run: RaceRun, fixture: RaceFixture) -> list[LoopCheck]:
     """Find every loop whose click train is whole in every seat's placed audio; compare what was
     heard in it with the truth."""
-    template = click_train_at_rate()
+    from voicehost.phones.calibrate import click_train
+
+    template = click_train(RATE).samples
     trains = {s: _trains(run.audio[s], template, run.loop) for s in run.seats}
     checks = []
     for at in trains[run.seats[0]]:
@@ -307,23 +309,15 @@ def check_loops(run: RaceRun, fixture: RaceFixture) -> list[LoopCheck]:
     return checks
 
 
-def click_train_at_rate() -> np.ndarray:
-    """The calibration's click train at :data:`RATE`."""
-    from voicehost.phones.calibrate import click_train
-
-    return click_train(RATE).samples
-
-
 def _trains(audio: np.ndarray, template: np.ndarray, loop: float) -> list[int]:
     """Where whole click trains begin in ``audio`` (sample indices, in order): the best match of
     ``template``, then the best at least half a loop from every one found, while a match is at
     least half as strong as the best (the scene's trains all have one level). A train cut off at
     either end of the audio is not found (before 2026-12-02 a fixed first window could hold only
     a cut train, and a shout was taken for it)."""
-    n = audio.shape[0] + template.shape[0]
-    size = 1 << (n - 1).bit_length()
-    spectrum = np.fft.rfft(audio - audio.mean(), size) * np.conj(np.fft.rfft(template, size))
-    magnitude = np.abs(np.fft.irfft(spectrum, size)[: audio.shape[0] - template.shape[0] + 1])
+    from voicehost.phones.calibrate import match_strength
+
+    magnitude = match_strength(audio, template)
     if magnitude.shape[0] <= 0:
         return []
     best = float(magnitude.max())

@@ -122,7 +122,6 @@ def test_a_new_voice_while_another_speaks_does_not_disturb_it(voice: EspeakVoice
     """A second EspeakVoice built (its voices listed) while another thread renders: every render
     works. Listing the voices outside the espeak-ng lock made SetVoiceByName fail within 5 s of
     this (EE_INTERNAL_ERROR), and a test worker once died of a segfault in Synth beside it."""
-    import threading
     import time
 
     errors: list[BaseException] = []

@@ -74,17 +74,24 @@ def click_train(rate: int, count: int = TRAIN_CLICKS, seed: int = CLICK_SEED) ->
 def train_arrival(samples: np.ndarray, template: np.ndarray) -> int | None:
     """Index in ``samples`` where ``template`` matches best (FFT cross-correlation), or None when
     nothing stands out (peak under 8 times the median)."""
-    n = samples.shape[0] + template.shape[0]
-    size = 1 << (n - 1).bit_length()
-    spectrum = np.fft.rfft(samples - samples.mean(), size) * np.conj(np.fft.rfft(template, size))
-    correlation = np.fft.irfft(spectrum, size)[: samples.shape[0] - template.shape[0] + 1]
-    if correlation.shape[0] <= 0:
+    magnitude = match_strength(samples, template)
+    if magnitude.shape[0] <= 0:
         return None
-    magnitude = np.abs(correlation)
     peak = int(np.argmax(magnitude))
     if magnitude[peak] <= 1e-9 or magnitude[peak] < 8.0 * float(np.median(magnitude)):
         return None
     return peak
+
+
+def match_strength(samples: np.ndarray, template: np.ndarray) -> np.ndarray:
+    """How strongly ``template`` matches ``samples`` at each index where it fits whole (absolute
+    FFT cross-correlation; empty when the template is longer than the samples)."""
+    n = samples.shape[0] + template.shape[0]
+    size = 1 << (n - 1).bit_length()
+    spectrum = np.fft.rfft(samples - samples.mean(), size) * np.conj(np.fft.rfft(template, size))
+    correlation = np.fft.irfft(spectrum, size)[: max(0, samples.shape[0] - template.shape[0] + 1)]
+    magnitude: np.ndarray = np.abs(correlation)
+    return magnitude
 
 
 class SeatRecorder:
