@@ -321,11 +321,17 @@ def test_a_reopened_browser_is_measured_again(tmp_path: Path) -> None:
     timed again, his shift changed by exactly what they showed, and clicks timed once more
     afterwards find the two phones together again (to within two buffers, see :data:`ONE_BUFFER`;
     left as it was, Ben would be off by his loop's new phase, hundreds of milliseconds to
-    seconds). A run whose last check fails is run once more with new browsers (CI's loaded machine
-    once found 61 ms: a chromium's fake microphone lost buffers while the other one started); the
-    second must hold. That the clicks' timing gives a race's onsets within 10 ms of the truth is
+    seconds). A run whose last check fails, or whose first clicks a just-started chromium heard too
+    few of twice (a clean run of 2026-12-02: Ben 1 of 6), is run once more with new browsers (CI's
+    loaded machine once found 61 ms: a chromium's fake microphone lost buffers while the other one
+    started); the second must hold. That the clicks' timing gives a race's onsets within 10 ms of the truth is
     tests/test_phones.py's race through two browsers."""
-    apart, info = _reopen(tmp_path)
+    from voicehost.host.calibrate import SetupFailed
+
+    try:
+        apart, info = _reopen(tmp_path)
+    except SetupFailed as error:  # a just-started chromium heard too few clicks twice: setup, as in the race test
+        apart, info = float("inf"), error
     if apart >= ONE_BUFFER:
         again = tmp_path / "again"
         again.mkdir()
