@@ -85,8 +85,8 @@ class Tuning:
     template: Mapping[str, float] = field(default_factory=dict)
     """Enrolment settings (Whisper): 'distance', 'margin', 'bonus'."""
     fusion: Mapping[str, float] = field(default_factory=dict)
-    """Whisper's fusion settings: 'sphinx_weight', 'bias', 'bias_alone', 'uncertain_band',
-    'ratio_floor', 'sphinx_floor'."""
+    """Whisper's fusion settings (the keys of
+    :data:`~voicehost.listen.recognize.whisper.recognizer.FUSION`)."""
     llr_calibration: tuple[float, float] = (1.0, 0.0)
     """(slope per nat, offset) of the logistic map from likelihood ratio to confidence: the share of
     fixtures with that ratio whose phrase was right."""

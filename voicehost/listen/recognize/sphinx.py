@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -72,6 +73,21 @@ NEIGHBOUR_DISTANCE = 1
 """Decoys within this many phone edits of an allowed word are left out of the grammar: they are
 the same word to this acoustic model ("at" for "cat", "dot" for "dog") and stole real shouts."""
 _FILLERS = {"<s>", "</s>", "<sil>", "[noise]", "++noise++", "(NULL)", "SIL"}
+
+
+@dataclass(frozen=True)
+class SphinxOpinion:
+    """PocketSphinx's view of one segment (:meth:`SphinxRecognizer.opinion`)."""
+
+    hypothesis: str | None
+    """Its own phrase for the segment (None: none of the allowed phrases)."""
+    _ratio: Callable[[str], float | None]
+
+    def ratio(self, phrase: str) -> float | None:
+        """``phrase``'s likelihood ratio against the free phone loop, nats per frame (None: the
+        decoder found no path). Decoded on the first call: the loop once per segment, each
+        phrase's targets-only pass once."""
+        return self._ratio(normalize(phrase))
 
 
 class SphinxRecognizer:
@@ -214,39 +230,45 @@ class SphinxRecognizer:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
         return Verdict(self._accepted(found, llr), found.phrase, llr)
 
-    def second_opinion(
-        self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]
-    ) -> tuple[str | None, dict[str, float]]:
+    def opinion(self, segment: Segment, phrases: Sequence[str]) -> SphinxOpinion:
         """PocketSphinx's view of a segment for another recogniser's decision (Whisper's fusion):
         its own hypothesis among ``phrases`` (the decoy grammar's phrase, else the targets-only
-        grammar's), and the likelihood ratio (nats per frame, see verify.py) of that hypothesis and
-        of each of ``candidates`` against one free phone loop. Ratios the decoder found no path for
-        are left out."""
+        grammar's), decoded now; the likelihood ratio (nats per frame, see verify.py) of a phrase
+        against one free phone loop, decoded when asked for (:class:`SphinxOpinion`)."""
         spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
         if not spoken or self._verifier is None or segment.rate != RATE:
-            return None, {}
+            return SphinxOpinion(None, lambda _: None)
+        verifier = self._verifier
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         hypothesis = None
         if self._screen is not None:
             hypothesis = self._decided(
                 self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
             ).phrase
-        targets: dict[str, DecodedPass] = {}
+        targets: dict[str, DecodedPass | None] = {}
         if hypothesis is None:
-            target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
+            target = self._decode(verifier, self._search_for(spoken, decoys=False), pcm)
             hypothesis = self._decided(target, spoken, segment).phrase
-            if hypothesis is not None and target is not None:
+            if hypothesis is not None:
                 targets[hypothesis] = target
-        wanted = list(dict.fromkeys([*(normalize(c) for c in candidates if c), *([hypothesis] if hypothesis else [])]))
-        loop = self._decode(self._verifier, PHONE_LOOP, pcm) if wanted else None
-        ratios: dict[str, float] = {}
-        if loop is None:
-            return hypothesis, ratios
-        for phrase in wanted:
-            target = targets.get(phrase) or self._decode(self._verifier, self._search_for([phrase], decoys=False), pcm)
-            if target is not None and target.words:
-                ratios[phrase] = likelihood_ratio(target, loop)
-        return hypothesis, ratios
+        loops: list[DecodedPass | None] = []
+        ratios: dict[str, float | None] = {}
+
+        def ratio(phrase: str) -> float | None:
+            if phrase not in ratios:
+                if not loops:
+                    loops.append(self._decode(verifier, PHONE_LOOP, pcm))
+                loop = loops[0]
+                if loop is None:
+                    ratios[phrase] = None
+                else:
+                    if phrase not in targets:
+                        targets[phrase] = self._decode(verifier, self._search_for([phrase], decoys=False), pcm)
+                    target = targets[phrase]
+                    ratios[phrase] = likelihood_ratio(target, loop) if target is not None and target.words else None
+            return ratios[phrase]
+
+        return SphinxOpinion(hypothesis, ratio)
 
     def _rescue(self, segment: Segment, spoken: Sequence[str], pcm: bytes, rejected: Recognition) -> Verdict:
         """A decoy won: accept the targets-only grammar's phrase anyway when it is one of the

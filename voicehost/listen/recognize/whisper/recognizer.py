@@ -54,6 +54,7 @@ FUSION = {
     "look_min": 1.0,
     "look_max": 0.0,
     "keep_expected": 1.0,
+    "sphinx_ceiling": 2.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
@@ -68,14 +69,24 @@ COUNT_SLACK = 4.0
 """Nats under the best phrase within which the burst count of a repeated word wins."""
 
 
-class SecondOpinion(Protocol):
-    """A second recogniser's view (PocketSphinx:
-    :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.second_opinion`)."""
+class Opinion(Protocol):
+    """A second recogniser's view of one segment (PocketSphinx:
+    :class:`~voicehost.listen.recognize.sphinx.SphinxOpinion`)."""
 
-    def second_opinion(
-        self, segment: Segment, phrases: Sequence[str], candidates: Sequence[str]
-    ) -> tuple[str | None, dict[str, float]]:
-        """(its own hypothesis, likelihood ratio of each candidate and of the hypothesis)."""
+    @property
+    def hypothesis(self) -> str | None:
+        """Its own phrase for the segment (None: none of the allowed ones)."""
+
+    def ratio(self, phrase: str) -> float | None:
+        """Its likelihood ratio for ``phrase``, nats per frame (None: no path); computed when asked."""
+
+
+class SecondOpinion(Protocol):
+    """A second recogniser (PocketSphinx:
+    :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.opinion`)."""
+
+    def opinion(self, segment: Segment, phrases: Sequence[str]) -> Opinion:
+        """Its view of ``segment`` among ``phrases``."""
 
 
 @dataclass
@@ -167,14 +178,21 @@ class WhisperRecognizer:
             isolated, spoken, keep=expected if self.setting("fusion", "keep_expected") else ()
         )
         phrase, ratio, margin = analysis.scores.best()
+        template = self._template(segment, analysis, list(spoken))
+        endorsed = self._endorsed(template)
         candidates: dict[str, Candidate] = {}
+
+        def add(p: str, first: float | None = None) -> Candidate:
+            if p not in candidates:
+                bonus = self.setting("template", "bonus") if p == endorsed else 0.0
+                candidates[p] = Candidate(p, self._ratio_of(p, analysis) if first is None else first, bonus=bonus)
+            return candidates[p]
+
         if phrase is not None:
             phrase, ratio, margin = self._counted(phrase, ratio, margin, analysis, segment)
-            candidates[phrase] = Candidate(phrase, ratio)
+            add(phrase, ratio)
         for p in expected:
-            if p not in candidates:
-                candidates[p] = Candidate(p, self._ratio_of(p, analysis))
-            candidates[p].context = self.setting("fusion", "context_bonus")
+            add(p).context = self.setting("fusion", "context_bonus")
         clear = (
             phrase is not None
             and ratio >= -0.01
@@ -182,19 +200,12 @@ class WhisperRecognizer:
             and (not expected or phrase in expected)
         )
         if self.second is not None and not clear:
-            hypothesis, ratios = self.second.second_opinion(segment, list(spoken), list(candidates))
-            if hypothesis is not None and hypothesis not in candidates:
-                candidates[hypothesis] = Candidate(hypothesis, self._ratio_of(hypothesis, analysis))
-            for candidate in candidates.values():
-                candidate.sphinx = ratios.get(candidate.phrase)
-        template = self._template(segment, analysis, list(spoken))
+            opinion = self.second.opinion(segment, list(spoken))
+            if opinion.hypothesis is not None:
+                add(opinion.hypothesis)
+            self._consult(opinion, candidates)
         if template is not None and template.phrase is not None:
-            if template.phrase not in candidates:
-                candidates[template.phrase] = Candidate(template.phrase, self._ratio_of(template.phrase, analysis))
-            close = template.distance <= self.setting("template", "distance")
-            apart = template.margin >= self.setting("template", "margin")
-            if close and apart:
-                candidates[template.phrase].bonus = self.setting("template", "bonus")
+            add(template.phrase)
         if not candidates:
             return Evidence(
                 Recognition(None, 0.0, (), self.name, "out_of_grammar"), analysis, None, float("-inf"), margin, template
@@ -208,6 +219,31 @@ class WhisperRecognizer:
         return Evidence(
             self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values())
         )
+
+    def _endorsed(self, template: TemplateMatch | None) -> str | None:
+        """The phrase the player's enrolment takes fit closely and clearly (None: no such phrase)."""
+        if template is None or template.phrase is None:
+            return None
+        close = template.distance <= self.setting("template", "distance")
+        apart = template.margin >= self.setting("template", "margin")
+        return template.phrase if close and apart else None
+
+    def _consult(self, opinion: Opinion, candidates: dict[str, Candidate]) -> None:
+        """PocketSphinx's ratio for each candidate, the best prospect first (fused score with its
+        ratio taken as 0). A candidate is not decoded when even a ratio of ``sphinx_ceiling`` would
+        leave it below the best fused score so far, or below every score that matters (the
+        uncertain band's bottom and, when on, the second look's); its ratio stays None (the floor).
+        That changes no recognition while no ratio exceeds the ceiling (see tuning.toml); a
+        rejected segment's best candidate in :class:`Evidence` may differ."""
+        headroom = self.setting("fusion", "sphinx_weight") * self.setting("fusion", "sphinx_ceiling")
+        best = -self.setting("fusion", "uncertain_band")
+        if self.setting("fusion", "look_min") <= self.setting("fusion", "look_max"):
+            best = min(best, self.setting("fusion", "look_min"))
+        for candidate in sorted(candidates.values(), key=lambda c: self._fused(c, assumed=0.0), reverse=True):
+            if self._fused(candidate, assumed=0.0) + headroom < best:
+                continue
+            candidate.sphinx = opinion.ratio(candidate.phrase)
+            best = max(best, self._fused(candidate))
 
     def _second_look(
         self,

@@ -1,0 +1,107 @@
+"""PocketSphinx's second opinion decodes only the candidates that could still win (real decoding of
+the committed word clips): a Bim Bam Bum! call expects twelve yells, and decoding each was most of
+a call's time. Pruned and unpruned decisions must be the same."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Sequence
+
+import pytest
+
+from tests.test_recognize import clips
+from tools.clips import command_sets
+from voicehost.listen.messages import Segment
+from voicehost.listen.recognize.whisper.recognizer import Opinion, SecondOpinion, WhisperRecognizer
+
+PHRASES = command_sets()["Bim Bam Bum! turn"]
+"""What the host listens for in a Bim Bam Bum! turn."""
+TEXTS = ("bam", "bam bam", "bum bum bum", "bim bam bum", "bomb", "hello", "nice one")
+
+
+def call_of(word: str) -> tuple[str, ...]:
+    """What the host expects after naming a card of ``word`` (as bench/bench_listen.py --context)."""
+    yells = [" ".join([word] * n) for n in (1, 2, 3)]
+    return (*yells, *(f"{pile} {y}" for pile in ("one", "two", "three") for y in yells))
+
+
+@dataclass
+class Counted:
+    """The real second opinion, counting the ratios asked for."""
+
+    inner: SecondOpinion
+    asked: list[str] = field(default_factory=list)
+
+    def opinion(self, segment: Segment, phrases: Sequence[str]) -> Opinion:
+        real = self.inner.opinion(segment, phrases)
+        outer = self
+
+        class Counting:
+            hypothesis = real.hypothesis
+
+            def ratio(self, phrase: str) -> float | None:
+                outer.asked.append(phrase)
+                return real.ratio(phrase)
+
+        return Counting()
+
+
+def with_ceiling(whisper: WhisperRecognizer, ceiling: float) -> tuple[WhisperRecognizer, Counted]:
+    assert whisper.second is not None
+    tuning = replace(whisper.tuning, fusion={**whisper.tuning.fusion, "sphinx_ceiling": ceiling})
+    counted = Counted(whisper.second)
+    return WhisperRecognizer(whisper.pack, whisper.engine, tuning, second=counted), counted
+
+
+@pytest.fixture(scope="module")
+def compared(whisper: WhisperRecognizer) -> dict[str, tuple[object, object, int, int]]:
+    """Per clip: (pruned decision, unpruned decision, ratios asked pruned, unpruned). A decision is
+    the recognition and, unless it was rejected outright, the winning fused score."""
+    pruned, pruned_count = with_ceiling(whisper, whisper.setting("fusion", "sphinx_ceiling"))
+    full, full_count = with_ceiling(whisper, 1e9)
+    band = whisper.setting("fusion", "uncertain_band")
+    out = {}
+    for segment, _, text in clips("en"):
+        if text not in TEXTS:
+            continue
+        likely = call_of("bum" if "bum" in text else "bam")
+        before = len(pruned_count.asked), len(full_count.asked)
+        a = pruned.evidence(segment, PHRASES, likely)
+        b = full.evidence(segment, PHRASES, likely)
+        decision_a = (a.recognition, round(a.ratio, 6) if a.ratio >= -band else "rejected")
+        decision_b = (b.recognition, round(b.ratio, 6) if b.ratio >= -band else "rejected")
+        out[text] = (
+            decision_a,
+            decision_b,
+            len(pruned_count.asked) - before[0],
+            len(full_count.asked) - before[1],
+        )
+    return out
+
+
+def test_pruning_changes_no_decision(compared: dict[str, tuple[object, object, int, int]]) -> None:
+    assert set(compared) == set(TEXTS)
+    for text, (pruned, full, _, _) in compared.items():
+        assert pruned == full, text
+
+
+def test_pruning_spares_most_of_a_calls_decodes(compared: dict[str, tuple[object, object, int, int]]) -> None:
+    """Unpruned, every one of the 12 expected yells is decoded whenever PocketSphinx is asked."""
+    pruned = sum(c[2] for c in compared.values())
+    full = sum(c[3] for c in compared.values())
+    assert full >= 12 * 3
+    assert pruned <= full / 4, (pruned, full)
+
+
+def test_the_shipped_ceiling_is_above_every_ratio_seen(
+    whisper: WhisperRecognizer, compared: dict[str, tuple[object, object, int, int]]
+) -> None:
+    """The pruning is exact only while no ratio exceeds the ceiling."""
+    assert whisper.second is not None
+    ceiling = whisper.setting("fusion", "sphinx_ceiling")
+    for segment, _, text in clips("en"):
+        if text in TEXTS:
+            opinion = whisper.second.opinion(segment, PHRASES)
+            for phrase in call_of("bum" if "bum" in text else "bam"):
+                ratio = opinion.ratio(phrase)
+                assert ratio is None or ratio < ceiling, (text, phrase, ratio)
