@@ -384,6 +384,22 @@ def test_tuning_errors_name_the_file(tmp_path: Path) -> None:
         load_tuning("sphinx", "en", bad)
 
 
+def test_a_misspelt_fusion_setting_is_named_with_its_line(tmp_path: Path) -> None:
+    """A setting Whisper's fusion does not know (a typo) is an error naming file, line and key,
+    not a setting silently left at its default; the shipped file holds only known ones."""
+    from voicehost.listen.recognize.rejection import TUNING_FILE, TuningError
+    from voicehost.listen.recognize.whisper.recognizer import FUSION, TEMPLATE
+
+    known = {"fusion": FUSION, "template": TEMPLATE}
+    bad = tmp_path / "tuning.toml"
+    bad.write_text('[whisper.en.fusion]\n"bias" = 5.0\n\n"sphinx_weigth" = 1.0\n', encoding="utf-8")
+    with pytest.raises(TuningError, match=r"tuning.toml:4: \[whisper.en.fusion\]: unknown setting 'sphinx_weigth'"):
+        load_tuning("whisper", "en", bad, known=known)
+    assert load_tuning("whisper", "en", bad).fusion["sphinx_weigth"] == 1.0
+    for lang in ("en", "de", "ko"):
+        load_tuning("whisper", lang, TUNING_FILE, known=known)
+
+
 def burst_clip(count: int, gap: float = 0.15) -> np.ndarray:
     """``count`` 0.2 s voiced syllables (harmonic tones) separated by ``gap`` s, in faint pink noise."""
     from tools.synth import pink_noise

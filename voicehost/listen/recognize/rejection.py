@@ -27,6 +27,7 @@ from the recogniser: see :func:`reconcile_repetitions`.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,15 +110,28 @@ class Tuning:
         return float(self.precision.get(phrase, self.precision.get("default", 0.5)))
 
 
-def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
-    """The tuning table ``[engine.lang]`` (empty when the file has none)."""
+def load_tuning(
+    engine: str, lang: str, path: Path = TUNING_FILE, known: Mapping[str, Iterable[str]] | None = None
+) -> Tuning:
+    """The tuning table ``[engine.lang]`` (empty when the file has none). ``known``: sub-table →
+    the settings it may hold (a misspelt one would otherwise be ignored without a word)."""
     if not path.is_file():
         return Tuning()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TuningError(f"{path}: not valid TOML: {exc}") from None
     table = data.get(engine, {}).get(lang, {})
+    for name, keys in (known or {}).items():
+        sub = table.get(name, {})
+        unknown = sorted(set(sub) - set(keys)) if isinstance(sub, dict) else []
+        if unknown:
+            line = _line_of(text, f"[{engine}.{lang}.{name}]", unknown[0])
+            raise TuningError(
+                f"{path}:{line}: [{engine}.{lang}.{name}]: unknown setting {unknown[0]!r}"
+                f" (known: {', '.join(sorted(keys))})"
+            )
     try:
         calibration = table.get("llr_calibration", {})
         return Tuning(
@@ -134,6 +148,15 @@ def load_tuning(engine: str, lang: str, path: Path = TUNING_FILE) -> Tuning:
         )
     except (TypeError, ValueError, AttributeError) as exc:
         raise TuningError(f"{path}: [{engine}.{lang}]: {exc}") from None
+
+
+def _line_of(text: str, header: str, key: str) -> int:
+    """The line (1-based) of ``key``'s setting after the line ``header`` (the header's when not found)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == header), 0)
+    pattern = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=')
+    found = next((i for i in range(start, len(lines)) if pattern.match(lines[i])), start)
+    return found + 1
 
 
 def decoys_for(pack: VocabPack, phrases: Sequence[str], tuning: Tuning, exclude: Iterable[str] = ()) -> list[str]:

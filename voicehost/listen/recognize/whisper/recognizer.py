@@ -142,7 +142,11 @@ class WhisperRecognizer:
     ) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
-        self.tuning = tuning if tuning is not None else load_tuning("whisper", pack.lang)
+        self.tuning = (
+            tuning
+            if tuning is not None
+            else load_tuning("whisper", pack.lang, known={"fusion": FUSION, "template": TEMPLATE})
+        )
         self.templates = templates
         """Enrolled players' takes (None: nobody enrolled)."""
         self.second = second
