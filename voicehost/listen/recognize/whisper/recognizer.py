@@ -26,6 +26,7 @@ Without PocketSphinx (another language) the ratio alone is used with its own bia
 from __future__ import annotations
 
 import math
+from itertools import combinations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, Sequence
@@ -38,7 +39,7 @@ from voicehost.listen.ranking import MIN_WORD_BURST
 from voicehost.listen.recognize.enrol import TemplateMatch, Templates, load_templates, match_phrases, read_take
 from voicehost.listen.recognize.rejection import MAX_SYLLABLE, Tuning, load_tuning, segment_bursts
 from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
-from voicehost.listen.recognize.whisper.features import RATE
+from voicehost.listen.recognize.whisper.features import HOP, RATE, log_mel
 from voicehost.listen.vocab import VocabPack, normalize
 
 FUSION = {
@@ -55,6 +56,8 @@ FUSION = {
     "look_max": 0.0,
     "keep_expected": 1.0,
     "sphinx_ceiling": 2.0,
+    "distinct_spread": 1.8,
+    "distinct_penalty": 4.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
@@ -65,6 +68,8 @@ ISOLATE: tuple[float, float] | None = (0.08, 0.15)
 LOOK_SPEEDS = (0.85, 1.15)
 """Playback speeds of the second look (tuning split: 0.85-1.15 in steps of 0.05 and a
 pre-emphasis tried, alone and together; this pair's median was best and cheapest)."""
+SPREAD_FRAMES = 3
+"""Loudest frames of a burst whose cepstra stand for it in :func:`burst_spread`."""
 COUNT_SLACK = 4.0
 """Nats under the best phrase within which the burst count of a repeated word wins."""
 
@@ -102,6 +107,9 @@ class Candidate:
     """Nats from the player's enrolment takes."""
     context: float = 0.0
     """Nats because the game expects this phrase now (``likely``)."""
+    shape: float = 0.0
+    """Nats from the sound of the syllables (≤ 0): a repeated word whose syllables sound like
+    different words (:func:`burst_spread`)."""
     score: float = 0.0
     """The fused score (≥ 0: accepted)."""
     looks: tuple[float, ...] = ()
@@ -186,10 +194,13 @@ class WhisperRecognizer:
         endorsed = self._endorsed(template)
         candidates: dict[str, Candidate] = {}
 
+        spreads: dict[int, float | None] = {}
+
         def add(p: str, first: float | None = None) -> Candidate:
             if p not in candidates:
                 bonus = self.setting("template", "bonus") if p == endorsed else 0.0
                 candidates[p] = Candidate(p, self._ratio_of(p, analysis) if first is None else first, bonus=bonus)
+                candidates[p].shape = self._shape(p, samples, segment, spreads)
             return candidates[p]
 
         if phrase is not None:
@@ -223,6 +234,23 @@ class WhisperRecognizer:
         return Evidence(
             self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values())
         )
+
+    def _shape(self, phrase: str, samples: np.ndarray, segment: Segment, spreads: dict[int, float | None]) -> float:
+        """``-distinct_penalty`` when ``phrase`` ends in a word said n ≥ 2 times ("bam bam bam") but
+        the segment's last n syllables sound like different words ("bim bam bum": Whisper's
+        language model pulls it to a repetition); else 0. ``spreads`` caches the spread per n."""
+        words = phrase.split()
+        n = 1
+        while n < len(words) and words[-n - 1] == words[-1]:
+            n += 1
+        if n < 2:
+            return 0.0
+        if n not in spreads:
+            spreads[n] = burst_spread(samples, segment, n)
+        spread = spreads[n]
+        if spread is None or spread < self.setting("fusion", "distinct_spread"):
+            return 0.0
+        return -self.setting("fusion", "distinct_penalty")
 
     def _endorsed(self, template: TemplateMatch | None) -> str | None:
         """The phrase the player's enrolment takes fit closely and clearly (None: no such phrase)."""
@@ -304,7 +332,7 @@ class WhisperRecognizer:
             else self.setting("fusion", "ratio_floor")
         )
         if self.second is None:
-            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus + candidate.context
+            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus + candidate.context + candidate.shape
         sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
         if assumed is not None and candidate.sphinx is None:
             sphinx = assumed
@@ -314,6 +342,7 @@ class WhisperRecognizer:
             + self.setting("fusion", "bias")
             + candidate.bonus
             + candidate.context
+            + candidate.shape
         )
 
     def _decide(self, best: Candidate) -> Recognition:
@@ -372,3 +401,34 @@ class WhisperRecognizer:
 def _played_at(samples: np.ndarray, speed: float) -> np.ndarray:
     """``samples`` (16 kHz) played ``speed`` times as fast: pitch and tempo together, as a tape."""
     return resample(samples, int(round(RATE * speed)), RATE)
+
+
+def burst_spread(samples: np.ndarray, segment: Segment, n: int) -> float | None:
+    """How different ``n`` syllable bursts of the segment sound at the least: over every ``n`` of its
+    bursts (in order), the largest distance between two of them, each burst the mean cepstrum
+    (coefficients 1-12 of Whisper's log-mel features) of its 3 loudest 10 ms frames; the smallest
+    such value. Taking the most alike ``n`` keeps a nasal tail or a noise burst from making a
+    repeated word look like different words. None with fewer than ``n`` bursts (``samples``: the
+    segment at 16 kHz)."""
+    bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
+    if len(bursts) < n:
+        return None
+    frames = 2 * int(np.ceil(len(samples) / HOP / 2))
+    mel = log_mel(samples, frames)
+    cepstra = _dct_basis(mel.shape[0]) @ mel
+    loudness = mel.max(axis=0)
+    means = []
+    for a, b in bursts:
+        i, j = max(0, int(a * RATE / HOP)), min(frames, max(int(a * RATE / HOP) + 1, int(b * RATE / HOP)))
+        loudest = i + np.argsort(loudness[i:j])[-SPREAD_FRAMES:]
+        means.append(cepstra[:, loudest].mean(axis=1))
+    distance = [[float(np.linalg.norm(x - y)) for y in means] for x in means]
+    return min(max(distance[a][b] for a, b in combinations(chosen, 2)) for chosen in combinations(range(len(means)), n))
+
+
+def _dct_basis(bands: int) -> np.ndarray:
+    """Rows 1-12 of the orthonormal DCT-II over ``bands`` values (the cepstrum without its level)."""
+    k = np.arange(1, 13)[:, None]
+    m = np.arange(bands)[None, :]
+    basis: np.ndarray = (np.sqrt(2.0 / bands) * np.cos(np.pi * k * (2 * m + 1) / (2 * bands))).astype(np.float32)
+    return basis
