@@ -16,7 +16,8 @@ from voicehost.listen.recognize.whisper.recognizer import Opinion, SecondOpinion
 
 PHRASES = command_sets()["Bim Bam Bum! turn"]
 """What the host listens for in a Bim Bam Bum! turn."""
-TEXTS = ("bam", "bam bam", "bum bum bum", "bim bam bum", "bomb", "hello", "nice one")
+TEXTS = ("bam bam", "bim bam bum", "bomb", "hello", "nice one")
+"""A clear shout (PocketSphinx not asked), a close one, a confusable word and talk."""
 
 
 def call_of(word: str) -> tuple[str, ...]:

@@ -9,9 +9,12 @@ the phrase their own takes fit best. Each candidate gets a fused score
 
     ratio + sphinx_weight × (PocketSphinx's likelihood ratio, nats per frame) + bias
           + template bonus (when the player's takes fit it closely and clearly)
+          + context bonus (when the game expects the phrase now)
+          - distinct penalty (a repeated word whose syllables sound like different words)
 
 and the best candidate is accepted at a score ≥ 0, reported as *uncertain* (the host asks back)
-within ``uncertain_band`` below, rejected otherwise.
+within ``uncertain_band`` below, rejected otherwise. PocketSphinx decodes a candidate only while it
+could still win (``sphinx_ceiling``, :meth:`WhisperRecognizer._consult`).
 
 *A second look* (off as shipped: ``look_min`` > ``look_max``) where the decision is close (the best
 score between ``look_min`` and ``look_max``): Whisper hears the shout twice more, played 15%
