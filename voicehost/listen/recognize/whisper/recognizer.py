@@ -29,10 +29,11 @@ Without PocketSphinx (another language) the ratio alone is used with its own bia
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import combinations
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -197,13 +198,18 @@ class WhisperRecognizer:
         endorsed = self._endorsed(template)
         candidates: dict[str, Candidate] = {}
 
-        spreads: dict[int, float | None] = {}
+        bursts: list[list[np.ndarray]] = []
+
+        def cepstra() -> list[np.ndarray]:
+            if not bursts:
+                bursts.append(burst_cepstra(samples, segment))
+            return bursts[0]
 
         def add(p: str, first: float | None = None) -> Candidate:
             if p not in candidates:
                 bonus = self.setting("template", "bonus") if p == endorsed else 0.0
                 candidates[p] = Candidate(p, self._ratio_of(p, analysis) if first is None else first, bonus=bonus)
-                candidates[p].shape = self._shape(p, samples, segment, spreads)
+                candidates[p].shape = self._shape(p, cepstra)
             return candidates[p]
 
         if phrase is not None:
@@ -238,19 +244,17 @@ class WhisperRecognizer:
             self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values())
         )
 
-    def _shape(self, phrase: str, samples: np.ndarray, segment: Segment, spreads: dict[int, float | None]) -> float:
+    def _shape(self, phrase: str, cepstra: Callable[[], list[np.ndarray]]) -> float:
         """``-distinct_penalty`` when ``phrase`` ends in a word said n ≥ 2 times ("bam bam bam") but
-        the segment's last n syllables sound like different words ("bim bam bum": Whisper's
-        language model pulls it to a repetition); else 0. ``spreads`` caches the spread per n."""
+        no n syllables of the segment sound alike ("bim bam bum": Whisper's language model pulls it
+        to a repetition); else 0. ``cepstra``: the segment's :func:`burst_cepstra` (computed once)."""
         words = phrase.split()
         n = 1
         while n < len(words) and words[-n - 1] == words[-1]:
             n += 1
         if n < 2:
             return 0.0
-        if n not in spreads:
-            spreads[n] = burst_spread(samples, segment, n)
-        spread = spreads[n]
+        spread = spread_of(cepstra(), n)
         if spread is None or spread < self.setting("fusion", "distinct_spread"):
             return 0.0
         return -self.setting("fusion", "distinct_penalty")
@@ -407,15 +411,18 @@ def _played_at(samples: np.ndarray, speed: float) -> np.ndarray:
 
 
 def burst_spread(samples: np.ndarray, segment: Segment, n: int) -> float | None:
-    """How different ``n`` syllable bursts of the segment sound at the least: over every ``n`` of its
-    bursts (in order), the largest distance between two of them, each burst the mean cepstrum
-    (coefficients 1-12 of Whisper's log-mel features) of its 3 loudest 10 ms frames; the smallest
-    such value. Taking the most alike ``n`` keeps a nasal tail or a noise burst from making a
-    repeated word look like different words. None with fewer than ``n`` bursts (``samples``: the
+    """How different ``n`` syllable bursts of the segment sound at the least (:func:`spread_of`
+    the segment's :func:`burst_cepstra`); None with fewer than ``n`` bursts (``samples``: the
     segment at 16 kHz)."""
+    return spread_of(burst_cepstra(samples, segment), n)
+
+
+def burst_cepstra(samples: np.ndarray, segment: Segment) -> list[np.ndarray]:
+    """Each syllable burst of the segment as the mean cepstrum (coefficients 1-12 of Whisper's
+    log-mel features) of its :data:`SPREAD_FRAMES` loudest 10 ms frames, in order."""
     bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
-    if len(bursts) < n:
-        return None
+    if not bursts:
+        return []
     frames = 2 * int(np.ceil(len(samples) / HOP / 2))
     mel = log_mel(samples, frames)
     cepstra = _dct_basis(mel.shape[0]) @ mel
@@ -425,10 +432,20 @@ def burst_spread(samples: np.ndarray, segment: Segment, n: int) -> float | None:
         i, j = max(0, int(a * RATE / HOP)), min(frames, max(int(a * RATE / HOP) + 1, int(b * RATE / HOP)))
         loudest = i + np.argsort(loudness[i:j])[-SPREAD_FRAMES:]
         means.append(cepstra[:, loudest].mean(axis=1))
+    return means
+
+
+def spread_of(means: Sequence[np.ndarray], n: int) -> float | None:
+    """Over every ``n`` of the bursts (in order), the largest distance between two of them; the
+    smallest such value. Taking the most alike ``n`` keeps a nasal tail or a noise burst from making
+    a repeated word look like different words. None with fewer than ``n`` bursts."""
+    if len(means) < n:
+        return None
     distance = [[float(np.linalg.norm(x - y)) for y in means] for x in means]
     return min(max(distance[a][b] for a, b in combinations(chosen, 2)) for chosen in combinations(range(len(means)), n))
 
 
+@lru_cache(maxsize=4)
 def _dct_basis(bands: int) -> np.ndarray:
     """Rows 1-12 of the orthonormal DCT-II over ``bands`` values (the cepstrum without its level)."""
     k = np.arange(1, 13)[:, None]
