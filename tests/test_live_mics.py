@@ -430,6 +430,8 @@ class Play:
                 str(self.tmp / "game.jsonl"),
                 "--start-file",
                 str(self.tmp / "start.json"),
+                "--record",
+                str(self.tmp / "rec"),
             ],
             cwd=ROOT,
             env=self.env,
@@ -469,6 +471,38 @@ class Play:
                 self.output.append(line)
             if text in line:
                 return time.monotonic()
+
+    def diagnosis(self) -> str:
+        """Why a line did not come: stop the game, then what its recording holds on each seat
+        (loudness per half second) and what a replay of it hears."""
+        import soundfile as sf
+
+        if self.process is not None and self.process.poll() is None:
+            self.interrupt()
+        out = ["output:", *self.output]
+        rec = self.tmp / "rec"
+        try:
+            audio, rate = sf.read(str(rec / "mics.wav"), dtype="float32", always_2d=True)
+        except Exception as error:  # noqa: BLE001 - a diagnosis never hides the failure it explains
+            return "\n".join([*out, f"(no recording: {error})"])
+        half = rate // 2
+        for seat in range(audio.shape[1]):
+            levels = [
+                float(np.sqrt(np.mean(audio[k : k + half, seat] ** 2)) + 1e-9)
+                for k in range(0, audio.shape[0] - half + 1, half)
+            ]
+            dbfs = " ".join(f"{20 * np.log10(v):.0f}" for v in levels)
+            out.append(f"recorded seat {seat + 1}, dBFS per 0.5 s: {dbfs}")
+        replay = subprocess.run(
+            [sys.executable, "-m", "voicehost", "replay", str(rec), "--log", str(self.tmp / "replayed.jsonl")],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        out += ["replay of the recording:", replay.stdout, replay.stderr]
+        return "\n".join(out)
 
     def interrupt(self) -> int:
         """Ctrl-C; wait for the end; the exit status."""
@@ -559,7 +593,8 @@ def test_play_goes_on_without_a_stopped_microphone_when_a_player_says_continue(b
         # Once in a full clean run (1 of 6) the first "continue" got no answer; alone it passed 5 of
         # 5. A player who is not answered says it again: the second must be heard.
         say_into_mics("continue", 2)
-        ben_plays.expect("host: We go on without Ben's microphone.", 20)
+        if ben_plays.wait_for("host: We go on without Ben's microphone.", 20) is None:
+            pytest.fail("two continues were not answered; " + ben_plays.diagnosis())
     ben_plays.load()
     ben_plays.expect("host: Ben's microphone is back.", 15)
     assert ben_plays.interrupt() == 130
