@@ -9,6 +9,7 @@ import json
 import re
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -80,32 +81,48 @@ def test_every_players_line_is_heard_on_their_seat_at_its_time(sessions: Path, n
     assert lone == [], [(e.seat, e.onset, e.level_db) for e in lone]
 
 
-def test_a_replay_of_a_replay_gives_identical_events(sessions: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def replayed(sessions: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Any, Path]]:
+    """`voicehost replay NAME`, run once per session in this module: (the finished process, its log)."""
+    runs: dict[str, tuple[Any, Path]] = {}
+
+    def replay(name: str) -> tuple[Any, Path]:
+        if name not in runs:
+            log = tmp_path_factory.mktemp("replayed") / f"{name}.jsonl"
+            result = run_voicehost("replay", str(sessions / name), "--quiet", "--log", str(log), timeout=600)
+            runs[name] = (result, log)
+        return runs[name]
+
+    return replay
+
+
+def test_a_replay_of_a_replay_gives_identical_events(
+    sessions: Path, tmp_path: Path, replayed: Callable[[str], tuple[Any, Path]]
+) -> None:
     """`voicehost replay` run twice on the same recording (PocketSphinx) writes the very same event
     log, and says how fast it ran (the speed itself is bench/bench_host.py's). (Each run is its own
     process: espeak-ng, which renders the host's words, keeps state across renders within one
     process.)"""
-    folder = sessions / "bimbambum_quick"
-    logs = []
-    for k in range(2):
-        log = tmp_path / f"replay{k}.jsonl"
-        result = run_voicehost("replay", str(folder), "--quiet", "--log", str(log), timeout=300)
+    first, first_log = replayed("bimbambum_quick")
+    log = tmp_path / "again.jsonl"
+    again = run_voicehost("replay", str(sessions / "bimbambum_quick"), "--quiet", "--log", str(log), timeout=300)
+    for result in (first, again):
         assert "replayed" in result.stdout, result.stdout + result.stderr
         speed = re.search(r"\(([0-9.]+)x real time\)", result.stdout)
         assert speed is not None and float(speed.group(1)) > 0, result.stdout
-        logs.append(log.read_text())
-    assert logs[0] == logs[1] and len(logs[0].splitlines()) > 5
+    assert first_log.read_text() == log.read_text() and len(log.read_text().splitlines()) > 5
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_session_replays_to_its_recorded_events(sessions: Path, tmp_path: Path, name: str) -> None:
+def test_every_session_replays_to_its_recorded_events(
+    sessions: Path, replayed: Callable[[str], tuple[Any, Path]], name: str
+) -> None:
     """`voicehost replay` on each rendered session (real PocketSphinx on the recorded microphones,
     the host's voice cancelled) reproduces every recorded event — the whole game, to its end — and
     exits 0; the demo stands on this."""
-    log = tmp_path / "replay.jsonl"
-    result = run_voicehost("replay", str(sessions / name), "--quiet", "--log", str(log), timeout=600)
+    result, log = replayed(name)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "reproduced: all" in result.stdout, result.stdout
-    replayed = read_events(log)
-    assert len(replayed) == len(read_events(sessions / name / "events.jsonl"))
-    assert replayed[-1]["type"] == "game_over", replayed[-1]
+    replayed_events = read_events(log)
+    assert len(replayed_events) == len(read_events(sessions / name / "events.jsonl"))
+    assert replayed_events[-1]["type"] == "game_over", replayed_events[-1]
