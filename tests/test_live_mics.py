@@ -318,6 +318,56 @@ def test_a_vanished_device_is_noticed_filled_with_silence_and_placed_right_when_
     assert stats["vh_mics"].outages == 0
 
 
+def test_a_lost_device_is_tried_in_a_probe_process_never_in_the_readers(phones_can_vanish: Any) -> None:
+    """While a device is gone, every try to open it happens in a probe process: opening a vanished
+    PulseAudio source in-process crashed the process with a segmentation fault now and then
+    (reproduced on the 11th cycle of unload, close and reopen). The reader opens it again only once
+    the probe's stream flows, and the probe then exits 0."""
+    unload, load = phones_can_vanish
+    clock = WallClock()
+    blocks: list[AudioBlock] = []
+    with LiveSource([LiveInput("vh_mics", ("Anna",)), LiveInput("vh_phones_monitor", ("Ben", "Cem"))], clock) as source:
+        opened: list[float] = []
+        real_open = source._open
+
+        def counting_open(device: Any, phase: Any, *, quiet: bool = False) -> None:
+            opened.append(clock.now())
+            real_open(device, phase, quiet=quiet)
+
+        source._open = counting_open  # type: ignore[method-assign]
+        started = clock.now()
+        read_until(source, blocks, lambda _: clock.now() > started + 0.5, 5)
+        unload()
+        read_until(source, blocks, lambda c: any(x.lost for x in c), 5)
+        gone = clock.now()
+        read_until(source, blocks, lambda _: clock.now() > gone + 3.0, 5)
+        probe = source._devices[1].probe
+        assert probe is not None and probe.poll() is None, "no probe process runs while the device is gone"
+        assert opened == [], f"the reader opened the vanished device itself at {opened}"
+        load()
+        loaded = clock.now()
+        read_until(source, blocks, lambda c: any(not x.lost for x in c), 10)
+        assert len(opened) == 1 and opened[0] >= loaded, (opened, loaded)
+        assert probe.wait(timeout=5) == 0 and source._devices[1].holder is None
+
+
+def test_the_probe_says_flowing_holds_its_stream_and_refuses_an_unknown_device(virtual_table: object) -> None:
+    """`python -m voicehost.audio.probe`: on a device that delivers, it prints "flowing" and exits 0
+    once its stdin closes; a device that is not listed is exit status 3 at once."""
+    command = [sys.executable, "-m", "voicehost.audio.probe", "--channels", "2", "--rate", "48000"]
+    probe = subprocess.Popen(
+        [*command, "--device", "vh_mics"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert probe.stdout is not None and probe.stdin is not None
+    assert probe.stdout.readline().strip() == "flowing"
+    time.sleep(0.5)
+    assert probe.poll() is None, "the probe let its stream go before the reader's flowed"
+    probe.stdin.close()
+    assert probe.wait(timeout=5) == 0
+    missing = subprocess.run([*command, "--device", "no-such-device"], cwd=ROOT, capture_output=True, timeout=30)
+    assert missing.returncode == 3
+
+
 def test_a_stream_on_an_idle_source_is_placed_right(virtual_table: object) -> None:
     """A source nobody plays into (an idle PulseAudio monitor, whose first stream reports capture
     times 0.3-0.5 s off) is primed and reopened: a click is placed within 5 ms of its DAC time (unprimed: 9 ms)."""
@@ -383,7 +433,8 @@ class Play:
         shutil.copy(Path(virtual_table.env()["XDG_CONFIG_HOME"]) / "alsa" / "asoundrc", config / "alsa" / "asoundrc")
         with open(config / "alsa" / "asoundrc", "a") as rc:
             rc.write('pcm.vh9_ben { type pulse; device "vh9_ben.monitor" }\n')
-        self.env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+        # A crash in native code (PortAudio, ALSA) then prints every thread's Python stack.
+        self.env = {**os.environ, "XDG_CONFIG_HOME": str(config), "PYTHONFAULTHANDLER": "1"}
         (tmp / "table.toml").write_text(
             '[table]\nspeaker = "vh_table"\n'
             '[[seat]]\nname = "Anna"\ninput = { device = "vh_mics", channel = 2 }\n'
@@ -479,7 +530,12 @@ class Play:
 
         if self.process is not None and self.process.poll() is None:
             self.interrupt()
-        out = ["output:", *self.output]
+        else:  # it ended by itself: the rest of its output
+            while (line := self.lines.get(timeout=5)) is not None:
+                self.output.append(line)
+            self.lines.put(None)
+        status = self.process.returncode if self.process is not None else None
+        out = [f"exit status {status}; output:", *self.output]
         rec = self.tmp / "rec"
         try:
             audio, rate = sf.read(str(rec / "mics.wav"), dtype="float32", always_2d=True)
@@ -589,12 +645,13 @@ def test_play_goes_on_without_a_stopped_microphone_when_a_player_says_continue(b
         ben_plays.expect("host: Ben's microphone stopped", 10)
         assert speaker.wait_until_silent(0.5, 60), "the host did not stop talking"
     say_into_mics("continue", 2)
-    if ben_plays.wait_for("host: We go on without Ben's microphone.", 10) is None:
-        # Once in a full clean run (1 of 6) the first "continue" got no answer; alone it passed 5 of
-        # 5. A player who is not answered says it again: the second must be heard.
-        say_into_mics("continue", 2)
-        if ben_plays.wait_for("host: We go on without Ben's microphone.", 20) is None:
-            pytest.fail("two continues were not answered; " + ben_plays.diagnosis())
+    # In 2 of 3 full runs (and 1 of 10 runs of this file) no "continue" was answered: the game's
+    # output had ended a few seconds after the pause (its recording stopped at 2 s). The path it was
+    # on, reopening Ben's vanished device every second in its own process, died of a segmentation
+    # fault when stressed alone. Tries now happen in a probe process (voicehost/audio/probe.py);
+    # should this fail again, the message gives the exit status and what the recording holds.
+    if ben_plays.wait_for("host: We go on without Ben's microphone.", 20) is None:
+        pytest.fail('"continue" was not answered; ' + ben_plays.diagnosis())
     ben_plays.load()
     ben_plays.expect("host: Ben's microphone is back.", 15)
     assert ben_plays.interrupt() == 130

@@ -258,6 +258,8 @@ MAX_REPORTED_LATENCY = 0.3
 block is not believed (PulseAudio's ALSA plugin reports 0.36 to 0.54 s on a stream that opened
 on an idle source, whose audio in fact arrives in time); the block's arrival anchors it instead.
 Bluetooth headsets report up to about 0.25 s, which is kept."""
+PROBE_EVERY = 0.25
+"""Seconds between a probe's tries to open a lost device (a failed try costs about 2 ms)."""
 ANCHOR_BLOCKS = 5
 """Blocks a (re)opened stream delivers before it is placed on the session clock (0.1 s held back)."""
 FILL_LAG = 0.1
@@ -337,6 +339,10 @@ class _Device:
         """The current stream's first blocks, held until there are enough to anchor it."""
         self.lost_at: float | None = None
         """Session seconds when it was lost (None while it delivers)."""
+        self.probe: Any = None
+        """While lost: the child process asking whether it is back (see :mod:`voicehost.audio.probe`)."""
+        self.holder: Any = None
+        """The probe whose flowing stream keeps the source awake until the reader's stream flows."""
         self.stats = DeviceStats(str(spec.device), spec.seats)
 
 
@@ -350,12 +356,15 @@ class LiveSource:
     Devices come and go. A device that delivers nothing for :data:`STALL_SECONDS` (measured on
     the session clock when reading, never in the callback), or whose stream stopped, is *lost*:
     its stream is closed, a :class:`DeviceChange` is queued for :meth:`changes`, its seats are
-    filled with silence so the listener keeps deciding for everybody else, and the reader tries
-    to reopen it every :data:`RETRY_SECONDS`. Every (re)opened stream is *primed*: opened until
-    sound flows, closed and opened again at once, because the first stream on an idle PulseAudio
-    source reports capture times off by 0.3 to 0.5 s (measured against a click's playback time;
-    the second is right to within 6 ms). Its first block then anchors it on the session clock
-    again. Input overflows are counted (:attr:`stats`), never fatal.
+    filled with silence so the listener keeps deciding for everybody else, and a probe process
+    (:mod:`voicehost.audio.probe`) tries to open it every :data:`PROBE_EVERY` seconds (a new probe
+    :data:`RETRY_SECONDS` after one that failed or crashed). Every opened stream is *primed*: the
+    first stream on an idle PulseAudio source reports capture times off by 0.3 to 0.5 s (measured
+    against a click's playback time; the second is right to within 6 ms), so the stream that is
+    read is always a second one. At the start the reader's first stream is closed as soon as sound
+    flows and opened again at once; for a lost device the first is the probe's, held open beside
+    the reader's until that one flows. The first blocks then anchor the stream on the session
+    clock again. Input overflows are counted (:attr:`stats`), never fatal.
     """
 
     def __init__(
@@ -524,11 +533,7 @@ class LiveSource:
     def _poll(self, device: _Device, now: float) -> list[AudioBlock]:
         """Take the device's blocks and move its state along (priming → running → lost → priming)."""
         if device.phase is _Phase.LOST:
-            if now >= device.next_try:
-                try:
-                    self._open(device, _Phase.PRIMING, quiet=True)
-                except AudioDeviceError:
-                    device.next_try = now + self.retry_seconds
+            self._retry(device, now)
             return []
         if device.phase is _Phase.PRIMING:
             if not device.blocks.empty():
@@ -542,6 +547,7 @@ class LiveSource:
             return []
         if not device.blocks.empty():
             device.last_block_at, device.flowing = now, True
+            self._release(device)
             return self._take(device)
         if not device.stream.active:
             self._lose(device, now, "its stream stopped")
@@ -550,6 +556,80 @@ class LiveSource:
         elif not device.flowing and now - device.opened_at > self.open_seconds:
             self._lose(device, now, f"no sound within {self.open_seconds:g} s of opening it")
         return []
+
+    def _retry(self, device: _Device, now: float) -> None:
+        """A lost device: a probe process asks whether it opens and delivers again (opening a
+        vanished device in this process crashed it now and then: see :mod:`voicehost.audio.probe`);
+        once the probe says so, it is opened here."""
+        probe = device.probe
+        if probe is None:
+            if now >= device.next_try:
+                device.probe = self._start_probe(device)
+                if device.probe is None:  # no child process possible: try it here, as before
+                    self._reopen(device, now)
+            return
+        import select
+
+        if select.select([probe.stdout], [], [], 0)[0] and probe.stdout.readline().strip() == "flowing":
+            # Sound flows in the probe, whose stream keeps the source awake (it was the priming
+            # stream): the reader's stream, opened beside it, delivers at once and is placed right.
+            device.probe, device.holder = None, probe
+            self._reopen(device, now, _Phase.RUNNING)
+            return
+        if probe.poll() is not None:  # not listed now, or the probe itself crashed: another one after a pause
+            self._stop_probe(device)
+            device.next_try = now + self.retry_seconds
+
+    def _reopen(self, device: _Device, now: float, phase: _Phase = _Phase.PRIMING) -> None:
+        try:
+            self._open(device, phase, quiet=True)
+        except AudioDeviceError:
+            device.next_try = now + self.retry_seconds
+
+    def _start_probe(self, device: _Device) -> Any:
+        """``python -m voicehost.audio.probe`` for ``device`` (None if no process can be started)."""
+        import subprocess
+
+        command = [sys.executable, "-m", "voicehost.audio.probe", "--device", str(device.spec.device)]
+        command += ["--channels", str(device.channels), "--rate", str(device.rate)]
+        command += ["--every", f"{PROBE_EVERY:g}", "--wait", f"{self.open_seconds:g}"]
+        try:
+            return subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+            )
+        except OSError:
+            return None
+
+    @staticmethod
+    def _stop_probe(device: _Device) -> None:
+        """End the device's probe and the one holding its stream, if any."""
+        for process in (device.probe, device.holder):
+            if process is None:
+                continue
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+            for pipe in (process.stdin, process.stdout):
+                if pipe is not None:
+                    pipe.close()
+        device.probe = device.holder = None
+
+    @staticmethod
+    def _release(device: _Device) -> None:
+        """The reader's stream flows: the probe holding its own may close it and exit."""
+        holder, device.holder = device.holder, None
+        if holder is None:
+            return
+        try:
+            holder.stdin.close()
+            holder.wait(timeout=2.0)
+        except (OSError, ValueError):
+            pass
+        except Exception:  # subprocess.TimeoutExpired: it hangs in the audio library
+            holder.kill()
+            holder.wait()
+        if holder.stdout is not None:
+            holder.stdout.close()
 
     def _take(self, device: _Device) -> list[AudioBlock]:
         out: list[AudioBlock] = []
@@ -626,9 +706,10 @@ class LiveSource:
             device.origin = frame - device.delivered
 
     def _lose(self, device: _Device, now: float, reason: str) -> None:
+        self._stop_probe(device)
         self._close(device)
         _drain_queue(device.blocks)
-        device.phase, device.next_try = _Phase.LOST, now + self.retry_seconds
+        device.phase, device.next_try = _Phase.LOST, now  # the probe starts at once (it takes a second to start)
         device.origin, device.pending = None, []
         if device.lost_at is None:
             device.lost_at = now
@@ -658,6 +739,7 @@ class LiveSource:
     def stop(self) -> None:
         """Stop and close every stream (safe to call twice)."""
         for device in self._devices:
+            self._stop_probe(device)
             self._close(device)
         self._devices = []
 
