@@ -82,7 +82,20 @@ def test_enrolment_round_trip_through_the_virtual_table(virtual_table, tmp_path:
     rng = np.random.default_rng(3)
     spoken: dict[tuple[str, str], np.ndarray] = {}
     process = subprocess.Popen(
-        [sys.executable, "-m", "voicehost", "enrol", "--config", str(table), "--game", "bimbamm", "--takes", "2"],
+        [
+            sys.executable,
+            "-m",
+            "voicehost",
+            "enrol",
+            "--config",
+            str(table),
+            "--game",
+            "bimbamm",
+            "--takes",
+            "2",
+            "--rate",
+            "320",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -196,6 +209,8 @@ def test_setup_table_enrols_right_after_seating(virtual_table, tmp_path: Path) -
             "-m",
             "voicehost",
             "setup-table",
+            "--rate",
+            "320",
             "--players",
             "Ben",
             "--inputs",

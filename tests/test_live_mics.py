@@ -321,8 +321,8 @@ def test_a_vanished_device_is_noticed_filled_with_silence_and_placed_right_when_
 def test_a_lost_device_is_tried_in_a_probe_process_never_in_the_readers(phones_can_vanish: Any) -> None:
     """While a device is gone, every try to open it happens in a probe process: opening a vanished
     PulseAudio source in-process crashed the process with a segmentation fault now and then
-    (reproduced on the 11th cycle of unload, close and reopen). The reader opens it again only once
-    the probe's stream flows, and the probe then exits 0."""
+    (reproduced on the 11th cycle of unload, close and reopen). The reader opens it again (priming
+    stream, then the one it reads) only once the probe's stream flows, and the probe then exits 0."""
     unload, load = phones_can_vanish
     clock = WallClock()
     blocks: list[AudioBlock] = []
@@ -347,7 +347,7 @@ def test_a_lost_device_is_tried_in_a_probe_process_never_in_the_readers(phones_c
         load()
         loaded = clock.now()
         read_until(source, blocks, lambda c: any(not x.lost for x in c), 10)
-        assert len(opened) == 1 and opened[0] >= loaded, (opened, loaded)
+        assert opened and min(opened) >= loaded, (opened, loaded)
         assert probe.wait(timeout=5) == 0 and source._devices[1].holder is None
 
 
@@ -483,6 +483,8 @@ class Play:
                 str(self.tmp / "start.json"),
                 "--record",
                 str(self.tmp / "rec"),
+                "--rate",
+                "320",  # words per minute: these tests wait through the welcome, not for its words
             ],
             cwd=ROOT,
             env=self.env,

@@ -31,6 +31,8 @@ GAMES = (*SHOUTED, "all")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``enrol``."""
+    from voicehost.commands.play import rate_type
+
     parser.add_argument("--config", type=Path, required=True, metavar="TABLE.toml", help="the table (from setup-table)")
     parser.add_argument(
         "--game", choices=GAMES, default="all", help="whose words to say (default: all: both shouting games)"
@@ -39,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--takes", type=int, default=3, metavar="N", help="takes of each word (2 to 5, default 3)")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the words (default: en)")
     parser.add_argument("--voice", default=None, help="espeak-ng voice of the host")
+    parser.add_argument(
+        "--rate",
+        type=rate_type,
+        metavar="WPM",
+        help="the host's speaking rate, 80 to 450 words per minute (default 175)",
+    )
 
 
 def enrol_words(game: str, lang: str) -> list[str]:
@@ -68,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.host.table import load_table
     from voicehost.speak.output import device_outputs
     from voicehost.speak.service import SpeechService, TextTranscript
-    from voicehost.speak.voice import EspeakVoice
+    from voicehost.speak.voice import DEFAULT_RATE, EspeakVoice
 
     if not 2 <= args.takes <= 5:
         raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
@@ -112,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     with (
-        SpeechService(EspeakVoice(voice=args.voice), outputs, clock, transcript=TextTranscript(sys.stdout)) as host,
+        SpeechService(
+            EspeakVoice(voice=args.voice, rate=args.rate or DEFAULT_RATE),
+            outputs,
+            clock,
+            transcript=TextTranscript(sys.stdout),
+        ) as host,
         LiveRecorder(inputs, clock) as recorder,
     ):
         host.open()

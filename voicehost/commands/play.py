@@ -71,7 +71,8 @@ def _seed(text: str) -> int:
     return int(whole_type(0, MAX_SEED)(text))
 
 
-def _rate(text: str) -> int:
+def rate_type(text: str) -> int:
+    """``--rate``: words per minute, MIN_RATE to MAX_RATE (argparse type)."""
     from voicehost.speak.voice import MAX_RATE, MIN_RATE
 
     try:
@@ -98,7 +99,7 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rate",
-        type=_rate,
+        type=rate_type,
         metavar="WPM",
         help="the host's speaking rate, 80 to 450 words per minute (default 175; players can also say slower/faster)",
     )

@@ -53,6 +53,8 @@ MAX_CHANNELS = 8
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``setup-table``."""
+    from voicehost.commands.play import rate_type
+
     parser.add_argument(
         "--players",
         required=True,
@@ -90,6 +92,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "instead of a microphone here; see docs/table.md",
     )
     parser.add_argument("--voice", metavar="V", help="the host's espeak-ng voice (default: gmw/en-us)")
+    parser.add_argument(
+        "--rate",
+        type=rate_type,
+        metavar="WPM",
+        help="the host's speaking rate, 80 to 450 words per minute (default 175)",
+    )
     parser.add_argument(
         "--enrol",
         choices=(*SHOUTED, "all"),
@@ -190,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.host.table import save_table
     from voicehost.speak.output import TABLE, DeviceSink, device_outputs
     from voicehost.speak.service import SpeechService, TextTranscript
-    from voicehost.speak.voice import EspeakVoice
+    from voicehost.speak.voice import DEFAULT_RATE, EspeakVoice
 
     players = parse_players(args.players)
     by_phone = parse_by_phone(args.by_phone, players)
@@ -203,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = resolve_inputs(parse_inputs(args.inputs))
     speaker = None if args.speaker is None else device_spec(args.speaker)
     phones = None if args.phones is None else device_spec(args.phones)
-    voice = EspeakVoice(voice=args.voice)
+    voice = EspeakVoice(voice=args.voice, rate=args.rate or DEFAULT_RATE)
     clock = WallClock()
     outputs = device_outputs(clock, table=speaker, phones=phones, seats=len(on_mics))
     sink = outputs.get(TABLE)

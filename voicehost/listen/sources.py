@@ -342,7 +342,7 @@ class _Device:
         self.probe: Any = None
         """While lost: the child process asking whether it is back (see :mod:`voicehost.audio.probe`)."""
         self.holder: Any = None
-        """The probe whose flowing stream keeps the source awake until the reader's stream flows."""
+        """The probe whose flowing stream keeps the source awake until the reader's priming stream flows."""
         self.stats = DeviceStats(str(spec.device), spec.seats)
 
 
@@ -361,10 +361,11 @@ class LiveSource:
     :data:`RETRY_SECONDS` after one that failed or crashed). Every opened stream is *primed*: the
     first stream on an idle PulseAudio source reports capture times off by 0.3 to 0.5 s (measured
     against a click's playback time; the second is right to within 6 ms), so the stream that is
-    read is always a second one. At the start the reader's first stream is closed as soon as sound
-    flows and opened again at once; for a lost device the first is the probe's, held open beside
-    the reader's until that one flows. The first blocks then anchor the stream on the session
-    clock again. Input overflows are counted (:attr:`stats`), never fatal.
+    read is always a second one: the reader's first stream is closed as soon as sound flows and
+    opened again at once. For a lost device the probe's stream is held open until the reader's
+    first stream flows (so the idle source's wait for a first block, up to 2 s, is paid once).
+    The first blocks then anchor the stream on the session clock again. Input overflows are
+    counted (:attr:`stats`), never fatal.
     """
 
     def __init__(
@@ -537,6 +538,9 @@ class LiveSource:
             return []
         if device.phase is _Phase.PRIMING:
             if not device.blocks.empty():
+                # The probe lets go now, not once the stream read flows: its stream closing under
+                # the running one changed the source's latency and moved clicks 11 to 18 ms.
+                self._release(device)
                 self._close(device)
                 try:
                     self._open(device, _Phase.RUNNING, quiet=device.lost_at is not None)
@@ -547,7 +551,6 @@ class LiveSource:
             return []
         if not device.blocks.empty():
             device.last_block_at, device.flowing = now, True
-            self._release(device)
             return self._take(device)
         if not device.stream.active:
             self._lose(device, now, "its stream stopped")
@@ -571,18 +574,19 @@ class LiveSource:
         import select
 
         if select.select([probe.stdout], [], [], 0)[0] and probe.stdout.readline().strip() == "flowing":
-            # Sound flows in the probe, whose stream keeps the source awake (it was the priming
-            # stream): the reader's stream, opened beside it, delivers at once and is placed right.
+            # Sound flows in the probe, whose stream keeps the source awake until the reader's flows:
+            # the reader's own priming stream, opened beside it, then delivers at once (on an idle
+            # source it would wait up to 2 s more). Skipping that priming placed a click 18 ms off.
             device.probe, device.holder = None, probe
-            self._reopen(device, now, _Phase.RUNNING)
+            self._reopen(device, now)
             return
         if probe.poll() is not None:  # not listed now, or the probe itself crashed: another one after a pause
             self._stop_probe(device)
             device.next_try = now + self.retry_seconds
 
-    def _reopen(self, device: _Device, now: float, phase: _Phase = _Phase.PRIMING) -> None:
+    def _reopen(self, device: _Device, now: float) -> None:
         try:
-            self._open(device, phase, quiet=True)
+            self._open(device, _Phase.PRIMING, quiet=True)
         except AudioDeviceError:
             device.next_try = now + self.retry_seconds
 
@@ -616,7 +620,7 @@ class LiveSource:
 
     @staticmethod
     def _release(device: _Device) -> None:
-        """The reader's stream flows: the probe holding its own may close it and exit."""
+        """The reader's priming stream flows: the probe holding its own may close it and exit."""
         holder, device.holder = device.holder, None
         if holder is None:
             return
