@@ -353,7 +353,8 @@ def test_a_lost_device_is_tried_in_a_probe_process_never_in_the_readers(phones_c
 
 def test_the_probe_says_flowing_holds_its_stream_and_refuses_an_unknown_device(virtual_table: object) -> None:
     """`python -m voicehost.audio.probe`: on a device that delivers, it prints "flowing" and exits 0
-    once its stdin closes; a device that is not listed is exit status 3 at once."""
+    once its stdin closes; a device that is not listed is exit status 3 at once; one that does not
+    open is tried until stdin closes (exit status 4)."""
     command = [sys.executable, "-m", "voicehost.audio.probe", "--channels", "2", "--rate", "48000"]
     probe = subprocess.Popen(
         [*command, "--device", "vh_mics"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -366,6 +367,20 @@ def test_the_probe_says_flowing_holds_its_stream_and_refuses_an_unknown_device(v
     assert probe.wait(timeout=5) == 0
     missing = subprocess.run([*command, "--device", "no-such-device"], cwd=ROOT, capture_output=True, timeout=30)
     assert missing.returncode == 3
+    # A device that will not open (64 channels asked of an 8-channel one) is tried until the game
+    # closes the probe's stdin, as it does when it ends or dies: no probe outlives its game.
+    trying = subprocess.Popen(
+        [sys.executable, "-m", "voicehost.audio.probe", "--channels", "64", "--rate", "48000", "--device", "vh_mics"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert trying.stdin is not None
+    time.sleep(1.0)
+    assert trying.poll() is None, "the probe gave up on a device that may still come back"
+    trying.stdin.close()
+    assert trying.wait(timeout=3) == 4
 
 
 def test_a_stream_on_an_idle_source_is_placed_right(virtual_table: object) -> None:

@@ -13,7 +13,8 @@ tries every ``--every`` seconds, alone in its process; as soon as a block of sou
 prints ``flowing`` and holds its stream open while the game opens the device itself, until the
 game closes the probe's stdin; then it exits 0. If the probe crashes,
 only the probe is lost, and the game starts another one. Exit status 3: no such device in the
-probe's device list (PortAudio lists devices once per process, so the next probe looks afresh).
+probe's device list (PortAudio lists devices once per process, so the next probe looks afresh);
+4: its stdin closed before the device came back (the game ended or died).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ import argparse
 import select
 import sys
 import threading
-import time
 
 EXIT_BACK = 0
 EXIT_NO_DEVICE = 3
+EXIT_PARENT_GONE = 4
 FLOWING = "flowing"
 """The line the probe prints when sound flows; it then holds its stream until stdin closes."""
 HOLD_SECONDS = 10.0
@@ -56,7 +57,8 @@ def probe(device: str, channels: int, rate: int, every: float, wait: float) -> i
             )
             stream.start()
         except sd.PortAudioError:
-            time.sleep(every)
+            if _parent_gone(every):
+                return EXIT_PARENT_GONE
             continue
         back = flowing.wait(wait)
         if back:
@@ -72,7 +74,13 @@ def probe(device: str, channels: int, rate: int, every: float, wait: float) -> i
             pass
         if back:
             return EXIT_BACK
-        time.sleep(every)
+        if _parent_gone(every):
+            return EXIT_PARENT_GONE
+
+
+def _parent_gone(seconds: float) -> bool:
+    """Wait ``seconds``; True if stdin closed meanwhile (the game ended, or died: no orphan probe)."""
+    return bool(select.select([sys.stdin], [], [], seconds)[0])
 
 
 def main(argv: list[str] | None = None) -> int:
