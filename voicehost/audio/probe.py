@@ -34,7 +34,8 @@ HOLD_SECONDS = 10.0
 
 
 def probe(device: str, channels: int, rate: int, every: float, wait: float) -> int:
-    """Try ``device`` until it delivers a block of sound (EXIT_BACK) or is not listed (EXIT_NO_DEVICE)."""
+    """Try ``device`` until it delivers a block of sound (EXIT_BACK), is not listed (EXIT_NO_DEVICE)
+    or stdin closes first (EXIT_PARENT_GONE)."""
     from voicehost.audio.devices import find_device, sounddevice_module
     from voicehost.errors import AudioDeviceError
 
@@ -43,7 +44,7 @@ def probe(device: str, channels: int, rate: int, every: float, wait: float) -> i
         info = find_device(device, output=False)
     except AudioDeviceError:
         return EXIT_NO_DEVICE
-    if info is None:  # pragma: no cover - only with no device given, which main() refuses
+    if info is None:  # only without a device, which main() refuses
         return EXIT_NO_DEVICE
     while True:
         flowing = threading.Event()
@@ -62,9 +63,9 @@ def probe(device: str, channels: int, rate: int, every: float, wait: float) -> i
             continue
         back = flowing.wait(wait)
         if back:
-            # Hold the stream until the game's own is flowing (it closes our stdin, or dies): a new
-            # stream on an idle PulseAudio source takes up to 2 s to deliver, one beside a running
-            # stream does not.
+            # Hold the stream until the game's priming stream flows (it closes our stdin, or dies):
+            # a new stream on an idle PulseAudio source takes up to 2 s to deliver, one beside a
+            # running stream does not.
             print(FLOWING, flush=True)
             select.select([sys.stdin], [], [], HOLD_SECONDS)
         try:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import os
 import queue
+import select
 import struct
+import subprocess
 import sys
 import time
 from contextlib import contextmanager
@@ -571,8 +573,6 @@ class LiveSource:
                 if device.probe is None:  # no child process possible: try it here, as before
                     self._reopen(device, now)
             return
-        import select
-
         if select.select([probe.stdout], [], [], 0)[0] and probe.stdout.readline().strip() == "flowing":
             # Sound flows in the probe, whose stream keeps the source awake until the reader's flows:
             # the reader's own priming stream, opened beside it, then delivers at once (on an idle
@@ -588,12 +588,11 @@ class LiveSource:
         try:
             self._open(device, _Phase.PRIMING, quiet=True)
         except AudioDeviceError:
+            self._release(device)
             device.next_try = now + self.retry_seconds
 
     def _start_probe(self, device: _Device) -> Any:
         """``python -m voicehost.audio.probe`` for ``device`` (None if no process can be started)."""
-        import subprocess
-
         command = [sys.executable, "-m", "voicehost.audio.probe", "--device", str(device.spec.device)]
         command += ["--channels", str(device.channels), "--rate", str(device.rate)]
         command += ["--every", f"{PROBE_EVERY:g}", "--wait", f"{self.open_seconds:g}"]
@@ -629,7 +628,7 @@ class LiveSource:
             holder.wait(timeout=2.0)
         except (OSError, ValueError):
             pass
-        except Exception:  # subprocess.TimeoutExpired: it hangs in the audio library
+        except subprocess.TimeoutExpired:  # it hangs in the audio library
             holder.kill()
             holder.wait()
         if holder.stdout is not None:
