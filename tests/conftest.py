@@ -8,11 +8,12 @@ first imported) and stops at the end of the session. Subprocesses inherit the en
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 
 import pytest
 
@@ -38,6 +39,41 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = Path(tempfile.mkdtemp(prefix="voicehost-pulse-"))
     _TABLE = VirtualTable(folder, seats=8).start()
     os.environ.update(_TABLE.env())
+    if not hasattr(config, "workerinput"):
+        os.environ[FAULTS] = tempfile.mkdtemp(prefix="voicehost-faults-")
+
+
+FAULTS = "VOICEHOST_TEST_FAULTS"
+"""Folder where each pytest-xdist worker writes the stacks of a fatal error (segmentation fault,
+abort): the controller prints them at the end of the run, where a CI log's tail shows them."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In a pytest-xdist worker: a fatal error's stacks (all threads) go to this worker's file in
+    :data:`FAULTS` (pytest's own faulthandler writes them amid the progress dots, far above the tail
+    of a long log: a CI run reported only "worker 'gw0' crashed")."""
+    import faulthandler
+
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    folder = os.environ.get(FAULTS)
+    if worker and folder:
+        _FAULT_LOG.append(open(Path(folder) / f"{worker}.log", "a"))  # noqa: SIM115 (open until the end)
+        faulthandler.enable(_FAULT_LOG[0], all_threads=True)
+
+
+_FAULT_LOG: list[TextIO] = []
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the stacks the workers wrote in :data:`FAULTS` (nothing when none crashed)."""
+    folder = os.environ.get(FAULTS)
+    if folder is None or hasattr(terminalreporter.config, "workerinput"):
+        return
+    for log in sorted(Path(folder).glob("*.log")):
+        text = log.read_text(errors="replace").strip()
+        if text:
+            terminalreporter.section(f"fatal error in worker {log.stem}")
+            terminalreporter.write_line(text)
 
 
 REALTIME_MODULES = frozenset(
@@ -72,6 +108,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     """Stop the virtual table."""
     if _TABLE is not None:
         _TABLE.stop()
+    folder = os.environ.get(FAULTS)
+    if folder is not None and not hasattr(config, "workerinput"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

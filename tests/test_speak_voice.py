@@ -145,3 +145,56 @@ def test_a_new_voice_while_another_speaks_does_not_disturb_it(voice: EspeakVoice
         built += 1
     thread.join()
     assert errors == [] and renders > 10 and built > 100, (errors, renders, built)
+
+
+def test_espeak_synthesises_in_the_callers_thread(voice: EspeakVoice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """espeak-ng runs in its synchronous mode: the audio arrives in the thread that asked, before
+    render returns (no espeak-ng thread of its own that a voice change could race)."""
+    import voicehost.speak.voice as module
+
+    threads: list[int] = []
+
+    class Chunks(list[bytes]):
+        def append(self, chunk: bytes) -> None:
+            threads.append(threading.get_ident())
+            super().append(chunk)
+
+    class Collector(module._Collector):
+        def __init__(self) -> None:
+            super().__init__()
+            self.chunks = Chunks()
+
+    monkeypatch.setattr(module, "_Collector", Collector)
+    assert voice.render(SENTENCE).duration > 2.0
+    assert module._synchronous and threads and set(threads) == {threading.get_ident()}
+
+
+RENDER_IN_A_NEW_PROCESS = """
+import hashlib, sys
+if sys.argv[1] == "pyttsx3-first":
+    from pyttsx3.engine import Engine
+    Engine("espeak")  # pyttsx3 starts espeak-ng first, in its asynchronous mode
+import voicehost.speak.voice as module
+voice = module.EspeakVoice()
+samples = [voice.render(text, voice=voice.resolve(lang)).samples for text, lang in TEXTS]
+print(module._synchronous, [(len(s), hashlib.md5(s.tobytes()).hexdigest()) for s in samples])
+"""
+
+
+def test_espeak_started_by_pyttsx3_first_still_renders_the_same_audio() -> None:
+    """If something started espeak-ng through pyttsx3 before the host (its asynchronous mode), the
+    host still renders, sample for sample what the synchronous mode gives, voice changes included
+    (each in a new process: espeak-ng's output depends a little on what it said before)."""
+    import subprocess
+    import sys
+
+    texts = [(SENTENCE, "en-us"), ("Guten Tag, Anna.", "de"), ("Bim! Bam! Bum!", "en-us")]
+    code = f"TEXTS = {texts!r}\n{RENDER_IN_A_NEW_PROCESS}"
+    runs = {
+        how: subprocess.run(
+            [sys.executable, "-c", code, how], capture_output=True, text=True, timeout=60, check=True
+        ).stdout.split(" ", 1)
+        for how in ("host-first", "pyttsx3-first")
+    }
+    assert runs["host-first"][0] == "True" and runs["pyttsx3-first"][0] == "False"
+    assert runs["host-first"][1] == runs["pyttsx3-first"][1]

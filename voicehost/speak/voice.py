@@ -9,6 +9,12 @@ claims espeak-ng's single callback), and renders from several threads take turns
 
 pyttsx3 chooses the voices and sets voice and rate; the samples are collected straight from
 espeak-ng's synthesis callback through pyttsx3's binding (no temporary files, no prints).
+
+espeak-ng runs in its synchronous mode (initialised here before pyttsx3 would start it in its
+asynchronous one): a synthesis runs in the caller's thread and is over when ``Synth`` returns. In
+the asynchronous mode a thread of espeak-ng's own synthesises while the caller may already change
+the voice, which espeak-ng does at once, without waiting for that thread (a test worker died in
+a BAM! game, 2026-12-02, with nothing else native running).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import contextlib
 import ctypes
 import re
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,11 +221,10 @@ _callback: Any = None
 
 
 def _on_synth(wav: Any, numsamples: int, events: Any) -> int:
-    """espeak-ng's synthesis callback; runs on espeak-ng's own thread, only copies bytes.
-
-    pyttsx3 initialises espeak-ng in retrieval mode, which is asynchronous: ``Synth`` returns at
-    once and audio arrives here later. (pyttsx3's own save_to_file path sleeps 10 ms and hopes;
-    under load it returned empty files.)
+    """espeak-ng's synthesis callback; only copies bytes. In the synchronous mode it runs inside
+    ``Synth``, in the caller's thread; in pyttsx3's asynchronous one (espeak-ng started by someone
+    else first) on espeak-ng's own thread, after ``Synth`` returned, until the end of the message.
+    (pyttsx3's own save_to_file path sleeps 10 ms and hopes; under load it returned empty files.)
     """
     from pyttsx3.drivers import _espeak
 
@@ -248,12 +254,46 @@ def _synthesise(text: str, timeout: float) -> bytes:
         status = _espeak.Synth(text, flags=_espeak.ENDPAUSE | _espeak.CHARS_UTF8)
         if status != _espeak.EE_OK:
             raise SpeechError(f"espeak-ng refused {text[:40]!r} (status {status})")
-        if not collector.done.wait(timeout):
-            _espeak.Cancel()
-            raise SpeechError(f"espeak-ng did not finish {text[:40]!r} within {timeout:.0f} s")
+        if not _synchronous:
+            _wait_asynchronous(collector, text, timeout)
     finally:
         _current = None
     return b"".join(collector.chunks)
+
+
+def _wait_asynchronous(collector: _Collector, text: str, timeout: float) -> None:
+    """espeak-ng in pyttsx3's asynchronous mode: wait for the end of the message, then for its
+    thread to be idle (it may still be busy after the last event; the caller will set a voice)."""
+    from pyttsx3.drivers import _espeak
+
+    if not collector.done.wait(timeout):
+        _espeak.Cancel()
+        raise SpeechError(f"espeak-ng did not finish {text[:40]!r} within {timeout:.0f} s")
+    deadline = time.monotonic() + 1.0
+    while _espeak.IsPlaying() and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+_synchronous = False
+"""True once espeak-ng runs in its synchronous mode (see the module docstring)."""
+
+
+def _start_espeak() -> None:
+    """Initialise espeak-ng in its synchronous mode, once per process, unless pyttsx3 has already
+    started it (then its asynchronous mode stays, handled by :func:`_wait_asynchronous`)."""
+    global _synchronous
+    from pyttsx3.drivers import _espeak
+    from pyttsx3.drivers.espeak import EspeakDriver
+
+    if EspeakDriver._moduleInitialized:
+        return
+    if _espeak.Initialize(_espeak.AUDIO_OUTPUT_SYNCHRONOUS, 1000) == -1:
+        raise OSError("espeak_Initialize failed")
+    current = _espeak.GetCurrentVoice()
+    name = current.contents.name if current else None
+    EspeakDriver._defaultVoice = name.decode("utf-8") if name else "gmw/en"  # what pyttsx3 would set
+    EspeakDriver._moduleInitialized = True  # pyttsx3 must not initialise it again
+    _synchronous = True
 
 
 def _new_engine() -> Any:
@@ -262,6 +302,7 @@ def _new_engine() -> Any:
     except ImportError as error:
         raise SpeechError(f"pyttsx3 is not installed ({error}); fix: run scripts/setup") from error
     try:
+        _start_espeak()
         engine = Engine("espeak")
     except (OSError, RuntimeError) as error:
         raise SpeechError(

@@ -282,6 +282,7 @@ class Lexicon:
         self._lemma_cache: dict[str, dict[str, tuple[str, ...]]] = {}
         self._headwords: frozenset[str] = frozenset(get_english_words_set(["web2"], lower=False, alpha=False))
         self._counts: Any = None
+        self._logmath: Any = None
         """pocketsphinx's NGramModel, loaded on the first count-and-mass noun (memory-mapped, 40 ms)."""
         self._mass_cache: dict[str, bool] = {}
 
@@ -371,7 +372,10 @@ class Lexicon:
             path = files("pocketsphinx") / "model" / "en-us" / "en-us.lm.bin"
             config = Config()
             config.set_string("-logfn", "/dev/null")  # the model loader logs to stderr otherwise
-            self._counts = NGramModel(config, LogMath(), str(path))
+            # pocketsphinx's model keeps a bare pointer to its LogMath (no reference of its own):
+            # a temporary one would be freed as soon as the model is built.
+            self._logmath = LogMath()
+            self._counts = NGramModel(config, self._logmath, str(path))
         return self._counts
 
     def is_capitalised_headword(self, word: str) -> bool:
