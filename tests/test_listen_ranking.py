@@ -247,3 +247,26 @@ def test_an_impulsive_sound_goes_to_the_recogniser_when_slaps_do_not_count() -> 
     assert all(
         d.shout is not None and d.shout.phrase == "cat" for d in words.decisions if d.event.kind is EventKind.SLAP
     )
+
+
+def test_a_race_winner_is_handed_over_before_the_others_are_recognised() -> None:
+    """A four-player race: the first shout comes out of the feed that recognised it, alone; the
+    others follow one per block, judged with the phrases allowed when the race was complete (the
+    game has moved on meanwhile); the shouts are those of judging the race all at once."""
+    fixture = next(f for f in ALL if f.name == "race4_babble20")
+    whole, _ = _run(fixture)
+    rec = fixture.load()
+    recognizer = _truth(fixture)
+    listener = Listener(rec.seats, recognizer, _phrases(fixture))
+    handed: list[tuple[Shout, int]] = []
+    frames = len(rec.samples)
+    silence = [AudioBlock(np.zeros((320, len(rec.seats)), np.float32), frames + 320 * k, rec.rate) for k in range(100)]
+    for block in [*FileSource(rec, 320).blocks(), *silence]:
+        out = listener.feed(block)
+        assert len(out) <= 1
+        handed += [(s, len(recognizer.calls)) for s in out]
+        if out:
+            listener.set_phrases(["nothing"])  # the race is over for the game
+    assert listener.flush() == []
+    assert [s.to_json() for s, _ in handed] == whole and len(whole) == 4
+    assert [calls for _, calls in handed] == [1, 2, 3, 4]

@@ -88,6 +88,19 @@ class Decision:
     'faint_echo'; 'uncertain' for a shout reported as uncertain."""
 
 
+@dataclass(frozen=True)
+class _Unjudged:
+    """An owned event waiting to be judged, with what held when its cluster was complete."""
+
+    owned: OwnedEvent
+    cluster: tuple[AcousticEvent, ...]
+    """Every owned event of its cluster (the faint-echo guard compares with them)."""
+    phrases: tuple[str, ...]
+    likely: tuple[str, ...]
+    ignored: bool
+    """It began while the host talked, in a span the listener learnt of only later."""
+
+
 @dataclass
 class _Span:
     start: float
@@ -138,6 +151,7 @@ class Listener:
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []
+        self._unjudged: list[_Unjudged] = []
         self._ignored: list[_Span] = []
         self._cancellers: dict[SeatName, EchoCanceller] = {}
         if self.reference is not None:
@@ -227,21 +241,32 @@ class Listener:
         return min((d.decided_until() - d.offset for d in self._detectors.values()), default=0.0)
 
     def _decide(self, final: bool) -> list[Shout]:
+        """Judge what can be judged. A cluster's owned events are judged in onset order, and the
+        first shout kept is handed over at once (``final``: everything is judged): the rest of
+        its cluster waits for the next block, judged with the phrases of the moment the cluster
+        was complete. The shout that wins a race is then out after its own recognition, not
+        after those of everyone who shouted after it."""
         shouts: list[Shout] = []
-        while self._pending:
-            cluster = self._next_cluster()
-            end = max(e.end for e in cluster)
-            if not final and end + 0.02 >= self._heard_until():
+        while self._unjudged or self._pending:
+            if not self._unjudged:
+                cluster = self._next_cluster()
+                end = max(e.end for e in cluster)
+                if not final and end + 0.02 >= self._heard_until():
+                    break
+                for event in cluster:
+                    self._pending.remove(event)
+                owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
+                events = tuple(o.event for o in owned_events)
+                moment = (tuple(self.phrases), tuple(self.likely))
+                self._unjudged.extend(_Unjudged(o, events, *moment, self._is_ignored(o.event)) for o in owned_events)
+                if not self._unjudged:
+                    continue  # nothing in the cluster has an owner of its own
+            item = self._unjudged.pop(0)
+            shout = self._judge(item)
+            if shout is not None:
+                shouts.extend(self._drop_faint_echoes([shout], item.cluster))
+            if shouts and not final:
                 break
-            for event in cluster:
-                self._pending.remove(event)
-            owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
-            found = []
-            for owned in owned_events:
-                shout = self._judge(owned)
-                if shout is not None:
-                    found.append(shout)
-            shouts.extend(self._drop_faint_echoes(found, [o.event for o in owned_events]))
         return ranked(shouts)
 
     def _drop_faint_echoes(self, shouts: list[Shout], events: Sequence[AcousticEvent] = ()) -> list[Shout]:
@@ -290,22 +315,22 @@ class Listener:
 
     # --- judging one owned event -------------------------------------------------------------
 
-    def _judge(self, owned: OwnedEvent) -> Shout | None:
-        event = owned.event
+    def _judge(self, item: _Unjudged) -> Shout | None:
+        owned, event = item.owned, item.owned.event
         decision = Decision(event, None, segment_start=owned.start)
         self.decisions.append(decision)
-        if self._is_ignored(event):
+        if item.ignored:
             decision.reason = "ignored"
         elif event.kind is EventKind.NOISE:
             decision.reason = "noise"
-        elif event.kind is EventKind.SLAP and SLAP in self.phrases:
+        elif event.kind is EventKind.SLAP and SLAP in item.phrases:
             decision.shout = slap_shout(event)
-        elif event.kind is EventKind.SLAP and not self.phrases:
+        elif event.kind is EventKind.SLAP and not item.phrases:
             decision.reason = "not_allowed"
         else:
             # A voice event, or something impulsive while only words count: a shout that starts
             # with a hard plosive ("best one ...") can look like a slap, so the recogniser decides.
-            self._recognise(owned, decision)
+            self._recognise(item, decision)
         return decision.shout
 
     def _is_ignored(self, event: AcousticEvent) -> bool:
@@ -320,9 +345,9 @@ class Listener:
             for span in self._ignored
         )
 
-    def _recognise(self, owned: OwnedEvent, decision: Decision) -> None:
-        event, cfg = owned.event, self.config
-        spoken = [p for p in self.phrases if p != SLAP]
+    def _recognise(self, item: _Unjudged, decision: Decision) -> None:
+        owned, event, cfg = item.owned, item.owned.event, self.config
+        spoken = [p for p in item.phrases if p != SLAP]
         if event.end - event.onset > cfg.max_shout:
             decision.reason = "too_long"
             return
@@ -330,7 +355,7 @@ class Listener:
             decision.reason = "not_allowed"
             return
         segment = Segment(event, owned.samples, self.onset.rate, owned.start)
-        likely = [p for p in self.likely if p in spoken]
+        likely = [p for p in item.likely if p in spoken]
         recognition = (
             self.recognizer.recognize(segment, spoken, likely) if likely else self.recognizer.recognize(segment, spoken)
         )
