@@ -126,3 +126,22 @@ def test_every_session_replays_to_its_recorded_events(
     replayed_events = read_events(log)
     assert len(replayed_events) == len(read_events(sessions / name / "events.jsonl"))
     assert replayed_events[-1]["type"] == "game_over", replayed_events[-1]
+
+
+def test_a_recording_whose_events_went_to_a_log_elsewhere_is_compared_with_that_log(tmp_path: Path) -> None:
+    """`play --record DIR --log FILE` writes the events to FILE: the recording's session.json keeps
+    FILE's path, and replay compares with it (before, it said "no recorded event log"); a folder's
+    own events.jsonl comes first."""
+    from voicehost.commands.replay import recorded_events
+    from voicehost.host.build import PlaySettings
+    from voicehost.host.live import ListenSettings, session_settings
+
+    log = tmp_path / "elsewhere" / "game.jsonl"
+    settings = PlaySettings("bimbamm", ("Anna", "Ben"), "mic", 3, log, None, True, {})
+    data = json.loads(json.dumps(session_settings(settings, ListenSettings("en", None, None))))
+    folder = tmp_path / "recording"
+    folder.mkdir()
+    assert data["events"] == str(log.resolve()) and recorded_events(folder, data) == log.resolve()
+    (folder / "events.jsonl").write_text("")
+    assert recorded_events(folder, data) == folder / "events.jsonl"
+    assert recorded_events(tmp_path, {"events": None}) == tmp_path / "events.jsonl"

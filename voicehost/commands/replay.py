@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from voicehost.errors import InputError
 from voicehost.status import ExitStatus
@@ -70,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from voicehost.eventlog import read_events
-    from voicehost.host.listening import EVENTS_FILE
     from voicehost.host.live import ListenSettings, build_replay, compare_events, load_session, replay_settings_note
     from voicehost.host.session import Session
 
@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         f"replayed {audio_seconds:.1f} s of session in {elapsed:.1f} s "
         f"({audio_seconds / max(elapsed, 1e-9):.1f}x real time); events: {log}"
     )
-    expected_path = args.folder / EVENTS_FILE
-    if not expected_path.exists():
+    expected_path = recorded_events(args.folder, data)
+    if not expected_path.is_file():
         print(f"no recorded event log ({expected_path}) to compare with")
         return ExitStatus.OK
     problems = compare_events(read_events(expected_path), read_events(log), tolerance=args.tolerance)
@@ -115,3 +115,15 @@ def run(args: argparse.Namespace) -> int:
         return ExitStatus.ERROR
     print(f"reproduced: all {len(read_events(expected_path))} events match")
     return ExitStatus.OK
+
+
+def recorded_events(folder: Path, data: dict[str, Any]) -> Path:
+    """The event log a recording is compared with: its events.jsonl, or the file ``play --record
+    DIR --log FILE`` wrote the events to (session.json keeps that path as "events")."""
+    from voicehost.host.listening import EVENTS_FILE
+
+    inside = folder / EVENTS_FILE
+    elsewhere = data.get("events")
+    if not inside.exists() and isinstance(elsewhere, str) and elsewhere:
+        return Path(elsewhere)
+    return inside

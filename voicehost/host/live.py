@@ -80,6 +80,7 @@ def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str
         "model": str(listen.model) if listen.model else None,
         "speech_rate": settings.speech_rate,
         "voice": settings.voice,
+        "events": str(Path(settings.log).resolve()) if settings.log else None,
     }
 
 
