@@ -44,7 +44,7 @@ SAMPLE_RATE = 22050
 RENDER_TIMEOUT = 10.0
 """Seconds a synthesis may take (plus 10 ms per character) before it counts as hung: only in
 pyttsx3's asynchronous mode; in the synchronous one (the usual, see the module docstring) a
-synthesis returns when it is done, and none has ever hung here."""
+synthesis returns when it is done (no timeout can cut it short)."""
 RATE_STEP = 25
 """Words per minute added or removed when a player asks the host to go faster or slower."""
 
