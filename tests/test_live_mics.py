@@ -581,7 +581,14 @@ class Play:
         """Ctrl-C; wait for the end; the exit status."""
         assert self.process is not None
         self.process.send_signal(signal.SIGINT)
-        status = self.process.wait(timeout=20)
+        try:
+            status = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # stuck: its threads' stacks (PYTHONFAULTHANDLER) say where
+            self.process.send_signal(signal.SIGABRT)
+            self.process.wait(timeout=10)
+            while (line := self.lines.get(timeout=5)) is not None:
+                self.output.append(line)
+            pytest.fail("Ctrl-C did not end the game within 20 s; output and stacks:\n" + "\n".join(self.output))
         while (line := self.lines.get(timeout=5)) is not None:
             self.output.append(line)
         return status

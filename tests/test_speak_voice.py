@@ -198,3 +198,42 @@ def test_espeak_started_by_pyttsx3_first_still_renders_the_same_audio() -> None:
     }
     assert runs["host-first"][0] == "True" and runs["pyttsx3-first"][0] == "False"
     assert runs["host-first"][1] == runs["pyttsx3-first"][1]
+
+
+RENDER_UNTIL_INTERRUPTED = """
+import voicehost.speak.voice as module
+voice = module.EspeakVoice()
+renders = 0
+try:
+    while True:
+        voice.render(TEXT)
+        renders += 1
+        print("rendered", renders, flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_ctrl_c_during_a_synthesis_stops_the_program() -> None:
+    """Ctrl-C while espeak-ng synthesises in the main thread (a host line during a game) raises
+    KeyboardInterrupt there. Python runs the signal handler inside espeak-ng's callback, and
+    ctypes swallows what a callback raises: the game went on and ignored Ctrl-C (CI, 2026-12-02)."""
+    import signal
+    import subprocess
+    import sys
+
+    code = f"TEXT = {' '.join([SENTENCE] * 8)!r}\n{RENDER_UNTIL_INTERRUPTED}"
+    for _ in range(3):
+        process = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        try:
+            assert process.stdout is not None
+            assert process.stdout.readline().startswith("rendered 1")  # now inside the next synthesis
+            process.send_signal(signal.SIGINT)
+            out, _ = process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, _ = process.communicate()
+            pytest.fail("Ctrl-C during a synthesis did not stop the program:\n" + out[-2000:])
+        assert out.splitlines()[-1] == "interrupted", out

@@ -22,8 +22,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import re
+import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,7 +255,8 @@ def _synthesise(text: str, timeout: float) -> bytes:
     collector = _current = _Collector()
     try:
         _espeak.cSetSynthCallback(_callback)  # one callback per process; pyttsx3 set its own
-        status = _espeak.Synth(text, flags=_espeak.ENDPAUSE | _espeak.CHARS_UTF8)
+        with _callback_errors_raised():
+            status = _espeak.Synth(text, flags=_espeak.ENDPAUSE | _espeak.CHARS_UTF8)
         if status != _espeak.EE_OK:
             raise SpeechError(f"espeak-ng refused {text[:40]!r} (status {status})")
         if not _synchronous:
@@ -261,6 +264,33 @@ def _synthesise(text: str, timeout: float) -> bytes:
     finally:
         _current = None
     return b"".join(collector.chunks)
+
+
+@contextlib.contextmanager
+def _callback_errors_raised() -> Iterator[None]:
+    """Raise, once ``Synth`` has returned, what was raised inside :func:`_on_synth` meanwhile.
+
+    ctypes cannot pass an exception out of a callback: it reports it to ``sys.unraisablehook``
+    and goes on. In the synchronous mode the callback runs in the caller's thread, the main one
+    during a game, so Ctrl-C (KeyboardInterrupt) or SIGTERM usually lands inside it (Python runs
+    signal handlers at the next Python line, and the callback is the only Python code inside
+    ``Synth``): swallowed, the game went on and Ctrl-C did nothing (CI, 2026-12-02)."""
+    caught: list[BaseException] = []
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.object is _on_synth and unraisable.exc_value is not None:
+            caught.append(unraisable.exc_value)
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+    if caught:
+        raise caught[0]
 
 
 def _wait_asynchronous(collector: _Collector, text: str, timeout: float) -> None:
