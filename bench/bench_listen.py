@@ -14,7 +14,8 @@ quiet 40, babble 20; and babble 10 dB apart): recall, phrase accuracy, false ala
 of table talk, first shouter, and the listener's latency (end of a shout to the moment the
 pipeline hands it over, fed in 20 ms blocks, including the compute of that block). With
 --speech-commands, the same for real voices (races and solo shouts of cat/dog, table talk made of
-the 100 other real words).
+the 100 other real words). With --enrol every synthetic player has enrolled first (3 takes of each
+shouted word, pitch and rate jittered, quiet room: see voice_takes); real voices cannot be.
 
 Prints a table: first-shouter accuracy, pairwise order accuracy by onset gap, phrase accuracy,
 onset error (median, p95), false alarms per minute of chatter, real-time factor (CPU seconds
@@ -621,6 +622,47 @@ def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
     return (animals[k % len(animals)],)
 
 
+def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, takes: int = 3) -> dict[str, object]:
+    """--enrol: every synthetic voice's enrolment takes of every shouted word (``voicehost enrol``'s
+    words), as encoder frames: voice label -> word -> takes. Each take is the voice with its pitch
+    and rate jittered (tools.clips.vary: ±12 pitch, ±25 wpm, so never the fixture's own rendering),
+    said in a quiet room (pink noise 40 dB under it), its sound found as ``voicehost enrol`` finds it."""
+    from tools.clips import render_clip, vary
+    from voicehost.commands.enrol import enrol_words
+    from voicehost.listen.recognize.enrol import frames_between, speech_span
+
+    encode = recognizer.engine.encode  # type: ignore[attr-defined]
+    words = enrol_words("all", "en")
+    rng = np.random.default_rng(seed + 7777)
+    out: dict[str, object] = {}
+    t0 = time.perf_counter()
+    for voice in voices:
+        mine: dict[str, list[np.ndarray]] = {}
+        for word in words:
+            for _ in range(takes):
+                clip = render_clip(word, word, vary(voice, rng), rng, 40.0)  # type: ignore[arg-type]
+                start, end = speech_span(clip.samples, 16000)
+                mine.setdefault(word, []).append(frames_between(encode(clip.samples), start, end))
+        out[voice.label] = mine  # type: ignore[attr-defined]
+    print(
+        f"enrolled {len(voices)} voices x {len(words)} words x {takes} takes in {time.perf_counter() - t0:.1f} s",
+        file=sys.stderr,
+    )
+    return out
+
+
+def enrolled_seats(fixture: fx.Fixture, takes: dict[str, object]) -> object:
+    """The fixture's seats with their voice's enrolment takes (seats of unknown voices: none)."""
+    from voicehost.listen.recognize.enrol import Templates
+
+    templates = Templates()
+    for sound in fixture.manifest.get("sounds", ()):  # type: ignore[attr-defined]
+        seat, voice = sound.get("seat"), sound.get("voice")
+        if seat and voice in takes and seat not in templates.words:
+            templates.words[str(seat)] = takes[voice]  # type: ignore[assignment]
+    return templates
+
+
 def run_heldout(
     fixtures: Sequence[fx.Fixture],
     make: Callable[[fx.Fixture, str], Recognizer],
@@ -840,6 +882,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--real-only", action="store_true", help="--heldout: only the real voices (needs --speech-commands)"
     )
     parser.add_argument(
+        "--enrol",
+        action="store_true",
+        help="--heldout/--tune: every synthetic player enrolled (3 takes of each shouted word, pitch and rate "
+        "jittered, quiet room); real voices are not (Speech Commands has one take per speaker and word)",
+    )
+    parser.add_argument(
         "--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)"
     )
     parser.add_argument(
@@ -890,6 +938,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tools.synth import ENGLISH_VOICES, HELDOUT_ENGLISH_VOICES
 
         seed = args.seed if args.seed != 7 else (1 if args.tune else 21)
+        if args.enrol:
+            if args.oracle or not hasattr(shared, "templates"):
+                parser.error("--enrol needs the Whisper recogniser (--engine whisper or auto)")
+            takes = voice_takes(shared, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, seed)
+
+            def make(fixture: fx.Fixture, game: str) -> Recognizer:
+                shared.templates = enrolled_seats(fixture, takes)  # type: ignore[attr-defined]
+                return shared
+
         renderer = fx.Renderer()
         scenarios = fx.heldout_set(seed, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, args.rounds)
         held = []
@@ -904,7 +961,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 make,
                 phrases,
                 f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
-                + (", with the game's context" if args.context else ""),
+                + (", with the game's context" if args.context else "")
+                + (", every player enrolled" if args.enrol else ""),
                 args.context,
             )
         if args.speech_commands:
