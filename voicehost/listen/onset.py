@@ -647,11 +647,16 @@ def _nccf_peak(x: np.ndarray, n: int, lo: int, hi: int) -> float:
     return float(np.max(cross / denom))
 
 
+STEP_DB = 10.0
+"""dB a slap on top of another sound rises within the slap's rise time (see :func:`impulsive`)."""
+
+
 def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> bool:
-    """True when the sound comes within 6 dB of its peak in ``rise`` seconds and its 10 ms level
-    then falls 12 dB below that peak within ``length`` seconds: a hit or a clap. A voice rises
-    slower and stays up; a cough rises slower; a sudden lasting noise does not fall. Only the
-    first 150 ms count (a neighbour's slap may follow)."""
+    """True when the sound comes within 6 dB of its peak in ``rise`` seconds (from where it
+    emerges, or, on top of a sound already there, from where it jumps :data:`STEP_DB` towards the
+    peak) and its 10 ms level then falls 12 dB below that peak within ``length`` seconds: a hit or
+    a clap. A voice rises slower and stays up; a cough rises slower; a sudden lasting noise does
+    not fall. Only the first 150 ms count (a neighbour's slap may follow)."""
     head = samples[: int(0.15 * rate)]
     fine, smooth = _envelope_db(head, rate, smooth=3), _envelope_db(head, rate, smooth=10)
     if fine.size < 20:
@@ -661,7 +666,12 @@ def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> boo
     # The rise is timed from where the sound emerges (15 dB under its peak), not from the event's
     # onset: a refined onset a few ms early, or a neighbour's faint leak just before, is not a slow rise.
     emerge = int(np.flatnonzero(fine >= peak - 15)[0])
-    reach = (int(np.flatnonzero(fine >= peak - 6)[0]) - emerge) / 1000
+    near = int(np.flatnonzero(fine >= peak - 6)[0])
+    # A slap on top of a sound already there (a neighbour's slap leaking in a few ms before one's
+    # own): the level then jumps STEP_DB in a few ms from that sound to near the peak.
+    below = np.flatnonzero(fine[:near] < fine[near] - STEP_DB)
+    step = near - int(below[-1]) - 1 if below.size else near
+    reach = min(near - emerge, step) / 1000
     fallen = np.flatnonzero(smooth[top:] < peak - 12)
     return reach <= rise and fallen.size > 0 and (top + fallen[0] - emerge) / 1000 <= length
 
