@@ -355,7 +355,13 @@ class Lexicon:
     def _plural_gap(self, before: list[str], singular: str, plurals: list[str]) -> int:
         """How much likelier the singular is than its likeliest plural (after the words
         ``before``), in log-units; an unseen plural of a seen singular counts as very rare; an
-        unseen singular gives 0."""
+        unseen singular gives 0.
+
+        Note: PocketSphinx's ``NGramModel.prob(words)`` scores ``words[0]`` with the rest as its
+        history, nearest first (checked: ``prob(["the", "of"])`` is far likelier than
+        ``prob(["of", "the"])``). So with a modifier this compares P(modifier | noun before it),
+        not P(noun | modifier). BOTH_MASS_GAP was tuned on what it does and the grammar tests pass
+        with it; swapping the order would need retuning."""
         model = self._language_model()
         single = int(model.prob([*before, singular]))
         if single <= UNSEEN:
