@@ -629,7 +629,7 @@ def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, tak
     said in a quiet room (pink noise 40 dB under it), its sound found as ``voicehost enrol`` finds it."""
     from tools.clips import render_clip, vary
     from voicehost.commands.enrol import enrol_words
-    from voicehost.listen.recognize.enrol import frames_between, speech_span
+    from voicehost.listen.recognize.enrol import take_frames
 
     encode = recognizer.engine.encode  # type: ignore[attr-defined]
     words = enrol_words("all", "en")
@@ -641,8 +641,7 @@ def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, tak
         for word in words:
             for _ in range(takes):
                 clip = render_clip(word, word, vary(voice, rng), rng, 40.0)  # type: ignore[arg-type]
-                start, end = speech_span(clip.samples, 16000)
-                mine.setdefault(word, []).append(frames_between(encode(clip.samples), start, end))
+                mine.setdefault(word, []).append(take_frames(clip.samples, encode))
         out[voice.label] = mine  # type: ignore[attr-defined]
     print(
         f"enrolled {len(voices)} voices x {len(words)} words x {takes} takes in {time.perf_counter() - t0:.1f} s",

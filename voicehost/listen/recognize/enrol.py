@@ -144,10 +144,14 @@ def load_templates(
     for player, folder in folders.items():
         for word, paths in take_files(folder).items():
             for path in paths:
-                samples = read(path)
-                start, end = speech_span(samples, 16000)
-                templates.add(player, word, frames_between(encode(samples), start, end))
+                templates.add(player, word, take_frames(read(path), encode))
     return templates
+
+
+def take_frames(samples: np.ndarray, encode: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """One take (16 kHz mono) as the encoder frames of its sound (:func:`speech_span`)."""
+    start, end = speech_span(samples, 16000)
+    return frames_between(encode(samples), start, end)
 
 
 @dataclass(frozen=True)
