@@ -307,3 +307,29 @@ def test_device_sink_names_its_channel(virtual_table: object) -> None:
     sink = DeviceSink(device, 1, WallClock())
     assert sink.name == "'vh_phones', channel 2"
     assert Route(2) == seat(2) and str(TABLE) == "table"
+
+
+ALSA_COMPLAINT = """
+import ctypes, sys
+{prepare}
+asound = ctypes.CDLL("libasound.so.2")
+pcm = ctypes.c_void_p()
+assert asound.snd_pcm_open(ctypes.byref(pcm), b"voicehost_no_such_pcm", 0, 0) < 0
+"""
+
+
+@pytest.mark.parametrize("through_voicehost", [False, True])
+def test_alsa_lines_stay_off_the_terminal_once_sounddevice_is_loaded(through_voicehost: bool) -> None:
+    """ALSA prints its own complaints to stderr ("ALSA lib pcm.c:8570:(snd_pcm_recover) underrun
+    occurred" when a busy machine starves the speaker); once voicehost has loaded sounddevice they
+    stay off the players' terminal. Without voicehost the same call prints (the test can fail)."""
+    import subprocess
+    import sys
+
+    load = "from voicehost.audio.devices import sounddevice_module; sounddevice_module()"
+    prepare = load if through_voicehost else ""
+    run = subprocess.run(
+        [sys.executable, "-c", ALSA_COMPLAINT.format(prepare=prepare)], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0, run.stderr
+    assert ("ALSA lib" in run.stderr) is not through_voicehost, run.stderr

@@ -7,6 +7,9 @@ reads the environment (PulseAudio server, ALSA configuration) at that moment.
 
 from __future__ import annotations
 
+import atexit
+import ctypes
+import ctypes.util
 import threading
 import time
 from dataclasses import dataclass
@@ -35,8 +38,52 @@ class DeviceInfo:
     is_default_output: bool = False
 
 
+_AlsaErrorHandler = ctypes.CFUNCTYPE(
+    None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p
+)
+"""ALSA's ``snd_lib_error_handler_t`` (file, line, function, errno, format, ...): the variadic
+arguments are left unread."""
+
+
+def _ignore_alsa_message(file: bytes, line: int, function: bytes, err: int, fmt: bytes) -> None:
+    """ALSA's complaints do not reach the terminal: what matters reaches the user as an error
+    PortAudio returns (a device that cannot be opened) or a count (a speaker's underflows)."""
+
+
+_drop_alsa_message = _AlsaErrorHandler(_ignore_alsa_message)
+
+
+_alsa_quieted = False
+
+
+def _quiet_alsa() -> None:
+    """Keep ALSA's own lines ("ALSA lib pcm.c:8570:(snd_pcm_recover) underrun occurred", printed
+    when a busy machine starves a stream) off the players' terminal (once per process).
+
+    The handler is taken back at exit, before the interpreter goes (registered before
+    sounddevice's own exit handler, so it runs after PortAudio is terminated).
+    """
+    global _alsa_quieted
+    if _alsa_quieted:
+        return
+    _alsa_quieted = True
+    name = ctypes.util.find_library("asound")
+    if name is None:  # PortAudio without ALSA (or ALSA not installed): nothing prints
+        return
+    try:
+        asound = ctypes.CDLL(name)
+        set_handler = asound.snd_lib_error_set_handler
+    except (OSError, AttributeError):
+        return
+    set_handler.argtypes = [_AlsaErrorHandler]
+    set_handler.restype = ctypes.c_int
+    set_handler(_drop_alsa_message)
+    atexit.register(set_handler, _AlsaErrorHandler())
+
+
 def sounddevice_module() -> ModuleType:
     """Import sounddevice, turning a missing PortAudio library into an AudioDeviceError."""
+    _quiet_alsa()
     try:
         import sounddevice
     except OSError as error:  # raised when libportaudio2 is not installed
