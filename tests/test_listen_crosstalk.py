@@ -99,6 +99,42 @@ def test_the_second_shouter_onset_is_not_taken_from_the_first_ones_leak() -> Non
     assert abs(owned["Ben"].onset - 1.04) <= 0.01
 
 
+@pytest.mark.parametrize("seed", [6, 7, 8])
+def test_a_second_shout_while_a_neighbour_talks_on_is_its_own_event(seed: int) -> None:
+    """Anna shouts twice while Ben talks on through both (one long sound of his): the cluster holds
+    two events of Anna's, and both are hers (only the first used to be kept); Ben's talk leaking
+    into her microphone between her shouts is no event of hers."""
+    table = Table(("Anna", "Ben", "Cleo"), 4.0, seed=seed)
+    talk = _word("so I told him we would all come over on sunday and bring the cake along", 1)
+    table.shout("Ben", talk, 0.6, {"Anna": (-34, 0.003), "Cleo": (-18, 0.005)})
+    table.shout("Anna", _word("cat", 4), 0.9, {"Ben": (-12, 0.003), "Cleo": (-14, 0.004)})
+    table.shout("Anna", _word("dog", 4), 0.9 + len(talk) / RATE / 2, {"Ben": (-12, 0.003), "Cleo": (-14, 0.004)})
+    events = table.events()
+    assert [e.seat for e in sorted(events, key=lambda e: e.onset)].count("Anna") >= 2, events
+    owned = resolve(events, table, {s: 0.0 for s in table.seats}, OnsetConfig())
+    anna = [o.event.onset for o in owned if o.event.seat == "Anna"]
+    assert len(anna) == 2, owned
+    assert abs(anna[0] - 0.9) <= 0.02 and abs(anna[1] - 0.9 - len(talk) / RATE / 2) <= 0.02
+    assert [o.event.seat for o in owned].count("Ben") == 1
+
+
+@pytest.mark.parametrize("seed", [9, 10, 11])
+def test_a_neighbours_leak_after_ones_shout_is_not_a_second_event_of_ones_own(seed: int) -> None:
+    """Cleo talks on; Anna shouts, later Ben shouts and leaks loudly into Anna's microphone: the
+    cluster holds two events of Anna's, the second is Ben's leak and stays his."""
+    table = Table(("Anna", "Ben", "Cleo"), 4.0, seed=seed)
+    talk = _word("so I told him we would all come over on sunday and bring the cake along", 1)
+    table.shout("Cleo", talk, 0.6, {"Anna": (-34, 0.003), "Ben": (-34, 0.005)})
+    table.shout("Anna", _word("cat", 4), 0.9, {"Ben": (-12, 0.003), "Cleo": (-14, 0.004)})
+    late = 0.9 + len(talk) / RATE / 2
+    table.shout("Ben", _word("dog", 5), late, {"Anna": (-9, 0.003), "Cleo": (-14, 0.004)})
+    events = table.events()
+    assert [e.seat for e in events].count("Anna") >= 2, events
+    owned = resolve(events, table, {s: 0.0 for s in table.seats}, OnsetConfig())
+    assert [o.event.seat for o in owned] == ["Cleo", "Anna", "Ben"], owned
+    assert abs(owned[2].event.onset - late) <= 0.01
+
+
 def test_latency_offsets_are_applied_before_comparing() -> None:
     """Ben's interface adds 30 ms: with his offset given, he is still first and his leak into Anna is still a leak."""
     table = Table(("Anna", "Ben", "Cleo"), 2.5, seed=4)

@@ -143,9 +143,10 @@ def resolve(
     """The owned events of one cluster (see the module docstring), sorted by onset."""
     cfg = cfg or CrosstalkConfig()
     rate = onset_cfg.rate
-    by_seat: dict[SeatName, AcousticEvent] = {}
+    groups: dict[SeatName, list[AcousticEvent]] = {}
     for event in sorted(events, key=lambda e: (e.onset, -e.level_db)):
-        by_seat.setdefault(event.seat, event)
+        groups.setdefault(event.seat, []).append(event)
+    by_seat = {seat: _merged(group) for seat, group in groups.items()}
     t0 = min(e.onset for e in events) - cfg.pre
     t1 = max(e.end for e in events) + cfg.post
     signals = {s: _band_pass(_read(audio, s, t0, t1, offsets.get(s, 0.0), rate), rate, onset_cfg) for s in by_seat}
@@ -184,10 +185,55 @@ def resolve(
     for seat, onset in sources.items():
         if len(sources) > 1:
             onset = _recheck_onset(clean[seat], signals[seat], onset, rate, cfg, onset_cfg)
-        found = _owned_event(by_seat[seat], clean[seat], onset, t0, rate, onset_cfg, cfg, tuple(leaked.get(seat, ())))
-        if found is not None:
-            owned.append(found)
+        leaked_to = tuple(leaked.get(seat, ()))
+        for event, start in _own_events(groups[seat], clean[seat], signals[seat], onset, t0, rate, cfg, onset_cfg):
+            found = _owned_event(event, clean[seat], start, t0, rate, onset_cfg, cfg, leaked_to)
+            if found is not None:
+                owned.append(found)
+                leaked_to = ()
     return sorted(owned, key=lambda o: o.event.onset)
+
+
+def _merged(group: Sequence[AcousticEvent]) -> AcousticEvent:
+    """A seat's events of one cluster as one sound (for fitting leaks and ordering seats)."""
+    if len(group) == 1:
+        return group[0]
+    return replace(
+        group[0],
+        end=max(e.end for e in group),
+        level_db=max(e.level_db for e in group),
+        bursts=tuple(sorted(b for e in group for b in e.bursts)),
+    )
+
+
+def _own_events(
+    group: Sequence[AcousticEvent],
+    remainder: np.ndarray,
+    channel: np.ndarray,
+    onset: int,
+    t0: float,
+    rate: int,
+    cfg: CrosstalkConfig,
+    onset_cfg: OnsetConfig,
+) -> list[tuple[AcousticEvent, int]]:
+    """The seat's events that are its own sounds, each with its onset (sample of ``remainder``).
+
+    A seat may have several events in one cluster (a slap after one's own yell; a shout while a
+    neighbour talks on). The first own one starts at ``onset`` (events that ended before it were
+    leaks). Each later event must show a sound of the seat's own on the cancelled remainder within
+    its span (else it was a neighbour's leak), and starts there."""
+    out: list[tuple[AcousticEvent, int]] = []
+    for event in group:
+        first = int(round((event.onset - t0) * rate))
+        last = int(round((event.end - t0) * rate))
+        if not out:
+            if last > onset:
+                out.append((event, onset))
+            continue
+        start = _own_onset(remainder, channel, rate, cfg, onset_cfg, after=max(first - n_half(onset_cfg), out[-1][1]))
+        if start is not None and start < last:
+            out.append((event, max(start, first - int(onset_cfg.search_back * rate))))
+    return out
 
 
 def _far_field(
@@ -408,15 +454,20 @@ def _noise_stats(fine: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _own_onset(
-    remainder: np.ndarray, channel: np.ndarray, rate: int, cfg: CrosstalkConfig, onset_cfg: OnsetConfig
+    remainder: np.ndarray,
+    channel: np.ndarray,
+    rate: int,
+    cfg: CrosstalkConfig,
+    onset_cfg: OnsetConfig,
+    after: int = 0,
 ) -> int | None:
-    """Sample index where ``remainder`` shows a sound of the seat's own, or None."""
+    """Sample index where ``remainder`` shows a sound of the seat's own (at ``after`` or later), or None."""
     hop, n = rate // 100, rate // 50
     rem_db, chan_db = _frame_db(remainder, n, hop), _frame_db(channel, n, hop)
     noise_frames = max(3, int((cfg.pre - 0.05) * 100))
     noise = float(np.median(rem_db[:noise_frames]))
     own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
-    own[:noise_frames] = False
+    own[: max(noise_frames, after // hop)] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
     if hits.size == 0:
