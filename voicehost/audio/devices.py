@@ -46,8 +46,9 @@ arguments are left unread."""
 
 
 def _ignore_alsa_message(file: bytes, line: int, function: bytes, err: int, fmt: bytes) -> None:
-    """ALSA's complaints do not reach the terminal: what matters reaches the user as an error
-    PortAudio returns (a device that cannot be opened) or a count (a speaker's underflows)."""
+    """ALSA's complaints do not reach the terminal: a device that cannot be opened still reaches
+    the user as PortAudio's error, and a speaker's underruns are counted
+    (:attr:`ChannelPlayer.underflows`), not printed mid-game."""
 
 
 _drop_alsa_message = _AlsaErrorHandler(_ignore_alsa_message)
