@@ -240,8 +240,10 @@ class _Event:
     quiet_before: int = 0
     """Session sample index before which the refinement must not look (previous event's end)."""
     last_active: int = 0
-    """Detection frame index one past the last frame above the quiet threshold (a burst that
-    ended in a dip still sounds until then: pauses are measured from there)."""
+    """Detection frame index one past the last frame above the quiet threshold in a burst or in
+    the tail it sounds on with (a burst that ended in a dip still sounds until then: pauses are
+    measured from there). Once ``off_frames`` quiet frames ended the tail, frames above the
+    threshold that start no burst (babble flickering over it) no longer hold the event open."""
 
 
 class OnsetDetector:
@@ -415,8 +417,9 @@ class OnsetDetector:
             and k >= (self._started or 0) + cfg.warmup_frames
         )
         quiet = excess < self._bg_median + cfg.off_ratio * margin
-        if self._event is not None and not quiet:
-            self._event.last_active = k + 1
+        event = self._event
+        if event is not None and not quiet and (event.bursts[-1].end < 0 or event.last_active >= k - cfg.off_frames):
+            event.last_active = k + 1  # a burst, or the tail it sounds on with: not a later flicker
         burst = self._event.bursts[-1] if self._event and self._event.bursts[-1].end < 0 else None
         if burst is None:
             self._dip_floor = min(self._dip_floor, excess)
