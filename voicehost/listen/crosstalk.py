@@ -11,7 +11,10 @@ every source found so far is predicted with a short FIR filter (a delay, a gain 
 reflections) fitted only on the frames where that seat's channel is coherent with the source, and
 subtracted. If what remains still rises clearly above the channel's noise and keeps much of the
 channel's energy, the seat made a sound of its own, and its onset is found again on the remainder;
-otherwise its event was a leak and is reported once, as ``leaked_to`` of its source.
+otherwise its event was a leak and is reported once, as ``leaked_to`` of its source. A seat with
+several events in one cluster (a slap after its own yell, a shout while a neighbour talks on) is
+one sound for the fitting; each of its later events is its own only where the cancelled channel
+shows a sound of its own within it.
 
 A sound heard about equally loud everywhere (the table speaker: the host's own voice) has no
 owner and is dropped. Per-seat latency offsets are applied before anything is compared.

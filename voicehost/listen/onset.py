@@ -420,7 +420,7 @@ class OnsetDetector:
         event = self._event
         if event is not None and not quiet and (event.bursts[-1].end < 0 or event.last_active >= k - cfg.off_frames):
             event.last_active = k + 1  # a burst, or the tail it sounds on with: not a later flicker
-        burst = self._event.bursts[-1] if self._event and self._event.bursts[-1].end < 0 else None
+        burst = event.bursts[-1] if event is not None and event.bursts[-1].end < 0 else None
         if burst is None:
             self._dip_floor = min(self._dip_floor, excess)
             raw_loud = excess > self._bg_median + margin
