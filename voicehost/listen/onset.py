@@ -242,8 +242,9 @@ class _Event:
     last_active: int = 0
     """Detection frame index one past the last frame above the quiet threshold in a burst or in
     the tail it sounds on with (a burst that ended in a dip still sounds until then: pauses are
-    measured from there). Once ``off_frames`` quiet frames ended the tail, frames above the
-    threshold that start no burst (babble flickering over it) no longer hold the event open."""
+    measured from there). Once more than ``off_frames`` quiet frames in a row ended the tail,
+    frames above the threshold that start no burst (babble flickering over it) no longer hold the
+    event open."""
 
 
 class OnsetDetector:
