@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from voicehost.listen.fake import FakeRecognizer  # noqa: E402
 from voicehost.listen.messages import Recognizer, Segment, Shout  # noqa: E402
 from voicehost.listen.pipeline import Decision, listen_to  # noqa: E402
 from voicehost.listen.sources import Recording  # noqa: E402
+
+if TYPE_CHECKING:
+    from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 
 GAPS_MS = (5, 10, 20, 30, 50, 100)
 BIMBAMBUM = fx.BIMBAMBUM_CALLS + ("slap",)
@@ -626,28 +629,31 @@ def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, tak
     """--enrol: every synthetic voice's enrolment takes of every shouted word (``voicehost enrol``'s
     words), as encoder frames: voice label -> word -> takes. Each take is the voice with its pitch
     and rate jittered (tools.clips.vary: ±12 pitch, ±25 wpm, so never the fixture's own rendering),
-    said in a quiet room (pink noise 40 dB under it), its sound found as ``voicehost enrol`` finds it."""
-    from tools.clips import render_clip, vary
-    from voicehost.commands.enrol import enrol_words
-    from voicehost.listen.recognize.enrol import take_frames
+    said in a quiet room (pink noise 40 dB under it), its sound found as ``voicehost enrol`` finds it
+    (the same renderer makes the stock takes: tools.stock_takes)."""
+    from tools.stock_takes import render_takes
 
     encode = recognizer.engine.encode  # type: ignore[attr-defined]
-    words = enrol_words("all", "en")
-    rng = np.random.default_rng(seed + 7777)
-    out: dict[str, object] = {}
-    t0 = time.perf_counter()
-    for voice in voices:
-        mine: dict[str, list[np.ndarray]] = {}
-        for word in words:
-            for _ in range(takes):
-                clip = render_clip(word, word, vary(voice, rng), rng, 40.0)  # type: ignore[arg-type]
-                mine.setdefault(word, []).append(take_frames(clip.samples, encode))
-        out[voice.label] = mine  # type: ignore[attr-defined]
-    print(
-        f"enrolled {len(voices)} voices x {len(words)} words x {takes} takes in {time.perf_counter() - t0:.1f} s",
-        file=sys.stderr,
+    return dict(render_takes(voices, encode, seed, takes))  # type: ignore[arg-type]
+
+
+def with_stock(recognizer: object, path: str, work: Path) -> "WhisperRecognizer":
+    """--stock: the Whisper recogniser again, matching players who did not enrol against the stock
+    takes in ``path`` (empty: rendered now into the work folder, as python -m tools.stock_takes)."""
+    from tools.stock_takes import TAKES, render_takes
+    from tools.synth import ENGLISH_VOICES
+    from voicehost.listen.recognize.enrol import load_stock, save_stock
+    from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+
+    if not isinstance(recognizer, WhisperRecognizer):
+        raise SystemExit("--stock needs the Whisper recogniser (--engine whisper or auto)")
+    file = Path(path) if path else work / "stock_takes_en.npz"
+    if not path:
+        takes = render_takes(ENGLISH_VOICES, recognizer.engine.encode, 1, TAKES)
+        save_stock(file, takes, (recognizer.engine.folder / "model.bin").stat().st_size)
+    return WhisperRecognizer(
+        recognizer.pack, recognizer.engine, recognizer.tuning, second=recognizer.second, stock=load_stock(file)
     )
-    return out
 
 
 def enrolled_seats(fixture: fx.Fixture, takes: dict[str, object]) -> object:
@@ -887,6 +893,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "jittered, quiet room); real voices are not (Speech Commands has one take per speaker and word)",
     )
     parser.add_argument(
+        "--stock",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="Whisper: match players who did not enrol against stock takes (tried, off as shipped): FILE "
+        "from python -m tools.stock_takes, or without FILE rendered now (seed 1, about 20 s)",
+    )
+    parser.add_argument(
         "--rounds", type=int, default=4, help="--heldout: rounds of every class and condition (default 4)"
     )
     parser.add_argument(
@@ -929,6 +943,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         shared = build_recognizer("en", args.engine, None)
         engine = shared.name
+        if args.stock is not None:
+            shared = with_stock(shared, args.stock, work)
 
         def make(fixture: fx.Fixture, game: str) -> Recognizer:
             return shared

@@ -12,18 +12,27 @@ It is speaker dependent and language independent (German animal names work the s
 names the word well (98% of noisy test takes among the game's words, README) but cannot tell a
 word from *other* speech on its own, so :class:`~voicehost.listen.recognize.whisper.recognizer.
 WhisperRecognizer` fuses it with the general recogniser's ratio (see there).
+
+*Stock takes* (tried, off as shipped): a player who did not enrol matched against takes of the
+same words by the project's eight synthetic tuning voices (``python -m tools.stock_takes`` makes
+them; :func:`load_stock`), with a smaller bonus (``stock_*`` in tuning.toml's defaults). Held out
+they raised recall on synthetic voices (75.1% -> 79.9%) but not on real people (87.9% both), whose
+other words fit the synthetic takes as closely as their game words, and false alarms in real talk
+rose from 4.5 to 6.8 per 10 minutes (README, "Hearing the shouts", item 12): a real table would
+pay for it without gaining. ``bench/bench_listen.py --stock`` measures it.
 """
 
 from __future__ import annotations
 
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from voicehost.errors import InputError
+from voicehost.errors import InputError, ModelError
 from voicehost.listen.vocab import normalize
 
 FRAME = 0.02
@@ -92,19 +101,54 @@ def frames_between(encoded: np.ndarray, start: float, end: float) -> np.ndarray:
 def dtw_distance(a: np.ndarray, b: np.ndarray) -> float:
     """Mean cosine distance along the best monotonic alignment of frame sequences ``a`` and ``b``
     (steps right, down and diagonal; normalised by n + m)."""
-    cost = 1.0 - a @ b.T
-    n, m = cost.shape
-    previous = np.full(m + 1, np.inf)
-    previous[0] = 0.0
-    for i in range(n):
-        row = np.full(m + 1, np.inf)
-        diagonal_or_up = cost[i] + np.minimum(previous[:-1], previous[1:])
-        running = np.inf
-        for j in range(m):
-            running = min(diagonal_or_up[j], cost[i, j] + running)
-            row[j + 1] = running
+    return float(dtw_distances(a, [b])[0])
+
+
+def dtw_distances(a: np.ndarray, takes: Sequence[np.ndarray] | "TakeStack") -> np.ndarray:
+    """:func:`dtw_distance` of ``a`` to each of ``takes`` at once (the takes padded to one length;
+    a padded column never feeds an earlier one, so each take's distance is read at its own end).
+
+    Along a row the recurrence ``D[i, j] = min(D[i-1, j-1], D[i-1, j], D[i, j-1]) + c[i, j]`` is a
+    running minimum: with ``S`` the row's cumulative costs, ``D[i, j] = S[j] + min over k <= j of
+    (c[i, k] + min(D[i-1, k-1], D[i-1, k]) - S[k])``, so each row is a few array operations."""
+    stack = takes if isinstance(takes, TakeStack) else TakeStack.of(takes)
+    count, width = len(stack.lengths), stack.width
+    if count == 0:
+        return np.zeros(0)
+    products = stack.frames @ a.astype(np.float64).T
+    cost = 1.0 - products.reshape(count, width, len(a)).transpose(0, 2, 1)
+    previous = np.full((count, width + 1), np.inf)
+    previous[:, 0] = 0.0
+    for i in range(len(a)):
+        row_cost = cost[:, i, :]
+        entering = row_cost + np.minimum(previous[:, :-1], previous[:, 1:])
+        running = np.cumsum(row_cost, axis=1)
+        row = np.empty_like(previous)
+        row[:, 0] = np.inf
+        row[:, 1:] = running + np.minimum.accumulate(entering - running, axis=1)
         previous = row
-    return float(previous[m] / (n + m))
+    out: np.ndarray = previous[np.arange(count), stack.lengths] / (len(a) + stack.lengths)
+    return out
+
+
+@dataclass(frozen=True)
+class TakeStack:
+    """Takes padded to one length and stacked, ready for :func:`dtw_distances`."""
+
+    frames: np.ndarray
+    """(takes x width, values) float64, take k's frames at rows k*width ... k*width + its length."""
+    lengths: np.ndarray
+    width: int
+
+    @staticmethod
+    def of(takes: Sequence[np.ndarray]) -> "TakeStack":
+        lengths = np.array([len(t) for t in takes], dtype=np.int64)
+        width = int(lengths.max()) if len(takes) else 0
+        values = takes[0].shape[1] if len(takes) else 0
+        stacked = np.zeros((len(takes), width, values), dtype=np.float64)
+        for k, take in enumerate(takes):
+            stacked[k, : len(take)] = take
+        return TakeStack(stacked.reshape(-1, values), lengths, width)
 
 
 @dataclass
@@ -112,6 +156,7 @@ class Templates:
     """Every enrolled player's takes, as encoder frames: player → word → takes."""
 
     words: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    _stacks: dict[tuple[str, str], tuple[int, TakeStack]] = field(default_factory=dict, repr=False, compare=False)
 
     def players(self) -> list[str]:
         """Players with at least one take."""
@@ -124,10 +169,17 @@ class Templates:
     def distances(self, player: str, frames: np.ndarray) -> dict[str, float]:
         """Word → the smallest DTW distance of ``frames`` to one of ``player``'s takes of it."""
         return {
-            word: min(dtw_distance(frames, t) for t in takes)
+            word: float(dtw_distances(frames, self._stack(player, word, takes)).min())
             for word, takes in self.words.get(player, {}).items()
             if takes
         }
+
+    def _stack(self, player: str, word: str, takes: list[np.ndarray]) -> TakeStack:
+        """The takes stacked once (again when takes were added since)."""
+        cached = self._stacks.get((player, word))
+        if cached is None or cached[0] != len(takes):
+            cached = self._stacks[(player, word)] = (len(takes), TakeStack.of(takes))
+        return cached[1]
 
     def covers(self, player: str, phrase: str) -> bool:
         """True if ``player`` has takes of every word of ``phrase``."""
@@ -164,6 +216,8 @@ class TemplateMatch:
     """Its mean DTW distance (0 = identical; takes of the same word by the same voice: ~0.1-0.2)."""
     margin: float
     """Distance of the next best allowed phrase minus ``distance`` (inf when there is none)."""
+    stock: bool = False
+    """Matched against the stock takes (the player did not enrol)."""
 
 
 def match_phrases(
@@ -201,3 +255,78 @@ def match_phrases(
     ranked = sorted(scores.items(), key=lambda kv: kv[1])
     margin = ranked[1][1] - ranked[0][1] if len(ranked) > 1 else float("inf")
     return TemplateMatch(ranked[0][0], ranked[0][1], margin)
+
+
+STOCK_PLAYER = "*stock*"
+"""The stock takes' player name inside their own :class:`Templates` (kept apart from the enrolled
+players' takes, so it never meets a seat's name)."""
+STOCK_VERSION = 1
+"""Layout of the stock takes file."""
+
+
+@dataclass(frozen=True)
+class StockTakes:
+    """Takes of the game's words by synthetic voices, as encoder frames (:func:`load_stock`)."""
+
+    templates: Templates
+    """Every take under :data:`STOCK_PLAYER`."""
+    voices: tuple[str, ...]
+    model_bytes: int
+    """Size of the Whisper ``model.bin`` the frames were encoded with (they fit no other model)."""
+    width: int
+    """Values per encoder frame."""
+
+
+def save_stock(path: Path, takes: Mapping[str, Mapping[str, Sequence[np.ndarray]]], model_bytes: int) -> None:
+    """Write voice → word → takes (encoder frames) to ``path`` (float16, no pickles)."""
+    words = sorted({w for mine in takes.values() for w in mine})
+    voices = list(takes)
+    frames, lengths, word_of, voice_of = [], [], [], []
+    for v, voice in enumerate(voices):
+        for word in words:
+            for take in takes[voice].get(word, ()):
+                frames.append(np.asarray(take, dtype=np.float16))
+                lengths.append(len(take))
+                word_of.append(words.index(word))
+                voice_of.append(v)
+    np.savez_compressed(
+        path,
+        version=np.array(STOCK_VERSION),
+        frames=np.concatenate(frames),
+        lengths=np.array(lengths, dtype=np.int32),
+        word=np.array(word_of, dtype=np.int16),
+        voice=np.array(voice_of, dtype=np.int16),
+        words=np.array(words),
+        voices=np.array(voices),
+        model_bytes=np.array(model_bytes, dtype=np.int64),
+    )
+
+
+def load_stock(path: Path) -> StockTakes:
+    """The stock takes in ``path``; ModelError naming the file and the field when it is unreadable
+    or inconsistent."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ModelError(f"{path}: not a stock takes file ({exc})") from None
+    for key in ("version", "frames", "lengths", "word", "voice", "words", "voices", "model_bytes"):
+        if key not in arrays:
+            raise ModelError(f"{path}: field {key!r} is missing")
+    if int(arrays["version"]) != STOCK_VERSION:
+        raise ModelError(f"{path}: field 'version' is {int(arrays['version'])}, expected {STOCK_VERSION}")
+    frames, lengths = arrays["frames"], arrays["lengths"]
+    words, voices = [str(w) for w in arrays["words"]], tuple(str(v) for v in arrays["voices"])
+    if frames.ndim != 2 or frames.shape[0] != int(lengths.sum()) or np.any(lengths < 1):
+        raise ModelError(f"{path}: field 'frames' does not match 'lengths'")
+    n = len(lengths)
+    if arrays["word"].shape != (n,) or arrays["voice"].shape != (n,):
+        raise ModelError(f"{path}: fields 'word' and 'voice' need one entry per take ({n})")
+    if n and (arrays["word"].max() >= len(words) or arrays["voice"].max() >= len(voices) or arrays["word"].min() < 0):
+        raise ModelError(f"{path}: field 'word' or 'voice' points past 'words' or 'voices'")
+    templates = Templates()
+    ends = np.cumsum(lengths)
+    for k in range(n):
+        take = frames[ends[k] - lengths[k] : ends[k]].astype(np.float32)
+        templates.add(STOCK_PLAYER, words[int(arrays["word"][k])], take)
+    return StockTakes(templates, voices, int(arrays["model_bytes"]), int(frames.shape[1]))

@@ -31,16 +31,25 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from itertools import combinations
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
 from voicehost.audio.resample import resample
+from voicehost.errors import ModelError
 from voicehost.listen.messages import Recognition, Segment
 from voicehost.listen.ranking import MIN_WORD_BURST
-from voicehost.listen.recognize.enrol import TemplateMatch, Templates, load_templates, match_phrases, read_take
+from voicehost.listen.recognize.enrol import (
+    STOCK_PLAYER,
+    StockTakes,
+    TemplateMatch,
+    Templates,
+    load_templates,
+    match_phrases,
+    read_take,
+)
 from voicehost.listen.recognize.rejection import MAX_SYLLABLE, Tuning, load_tuning, segment_bursts
 from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
 from voicehost.listen.recognize.whisper.features import HOP, RATE, log_mel
@@ -64,9 +73,17 @@ FUSION = {
     "distinct_penalty": 4.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
-TEMPLATE = {"distance": 0.22, "margin": 0.02, "bonus": 4.0}
+TEMPLATE = {
+    "distance": 0.22,
+    "margin": 0.02,
+    "bonus": 4.0,
+    "stock_distance": 0.16,
+    "stock_margin": 0.0,
+    "stock_bonus": 2.0,
+}
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
-DTW cosine distance) and ``margin`` better than any other phrase to add ``bonus`` nats."""
+DTW cosine distance) and ``margin`` better than any other phrase to add ``bonus`` nats; ``stock_*``
+the same for the stock takes (a player who did not enrol)."""
 ISOLATE: tuple[float, float] | None = (0.08, 0.15)
 """Seconds kept before the onset and after the end of a shout for Whisper (None: the whole segment)."""
 LOOK_SPEEDS = (0.85, 1.15)
@@ -151,6 +168,7 @@ class WhisperRecognizer:
         model: Path | None = None,
         templates: Templates | None = None,
         second: SecondOpinion | None = None,
+        stock: StockTakes | None = None,
     ) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
@@ -164,6 +182,16 @@ class WhisperRecognizer:
         self.second = second
         """PocketSphinx for English (None: Whisper alone)."""
         self.description = self.engine.description + (", fused with PocketSphinx" if second is not None else "")
+        self.stock = stock
+        """Stock takes for players who did not enrol (None, as shipped: see :mod:`..enrol`)."""
+        if stock is not None:
+            size = (self.engine.folder / "model.bin").stat().st_size
+            if size != stock.model_bytes:
+                raise ModelError(
+                    f"the stock takes were encoded with another Whisper model ({stock.model_bytes} bytes, "
+                    f"this one {size}): make them again with python -m tools.stock_takes"
+                )
+            self.description += f", stock takes of {len(stock.voices)} voices"
 
     def enrol(self, folders: dict[str, Path]) -> None:
         """Load the players' enrolment takes (player → folder of ``WORD-N.wav``)."""
@@ -207,7 +235,7 @@ class WhisperRecognizer:
 
         def add(p: str, first: float | None = None) -> Candidate:
             if p not in candidates:
-                bonus = self.setting("template", "bonus") if p == endorsed else 0.0
+                bonus = self._bonus(template) if p == endorsed else 0.0
                 candidates[p] = Candidate(p, self._ratio_of(p, analysis) if first is None else first, bonus=bonus)
                 candidates[p].shape = self._shape(p, cepstra)
             return candidates[p]
@@ -263,9 +291,14 @@ class WhisperRecognizer:
         """The phrase the player's enrolment takes fit closely and clearly (None: no such phrase)."""
         if template is None or template.phrase is None:
             return None
-        close = template.distance <= self.setting("template", "distance")
-        apart = template.margin >= self.setting("template", "margin")
+        key = "stock_" if template.stock else ""
+        close = template.distance <= self.setting("template", key + "distance")
+        apart = template.margin >= self.setting("template", key + "margin")
         return template.phrase if close and apart else None
+
+    def _bonus(self, template: TemplateMatch | None) -> float:
+        """Nats for the phrase the takes endorse: the player's own, or the smaller stock bonus."""
+        return self.setting("template", "stock_bonus" if template is not None and template.stock else "bonus")
 
     def _consult(self, opinion: Opinion, candidates: dict[str, Candidate]) -> None:
         """PocketSphinx's ratio for each candidate, the best prospect first (fused score with its
@@ -370,12 +403,19 @@ class WhisperRecognizer:
         return scores[phrase] - max(analysis.scores.free_score, max(scores.values()))
 
     def _template(self, segment: Segment, analysis: Analysis, phrases: list[str]) -> TemplateMatch | None:
+        """How the shout fits its player's takes, or the stock takes when the player did not enrol."""
         seat = segment.event.seat
-        if self.templates is None or seat not in self.templates.words:
+        own = self.templates is not None and seat in self.templates.words
+        stock = self.stock if not own and self.stock is not None and self.stock.width == analysis.encoded.shape[1] else None
+        if not own and stock is None:
             return None
         start = max(0.0, segment.event.onset - segment.start)
         end = max(start, segment.event.end - segment.start)
         bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
+        if stock is not None:
+            match = match_phrases(stock.templates, STOCK_PLAYER, analysis.encoded, start, end, bursts, phrases)
+            return replace(match, stock=True)
+        assert self.templates is not None
         return match_phrases(self.templates, seat, analysis.encoded, start, end, bursts, phrases)
 
     def _counted(
@@ -452,3 +492,4 @@ def _dct_basis(bands: int) -> np.ndarray:
     m = np.arange(bands)[None, :]
     basis: np.ndarray = (np.sqrt(2.0 / bands) * np.cos(np.pi * k * (2 * m + 1) / (2 * bands))).astype(np.float32)
     return basis
+
