@@ -430,6 +430,30 @@ def test_overflows_are_counted_never_fatal_and_summed_up(virtual_table: object) 
     )
 
 
+def test_a_speaker_that_ran_dry_is_summed_up_and_a_sound_one_is_not(virtual_table: object) -> None:
+    """The closing summary has one line for a speaker whose stream underran (the host's voice had
+    gaps: the count comes from its callback's underflow flags, set here as the callback would) and
+    none for a speaker that never did."""
+    from voicehost.audio.devices import find_device
+    from voicehost.speak.output import DeviceSink
+
+    clock = WallClock()
+    terminal = io.StringIO()
+    device = find_device("vh_table", output=True)
+    assert device is not None
+    dry, sound = DeviceSink(device, None, clock), DeviceSink(device, 0, clock)
+    dry.player.underflows = 3
+    source = LiveSource([LiveInput("vh_mics", ("Anna", "Ben"))], clock).start()
+    audio = AudioInput(Listener(("Anna", "Ben"), None, []), lambda timeout: source.read(timeout), clock, lambda: [])
+    LiveMicrophones(audio, source, clock, terminal, speakers=[dry, sound]).close()
+    lines = terminal.getvalue().splitlines()
+    speaker_lines = [line for line in lines if line.startswith("(speaker ")]
+    assert speaker_lines == [
+        "(speaker 'vh_table': 3 underruns: the computer fell behind and the host's voice had short gaps "
+        "(close other programs that keep the processor busy))"
+    ], lines
+
+
 # ---- `voicehost play --input mic` with a microphone that comes and goes ------------------------
 
 

@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -229,20 +229,32 @@ def build_live(
     source.begin()
     if start_file is not None:
         start_file.write_text(json.dumps({"monotonic": origin}) + "\n", encoding="utf-8")
-    return Built(flow, LiveMicrophones(audio, source, clock, stdout), host, service, log)
+    speakers = [speaker, *(o for o in outputs.values() if isinstance(o, DeviceSink))]
+    return Built(flow, LiveMicrophones(audio, source, clock, stdout, speakers=speakers), host, service, log)
 
 
 class LiveMicrophones:
     """The live session's input: what the microphones heard (an :class:`AudioInput` over a
     :class:`~voicehost.listen.sources.LiveSource`), plus which microphones stopped or came back
     (:meth:`microphone_changes`, for the session), overflow notes on the terminal, and a summary
-    of both when it is closed."""
+    of both when it is closed (with a line for each speaker that ran dry: the host's voice had gaps)."""
 
     NOTE_EVERY = 5.0
     """Seconds between two overflow notes on the terminal."""
 
-    def __init__(self, audio: AudioInput, source: Any, clock: Any, stdout: TextIO, *, step: float = 0.25) -> None:
+    def __init__(
+        self,
+        audio: AudioInput,
+        source: Any,
+        clock: Any,
+        stdout: TextIO,
+        *,
+        step: float = 0.25,
+        speakers: Sequence[Any] = (),
+    ) -> None:
         self.audio = audio
+        self.speakers = tuple(speakers)
+        """Device outputs (:class:`~voicehost.speak.output.DeviceSink`) whose underruns the summary reports."""
         self.source = source
         self.clock = clock
         self.stdout = stdout
@@ -298,6 +310,15 @@ class LiveMicrophones:
         self.summary = [device_summary(s) for s in stats]
         for line in self.summary:
             print(f"(microphones: {line})", file=self.stdout, flush=True)
+        for sink in self.speakers:
+            dry = sink.player.underflows
+            if dry:
+                line = (
+                    f"speaker {sink.name}: {dry} underrun{'s' if dry != 1 else ''}: the computer fell behind "
+                    "and the host's voice had short gaps (close other programs that keep the processor busy)"
+                )
+                self.summary.append(line)
+                print(f"({line})", file=self.stdout, flush=True)
 
 
 def device_summary(stats: Any) -> str:

@@ -406,7 +406,9 @@ class WhisperRecognizer:
         """How the shout fits its player's takes, or the stock takes when the player did not enrol."""
         seat = segment.event.seat
         own = self.templates is not None and seat in self.templates.words
-        stock = self.stock if not own and self.stock is not None and self.stock.width == analysis.encoded.shape[1] else None
+        stock = (
+            self.stock if not own and self.stock is not None and self.stock.width == analysis.encoded.shape[1] else None
+        )
         if not own and stock is None:
             return None
         start = max(0.0, segment.event.onset - segment.start)
@@ -492,4 +494,3 @@ def _dct_basis(bands: int) -> np.ndarray:
     m = np.arange(bands)[None, :]
     basis: np.ndarray = (np.sqrt(2.0 / bands) * np.cos(np.pi * k * (2 * m + 1) / (2 * bands))).astype(np.float32)
     return basis
-
