@@ -15,7 +15,7 @@ WhisperRecognizer` fuses it with the general recogniser's ratio (see there).
 
 *Stock takes* (tried, off as shipped): a player who did not enrol matched against takes of the
 same words by the project's eight synthetic tuning voices (``python -m tools.stock_takes`` makes
-them; :func:`load_stock`), with a smaller bonus (``stock_*`` in tuning.toml's defaults). Held out
+them; :func:`load_stock`), with a smaller bonus (``stock_*`` of the recogniser's TEMPLATE). Held out
 they raised recall on synthetic voices (75.1% -> 79.9%) but not on real people (87.9% both), whose
 other words fit the synthetic takes as closely as their game words, and false alarms in real talk
 rose from 4.5 to 6.8 per 10 minutes (README, "Hearing the shouts", item 12): a real table would
@@ -322,7 +322,8 @@ def load_stock(path: Path) -> StockTakes:
     n = len(lengths)
     if arrays["word"].shape != (n,) or arrays["voice"].shape != (n,):
         raise ModelError(f"{path}: fields 'word' and 'voice' need one entry per take ({n})")
-    if n and (arrays["word"].max() >= len(words) or arrays["voice"].max() >= len(voices) or arrays["word"].min() < 0):
+    word_of, voice_of = arrays["word"], arrays["voice"]
+    if n and (word_of.max() >= len(words) or voice_of.max() >= len(voices) or min(word_of.min(), voice_of.min()) < 0):
         raise ModelError(f"{path}: field 'word' or 'voice' points past 'words' or 'voices'")
     templates = Templates()
     ends = np.cumsum(lengths)
