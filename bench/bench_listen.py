@@ -654,17 +654,13 @@ def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, tak
 def with_stock(recognizer: object, path: str, work: Path) -> "WhisperRecognizer":
     """--stock: the Whisper recogniser again, matching players who did not enrol against the stock
     takes in ``path`` (empty: rendered now into the work folder, as python -m tools.stock_takes)."""
-    from tools.stock_takes import TAKES, render_takes
-    from tools.synth import ENGLISH_VOICES
-    from voicehost.listen.recognize.enrol import load_stock, save_stock
+    from tools.stock_takes import write_stock
+    from voicehost.listen.recognize.enrol import load_stock
     from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 
     if not isinstance(recognizer, WhisperRecognizer):
         raise SystemExit("--stock needs the Whisper recogniser (--engine whisper or auto)")
-    file = Path(path) if path else work / "stock_takes_en.npz"
-    if not path:
-        takes = render_takes(ENGLISH_VOICES, recognizer.engine.encode, 1, TAKES)
-        save_stock(file, takes, (recognizer.engine.folder / "model.bin").stat().st_size)
+    file = Path(path) if path else write_stock(work / "stock_takes_en.npz", recognizer.engine)
     return WhisperRecognizer(
         recognizer.pack, recognizer.engine, recognizer.tuning, second=recognizer.second, stock=load_stock(file)
     )

@@ -19,11 +19,14 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
 from tools.synth import ENGLISH_VOICES, SynthVoice
+
+if TYPE_CHECKING:
+    from voicehost.listen.recognize.whisper.engine import WhisperEngine
 
 TAKES = 3
 """Takes per voice and word."""
@@ -62,17 +65,24 @@ def render_takes(
     return out
 
 
+def write_stock(out: Path, engine: "WhisperEngine", seed: int = 1) -> Path:
+    """Render the tuning voices' takes with ``engine``'s encoder and save them to ``out``, marked
+    with the size of the model they fit."""
+    from voicehost.listen.recognize.enrol import save_stock
+
+    takes = render_takes(ENGLISH_VOICES, engine.encode, seed)
+    save_stock(out, takes, (engine.folder / "model.bin").stat().st_size)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.stock_takes", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=1, help="random seed (the committed file: 1)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (the measured set: 1)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"where to write (default: {DEFAULT_OUT})")
     args = parser.parse_args(argv)
-    from voicehost.listen.recognize.enrol import save_stock
     from voicehost.listen.recognize.whisper.engine import WhisperEngine
 
-    engine = WhisperEngine()
-    takes = render_takes(ENGLISH_VOICES, engine.encode, args.seed)
-    save_stock(args.out, takes, (engine.folder / "model.bin").stat().st_size)
+    write_stock(args.out, WhisperEngine(), args.seed)
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
     return 0
 
