@@ -662,7 +662,12 @@ def with_stock(recognizer: object, path: str, work: Path) -> "WhisperRecognizer"
         raise SystemExit("--stock needs the Whisper recogniser (--engine whisper or auto)")
     file = Path(path) if path else write_stock(work / "stock_takes_en.npz", recognizer.engine)
     return WhisperRecognizer(
-        recognizer.pack, recognizer.engine, recognizer.tuning, second=recognizer.second, stock=load_stock(file)
+        recognizer.pack,
+        recognizer.engine,
+        recognizer.tuning,
+        second=recognizer.second,
+        stock=load_stock(file),
+        third=recognizer.third,
     )
 
 

@@ -454,6 +454,33 @@ def test_a_speaker_that_ran_dry_is_summed_up_and_a_sound_one_is_not(virtual_tabl
     ], lines
 
 
+def test_the_phones_build_sums_up_its_speakers_too(virtual_table: object) -> None:
+    """`--input phones` closes with the same speaker line (its table speaker and earphones), and
+    then stops serving the page."""
+    from voicehost.audio.devices import find_device
+    from voicehost.phones.live import PhoneMicrophones
+    from voicehost.speak.output import DeviceSink
+
+    class Server:
+        stopped = False
+
+        def stop(self) -> None:
+            self.stopped = True
+
+    clock = WallClock()
+    terminal = io.StringIO()
+    device = find_device("vh_table", output=True)
+    assert device is not None
+    dry = DeviceSink(device, None, clock)
+    dry.player.underflows = 1
+    source = LiveSource([LiveInput("vh_mics", ("Anna", "Ben"))], clock).start()
+    audio = AudioInput(Listener(("Anna", "Ben"), None, []), lambda timeout: source.read(timeout), clock, lambda: [])
+    server = Server()
+    PhoneMicrophones(audio, source, clock, terminal, server, speakers=[dry]).close()
+    assert "(speaker 'vh_table': 1 underrun: the computer fell behind" in terminal.getvalue()
+    assert server.stopped
+
+
 # ---- `voicehost play --input mic` with a microphone that comes and goes ------------------------
 
 

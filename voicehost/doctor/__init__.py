@@ -194,7 +194,27 @@ def check_models(models_override: str | None) -> list[Check]:
                 SETUP_FIX,
             )
         )
+    checks.append(_moonshine_check())
     return checks
+
+
+def _moonshine_check() -> Check:
+    """The third opinion for English (Moonshine base-en, shipped by moonshine-cpp); files only."""
+    from voicehost.errors import ModelError
+    from voicehost.listen.recognize.moonshine import disabled, model_folder
+
+    if disabled():
+        return Check("Moonshine English", Level.OK, "turned off (VOICEHOST_MOONSHINE=off)")
+    try:
+        folder = model_folder()
+    except ModelError as error:
+        return Check(
+            "Moonshine English",
+            Level.WARN,
+            f"{error}: English is heard by Whisper and PocketSphinx alone (fewer shouts right)",
+            SETUP_FIX,
+        )
+    return Check("Moonshine English", Level.OK, f"base-en at {folder} (the third opinion on close calls)")
 
 
 def check_disk(models_override: str | None) -> Check:

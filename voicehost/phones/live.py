@@ -15,7 +15,7 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from voicehost.host.build import Built, PlaySettings, SettingsError, build_flow, host_voice, transcript_printer
 from voicehost.host.calibrate import SinkClicks
@@ -285,7 +285,8 @@ def build_phones(
         source.begin()
         if start_file is not None:
             start_file.write_text(json.dumps({"monotonic": origin}) + "\n", encoding="utf-8")
-        return Built(flow, PhoneMicrophones(audio, source, clock, stdout, server), host, service, log)
+        speakers = [speaker, *(o for o in outputs.values() if isinstance(o, DeviceSink))]
+        return Built(flow, PhoneMicrophones(audio, source, clock, stdout, server, speakers), host, service, log)
     except BaseException:
         if mics is not None:
             mics.stop()
@@ -367,8 +368,10 @@ def _calibrate(
 class PhoneMicrophones(LiveMicrophones):
     """The live input over phones: as for microphones, and the server is stopped at the end."""
 
-    def __init__(self, audio: AudioInput, source: Any, clock: Any, stdout: TextIO, server: Any) -> None:
-        super().__init__(audio, source, clock, stdout)
+    def __init__(
+        self, audio: AudioInput, source: Any, clock: Any, stdout: TextIO, server: Any, speakers: Sequence[Any] = ()
+    ) -> None:
+        super().__init__(audio, source, clock, stdout, speakers=speakers)
         self.server = server
 
     def close(self) -> None:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from voicehost.errors import InputError, ModelError
 from voicehost.listen.messages import Recognizer
 from voicehost.listen.vocab import load_pack
+
+if TYPE_CHECKING:
+    from voicehost.listen.recognize.moonshine import MoonshineEngine
 
 ENGINES = ("auto", "vosk", "whisper", "sphinx")
 """Values of ``--engine``."""
@@ -105,7 +108,24 @@ def _whisper(pack: object, model: Path | None) -> DescribedRecognizer:
     from voicehost.listen.recognize.sphinx import SphinxRecognizer
 
     second = SphinxRecognizer(pack) if pack.lang == "en" else None
-    return WhisperRecognizer(pack, model=model, second=second)
+    third, missing = moonshine_engine()
+    recognizer = WhisperRecognizer(pack, model=model, second=second, third=third)
+    if missing:
+        recognizer.description += f" (no third opinion: {missing})"
+    return recognizer
+
+
+def moonshine_engine() -> tuple[MoonshineEngine | None, str | None]:
+    """Moonshine base-en for the Whisper recogniser's third opinion, or None and why not (None, None:
+    turned off with ``VOICEHOST_MOONSHINE=off``)."""
+    from voicehost.listen.recognize.moonshine import MoonshineEngine, disabled
+
+    if disabled():
+        return None, None
+    try:
+        return MoonshineEngine(), None
+    except ModelError as error:
+        return None, str(error)
 
 
 def _vosk_model_for(lang: str, models_dir: Path | None) -> Path | None:

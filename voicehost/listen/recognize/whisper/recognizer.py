@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import combinations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -55,6 +55,9 @@ from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
 from voicehost.listen.recognize.whisper.features import HOP, RATE, log_mel
 from voicehost.listen.vocab import VocabPack, normalize
 
+if TYPE_CHECKING:
+    from voicehost.listen.recognize.moonshine import MoonshineEngine
+
 FUSION = {
     "sphinx_weight": 1.0,
     "bias": 5.0,
@@ -71,6 +74,12 @@ FUSION = {
     "sphinx_ceiling": 2.0,
     "distinct_spread": 1.8,
     "distinct_penalty": 4.0,
+    "moonshine_weight": 1.0,
+    "moonshine_shift": 6.0,
+    "moonshine_floor": -10.0,
+    "moonshine_low": -10.0,
+    "moonshine_high": 5.0,
+    "moonshine_top": 1.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {
@@ -92,6 +101,11 @@ pre-emphasis tried, alone and together; this pair's median was best and cheapest
 SPREAD_FRAMES = 3
 """Loudest frames of a burst whose cepstra stand for it in :func:`burst_spread`."""
 COUNT_SLACK = 4.0
+THIRD_SEATS = 4
+"""The most seats a live table may have for Moonshine's third opinion: it costs CPU on every
+close call. One race in 20 dB babble (seed 8) took 0.69 CPU s per s of audio with it at 4 seats,
+0.95 at 5, 1.24 at 6 and 1.08 at 8 (0.62 without): beyond 4 seats live play would fall behind
+(README, "Hearing the shouts", item 14)."""
 """Nats under the best phrase within which the burst count of a repeated word wins."""
 
 
@@ -133,6 +147,9 @@ class Candidate:
     different words (:func:`burst_spread`)."""
     score: float = 0.0
     """The fused score (≥ 0: accepted)."""
+    moonshine: float | None = None
+    """Moonshine's ratio, nats under its own transcription (None: not asked; -inf: the segment was
+    asked about, this candidate was not among the ``moonshine_top`` best, and counts as the floor)."""
     looks: tuple[float, ...] = ()
     """Whisper's ratio at each of :data:`LOOK_SPEEDS` when the segment had a second look (``ratio``
     is then the median of the first ratio and these); empty otherwise."""
@@ -153,6 +170,8 @@ class Evidence:
     template: TemplateMatch | None = None
     """How the shout compares with its player's enrolment takes (None: not enrolled)."""
     candidates: tuple[Candidate, ...] = field(default=())
+    moonshine_text: str | None = None
+    """Moonshine's own transcription (None: it was not asked)."""
 
 
 class WhisperRecognizer:
@@ -169,6 +188,7 @@ class WhisperRecognizer:
         templates: Templates | None = None,
         second: SecondOpinion | None = None,
         stock: StockTakes | None = None,
+        third: MoonshineEngine | None = None,
     ) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
@@ -182,6 +202,10 @@ class WhisperRecognizer:
         self.second = second
         """PocketSphinx for English (None: Whisper alone)."""
         self.description = self.engine.description + (", fused with PocketSphinx" if second is not None else "")
+        self.third = third
+        """Moonshine base for English (None: not installed, or ``VOICEHOST_MOONSHINE=off``)."""
+        if third is not None:
+            self.description += f" and {third.description}"
         self.stock = stock
         """Stock takes for players who did not enrol (None, as shipped: see :mod:`..enrol`)."""
         if stock is not None:
@@ -192,6 +216,15 @@ class WhisperRecognizer:
                     f"this one {size}): make them again with python -m tools.stock_takes"
                 )
             self.description += f", stock takes of {len(stock.voices)} voices"
+
+    def fit_seats(self, seats: int) -> str | None:
+        """Drop the third opinion for a table of more than :data:`THIRD_SEATS` seats (live play
+        must keep up); the reason, or None when nothing changed."""
+        if self.third is None or seats <= THIRD_SEATS:
+            return None
+        self.third = None
+        self.description = self.description.replace(" and Moonshine base-en", "")
+        return f"Moonshine's third opinion is off for {seats} seats: it keeps up with {THIRD_SEATS} at most"
 
     def enrol(self, folders: dict[str, Path]) -> None:
         """Load the players' enrolment takes (player → folder of ``WORD-N.wav``)."""
@@ -266,11 +299,36 @@ class WhisperRecognizer:
         for candidate in candidates.values():
             candidate.score = self._fused(candidate, assumed=assumed)
         best = max(candidates.values(), key=lambda c: c.score)
+        heard = None
+        if self.third is not None and self.setting("fusion", "moonshine_low") <= best.score <= self.setting(
+            "fusion", "moonshine_high"
+        ):
+            heard = self._third_opinion(isolated, spoken, candidates, assumed)
+            best = max(candidates.values(), key=lambda c: c.score)
         if self.setting("fusion", "look_min") <= best.score <= self.setting("fusion", "look_max"):
             best = self._second_look(isolated, spoken, candidates, analysis, assumed)
         return Evidence(
-            self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values())
+            self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values()), heard
         )
+
+    def _third_opinion(
+        self,
+        isolated: np.ndarray,
+        spoken: dict[str, tuple[str, ...]],
+        candidates: dict[str, Candidate],
+        assumed: float | None,
+    ) -> str:
+        """Moonshine scores the ``moonshine_top`` best candidates (only where the decision is not
+        clear either way: ``moonshine_low`` ≤ best fused score ≤ ``moonshine_high``); the others
+        count as its floor. Its transcription is returned."""
+        assert self.third is not None
+        ranked = sorted(candidates.values(), key=lambda c: c.score, reverse=True)
+        asked = [c.phrase for c in ranked[: int(self.setting("fusion", "moonshine_top"))] if c.phrase in spoken]
+        ratios, text = self.third.ratios(isolated, {p: spoken[p] for p in asked})
+        for candidate in candidates.values():
+            candidate.moonshine = ratios.get(candidate.phrase, -math.inf)
+            candidate.score = self._fused(candidate, assumed=assumed)
+        return text
 
     def _shape(self, phrase: str, cepstra: Callable[[], list[np.ndarray]]) -> float:
         """``-distinct_penalty`` when ``phrase`` ends in a word said n ≥ 2 times ("bam bam bam") but
@@ -371,8 +429,19 @@ class WhisperRecognizer:
             if math.isfinite(candidate.ratio)
             else self.setting("fusion", "ratio_floor")
         )
+        third = 0.0
+        if candidate.moonshine is not None:
+            heard = max(min(candidate.moonshine, 0.0), self.setting("fusion", "moonshine_floor"))
+            third = self.setting("fusion", "moonshine_weight") * (heard + self.setting("fusion", "moonshine_shift"))
         if self.second is None:
-            return ratio + self.setting("fusion", "bias_alone") + candidate.bonus + candidate.context + candidate.shape
+            return (
+                ratio
+                + self.setting("fusion", "bias_alone")
+                + candidate.bonus
+                + candidate.context
+                + candidate.shape
+                + third
+            )
         sphinx = candidate.sphinx if candidate.sphinx is not None else self.setting("fusion", "sphinx_floor")
         if assumed is not None and candidate.sphinx is None:
             sphinx = assumed
@@ -383,6 +452,7 @@ class WhisperRecognizer:
             + candidate.bonus
             + candidate.context
             + candidate.shape
+            + third
         )
 
     def _decide(self, best: Candidate) -> Recognition:
