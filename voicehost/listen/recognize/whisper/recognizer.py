@@ -101,12 +101,12 @@ pre-emphasis tried, alone and together; this pair's median was best and cheapest
 SPREAD_FRAMES = 3
 """Loudest frames of a burst whose cepstra stand for it in :func:`burst_spread`."""
 COUNT_SLACK = 4.0
+"""Nats under the best phrase within which the burst count of a repeated word wins."""
 THIRD_SEATS = 4
 """The most seats a live table may have for Moonshine's third opinion: it costs CPU on every
 close call. One race in 20 dB babble (seed 8) took 0.69 CPU s per s of audio with it at 4 seats,
 0.95 at 5, 1.24 at 6 and 1.08 at 8 (0.62 without): beyond 4 seats live play would fall behind
 (README, "Hearing the shouts", item 14)."""
-"""Nats under the best phrase within which the burst count of a repeated word wins."""
 
 
 class Opinion(Protocol):
