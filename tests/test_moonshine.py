@@ -76,6 +76,19 @@ def test_no_phrases_still_transcribes(moonshine: MoonshineEngine) -> None:
     assert ratios == {} and heard == "Donkey."
 
 
+@pytest.mark.parametrize("text", ["donkey", "hello", "bim bam bum"])
+def test_the_greedy_search_reads_the_scored_runs_as_the_decoder_would(moonshine: MoonshineEngine, text: str) -> None:
+    """The transcription read off the scoring run (where it follows a written form) and continued
+    by the decoder (where it leaves them) is the one the decoder alone finds, to the log
+    probability: "Donkey." is a form of donkey, "hello" leaves every animal at once."""
+    hidden = moonshine.encode(clip(text).samples)
+    forms = [moonshine.tokenizer.encode(w) for a in ANIMALS for w in written_forms(a)]
+    alone = moonshine.transcribe(hidden)
+    read = moonshine.transcribe(hidden, moonshine.score_runs(hidden, forms))
+    assert read[0] == alone[0] and read[1] == pytest.approx(alone[1], abs=1e-3)
+    assert moonshine.score_runs(hidden, forms).row([999_999]) is None
+
+
 def test_a_close_decision_hears_the_third_opinion(whisper: WhisperRecognizer) -> None:
     """A segment whose fused score lies in [moonshine_low, moonshine_high] gets Moonshine's ratio
     on every candidate, and its score is the fused score with w × (max(min(ratio, 0), floor) +

@@ -192,35 +192,37 @@ class MoonshineEngine:
                     cache[name] = past[name]
         return logits, cache
 
-    def transcribe(self, hidden: np.ndarray) -> tuple[list[int], float]:
-        """Moonshine's greedy transcription of an encoded segment: tokens and log probability."""
+    def transcribe(self, hidden: np.ndarray, known: "ScoredRuns | None" = None) -> tuple[list[int], float]:
+        """Moonshine's greedy transcription of an encoded segment: tokens and log probability.
+        ``known`` (from :meth:`score_runs` on the same ``hidden``) holds the decoder's output along
+        token sequences already run: while the greedy path follows one of them its next token is
+        read off that run instead of a decoder step (a shout's transcription usually is one of the
+        phrase's written forms, or nothing), and the decoder runs only from where it leaves them."""
         tokens: list[int] = []
         total = 0.0
         past: dict[str, Any] | None = None
-        current = np.array([[BOS]], dtype=np.int64)
         for _ in range(MAX_TOKENS):
-            logits, past = self._step(current, hidden, past)
-            token = int(np.argmax(logits[0, -1]))
-            total += float(logits[0, -1, token])
+            row = known.row(tokens) if known is not None and past is None else None
+            if row is None:
+                if past is None:  # leaving the known runs: the decoder catches up in one call
+                    logits, past = self._step(np.array([[BOS, *tokens]], dtype=np.int64), hidden, None)
+                else:
+                    logits, past = self._step(np.array([[tokens[-1]]], dtype=np.int64), hidden, past)
+                row = logits[0, -1]
+            token = int(np.argmax(row))
+            total += float(row[token])
             if token == EOS:
                 break
             tokens.append(token)
-            current = np.array([[token]], dtype=np.int64)
         return tokens, total
 
-    def log_probabilities(self, hidden: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[float]:
-        """log P(tokens, then end of text) for each token sequence, in one batched decoder call.
-        A sequence that begins another ("Cat" of "Cat.") is read off the longer one's run."""
+    def score_runs(self, hidden: np.ndarray, sequences: Sequence[Sequence[int]]) -> "ScoredRuns":
+        """The decoder run once, batched, along each token sequence (then end of text). A sequence
+        that begins another ("Cat" of "Cat.") is read off the longer one's run."""
         unique = sorted({tuple(s) for s in sequences}, key=len, reverse=True)
         runs: list[tuple[int, ...]] = []
-        home: dict[tuple[int, ...], int] = {}
         for sequence in unique:
-            for k, run in enumerate(runs):
-                if run[: len(sequence)] == sequence:
-                    home[sequence] = k
-                    break
-            else:
-                home[sequence] = len(runs)
+            if not any(run[: len(sequence)] == sequence for run in runs):
                 runs.append(sequence)
         length = max(len(r) for r in runs) + 1
         ids = np.full((len(runs), length), EOS, dtype=np.int64)
@@ -228,19 +230,17 @@ class MoonshineEngine:
         for k, run in enumerate(runs):
             ids[k, 1 : len(run) + 1] = run
         logits, _ = self._step(ids, hidden, None)
-        out = []
-        for wanted in sequences:
-            row = logits[home[tuple(wanted)]]
-            said = sum(float(row[i, t]) for i, t in enumerate(wanted))
-            out.append(said + float(row[len(wanted), EOS]))
-        return out
+        return ScoredRuns(runs, logits)
+
+    def log_probabilities(self, hidden: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[float]:
+        """log P(tokens, then end of text) for each token sequence, in one batched decoder call."""
+        return self.score_runs(hidden, sequences).log_probabilities(sequences)
 
     def ratios(self, samples: np.ndarray, phrases: dict[str, Sequence[str]]) -> tuple[dict[str, float], str]:
         """For each phrase (id → its spoken forms), the log probability of its likeliest written
         form minus that of Moonshine's own transcription (nats, ≤ 0 unless the greedy search
         missed a likelier text); and that transcription."""
         hidden = self.encode(samples)
-        own, own_score = self.transcribe(hidden)
         owners: list[str] = []
         sequences: list[list[int]] = []
         for phrase, forms in phrases.items():
@@ -248,8 +248,38 @@ class MoonshineEngine:
                 for written in written_forms(form):
                     owners.append(phrase)
                     sequences.append(self.tokenizer.encode(written))
+        known = self.score_runs(hidden, sequences) if sequences else None
+        own, own_score = self.transcribe(hidden, known)
         best: dict[str, float] = {}
-        if sequences:
-            for phrase, score in zip(owners, self.log_probabilities(hidden, sequences)):
+        if known is not None:
+            for phrase, score in zip(owners, known.log_probabilities(sequences)):
                 best[phrase] = max(best.get(phrase, -np.inf), score - own_score)
         return best, self.tokenizer.decode(own)
+
+
+class ScoredRuns:
+    """The decoder's log probabilities along token sequences run in one batch (see
+    :meth:`MoonshineEngine.score_runs`): row ``i`` of a run follows its first ``i`` tokens."""
+
+    def __init__(self, runs: Sequence[tuple[int, ...]], logits: np.ndarray) -> None:
+        self.runs = list(runs)
+        self.logits = logits
+
+    def row(self, prefix: Sequence[int]) -> np.ndarray | None:
+        """Log probabilities of the token after BOS + ``prefix``, if a run begins with ``prefix``."""
+        wanted = tuple(prefix)
+        for k, run in enumerate(self.runs):
+            if len(run) >= len(wanted) and run[: len(wanted)] == wanted:
+                out: np.ndarray = self.logits[k, len(wanted)]
+                return out
+        return None
+
+    def log_probabilities(self, sequences: Sequence[Sequence[int]]) -> list[float]:
+        """log P(tokens, then end of text) for each of ``sequences`` (each begins a run)."""
+        out = []
+        for wanted in sequences:
+            k = next(k for k, run in enumerate(self.runs) if run[: len(wanted)] == tuple(wanted))
+            row = self.logits[k]
+            said = sum(float(row[i, t]) for i, t in enumerate(wanted))
+            out.append(said + float(row[len(wanted), EOS]))
+        return out
