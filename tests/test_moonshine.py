@@ -160,27 +160,6 @@ def test_the_tokenizer_falls_back_to_bytes() -> None:
     assert tokens.decode(tokens.encode("b")) == "b"
 
 
-def test_a_large_table_goes_without_it(whisper: WhisperRecognizer) -> None:
-    """Live play must keep up: a table of more than THIRD_SEATS seats drops the third opinion
-    (make_listener says so in one line); up to that, it stays."""
-    from voicehost.listen.recognize.whisper.recognizer import THIRD_SEATS
-
-    def fresh() -> WhisperRecognizer:
-        return WhisperRecognizer(
-            whisper.pack, whisper.engine, whisper.tuning, second=whisper.second, third=whisper.third
-        )
-
-    kept = fresh()
-    assert kept.fit_seats(THIRD_SEATS) is None and kept.third is not None
-    dropped = fresh()
-    why = dropped.fit_seats(THIRD_SEATS + 2)
-    assert (
-        why == f"Moonshine's third opinion is off for {THIRD_SEATS + 2} seats: it keeps up with {THIRD_SEATS} at most"
-    )
-    assert dropped.third is None and "Moonshine" not in dropped.description
-    assert dropped.evidence(clip("bum"), PHRASES).moonshine_text is None
-
-
 def test_its_known_cost_a_synthetic_bim_bam_bum_is_asked_back(whisper: WhisperRecognizer) -> None:
     """Moonshine writes nothing for the committed espeak-ng "bim bam bum" (its ratio falls to the
     floor): the shout Whisper and PocketSphinx accept becomes a question with the right phrase,

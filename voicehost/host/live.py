@@ -90,11 +90,6 @@ def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[
     from voicehost.models.engine import user_recognizer
 
     recognizer = user_recognizer(listen.lang, listen.engine, listen.model)
-    fit = getattr(recognizer, "fit_seats", None)
-    if fit is not None:
-        why = fit(len(seats))
-        if why:
-            print(f"({why})", file=stdout)
     enrolled = {
         name: listen.enrolment / name
         for name in seats

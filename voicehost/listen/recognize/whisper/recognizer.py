@@ -102,11 +102,6 @@ SPREAD_FRAMES = 3
 """Loudest frames of a burst whose cepstra stand for it in :func:`burst_spread`."""
 COUNT_SLACK = 4.0
 """Nats under the best phrase within which the burst count of a repeated word wins."""
-THIRD_SEATS = 4
-"""The most seats a live table may have for Moonshine's third opinion: it costs CPU on every
-close call. One race in 20 dB babble (seed 8) took 0.69 CPU s per s of audio with it at 4 seats,
-0.95 at 5, 1.24 at 6 and 1.08 at 8 (0.62 without): beyond 4 seats live play would fall behind
-(README, "Hearing the shouts", item 14)."""
 
 
 class Opinion(Protocol):
@@ -216,15 +211,6 @@ class WhisperRecognizer:
                     f"this one {size}): make them again with python -m tools.stock_takes"
                 )
             self.description += f", stock takes of {len(stock.voices)} voices"
-
-    def fit_seats(self, seats: int) -> str | None:
-        """Drop the third opinion for a table of more than :data:`THIRD_SEATS` seats (live play
-        must keep up); the reason, or None when nothing changed."""
-        if self.third is None or seats <= THIRD_SEATS:
-            return None
-        self.third = None
-        self.description = self.description.replace(" and Moonshine base-en", "")
-        return f"Moonshine's third opinion is off for {seats} seats: it keeps up with {THIRD_SEATS} at most"
 
     def enrol(self, folders: dict[str, Path]) -> None:
         """Load the players' enrolment takes (player → folder of ``WORD-N.wav``)."""
