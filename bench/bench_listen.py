@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import sys
 import tempfile
 import time
@@ -34,7 +35,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as voicehost/__init__.py sets it, before NumPy loads
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

@@ -15,7 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, TextIO
 
-import pytest
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as voicehost/__init__.py sets it, before NumPy loads
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _TABLE = None

@@ -45,6 +45,9 @@ from voicehost.listen.onset import OnsetConfig, OnsetDetector
 from voicehost.listen.ranking import ranked, shout_from, slap_shout
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    from voicehost.listen.helper import Helper
     from voicehost.listen.sources import Recording
 
 SLAP = "slap"
@@ -142,6 +145,9 @@ class Listener:
     echo: EchoConfig = field(default_factory=EchoConfig)
     likely: Sequence[str] = ()
     """Phrases the game expects now (:meth:`set_phrases`)."""
+    helper: Helper | None = None
+    """A second recogniser in its own process (:mod:`.helper`): it takes every other sound of a
+    cluster, so a race's sounds are recognised two at a time. The decisions are the same."""
 
     def __post_init__(self) -> None:
         if len(set(self.seats)) != len(self.seats):
@@ -154,6 +160,8 @@ class Listener:
         self._unjudged: list[_Unjudged] = []
         self._ignored: list[_Span] = []
         self._cancellers: dict[SeatName, EchoCanceller] = {}
+        self._futures: dict[int, Future[Recognition]] = {}
+        """id of an unjudged item → the helper's recognition of it."""
         if self.reference is not None:
             self.use_reference(self.reference)
 
@@ -259,6 +267,7 @@ class Listener:
                 events = tuple(o.event for o in owned_events)
                 moment = (tuple(self.phrases), tuple(self.likely))
                 self._unjudged.extend(_Unjudged(o, events, *moment, self._is_ignored(o.event)) for o in owned_events)
+                self._hand_out()
                 if not self._unjudged:
                     continue  # nothing in the cluster has an owner of its own
             item = self._unjudged.pop(0)
@@ -319,19 +328,32 @@ class Listener:
         owned, event = item.owned, item.owned.event
         decision = Decision(event, None, segment_start=owned.start)
         self.decisions.append(decision)
-        if item.ignored:
-            decision.reason = "ignored"
-        elif event.kind is EventKind.NOISE:
-            decision.reason = "noise"
-        elif event.kind is EventKind.SLAP and SLAP in item.phrases:
+        route = _route(item)
+        if route == "slap":
             decision.shout = slap_shout(event)
-        elif event.kind is EventKind.SLAP and not item.phrases:
-            decision.reason = "not_allowed"
-        else:
-            # A voice event, or something impulsive while only words count: a shout that starts
-            # with a hard plosive ("best one ...") can look like a slap, so the recogniser decides.
+        elif route == "words":
             self._recognise(item, decision)
+        else:
+            decision.reason = route
         return decision.shout
+
+    def _hand_out(self) -> None:
+        """Give every other sound that the recogniser will be asked about to the helper (the
+        listener takes the first itself: the verdict waits for it)."""
+        if self.helper is None:
+            return
+        asked = [item for item in self._unjudged if id(item) not in self._futures]
+        requests = [(item, r) for item in asked if _route(item) == "words" for r in [self._request(item)] if r]
+        for item, (segment, spoken, likely) in requests[1::2]:
+            future = self.helper.submit(segment, spoken, likely)
+            if future is None:
+                return
+            self._futures[id(item)] = future
+
+    def close(self) -> None:
+        """Stop the helper process, if any (the listener then recognises everything itself)."""
+        if self.helper is not None:
+            self.helper.close()
 
     def _is_ignored(self, event: AcousticEvent) -> bool:
         """An event heard before the listener knew the host was talking then (live spans arrive
@@ -345,20 +367,32 @@ class Listener:
             for span in self._ignored
         )
 
-    def _recognise(self, item: _Unjudged, decision: Decision) -> None:
-        owned, event, cfg = item.owned, item.owned.event, self.config
+    def _request(self, item: _Unjudged) -> tuple[Segment, list[str], list[str]] | None:
+        """The segment, allowed phrases and expected phrases the recogniser is asked about for
+        ``item``; None when it is not asked (too long, or no phrase allowed: :meth:`_recognise`)."""
+        owned, event = item.owned, item.owned.event
         spoken = [p for p in item.phrases if p != SLAP]
-        if event.end - event.onset > cfg.max_shout:
-            decision.reason = "too_long"
-            return
-        if not spoken or self.recognizer is None:
-            decision.reason = "not_allowed"
-            return
-        segment = Segment(event, owned.samples, self.onset.rate, owned.start)
+        if event.end - event.onset > self.config.max_shout or not spoken or self.recognizer is None:
+            return None
         likely = [p for p in item.likely if p in spoken]
-        recognition = (
-            self.recognizer.recognize(segment, spoken, likely) if likely else self.recognizer.recognize(segment, spoken)
-        )
+        return Segment(event, owned.samples, self.onset.rate, owned.start), spoken, likely
+
+    def _recognise(self, item: _Unjudged, decision: Decision) -> None:
+        event, cfg = item.owned.event, self.config
+        request = self._request(item)
+        if request is None:
+            decision.reason = "too_long" if event.end - event.onset > cfg.max_shout else "not_allowed"
+            return
+        segment, spoken, likely = request
+        assert self.recognizer is not None
+        future = self._futures.pop(id(item), None)
+        recognition = self.helper.result(future) if future is not None and self.helper is not None else None
+        if recognition is None:
+            recognition = (
+                self.recognizer.recognize(segment, spoken, likely)
+                if likely
+                else self.recognizer.recognize(segment, spoken)
+            )
         decision.recognition = recognition
         uncertain = (
             recognition.phrase is None
@@ -388,6 +422,23 @@ def _level(shout: Shout) -> float | None:
     return shout.level_db
 
 
+def _route(item: _Unjudged) -> str:
+    """How ``item`` is judged: 'words' (the recogniser decides), 'slap', or the reason it is no
+    shout ('ignored', 'noise', 'not_allowed')."""
+    event = item.owned.event
+    if item.ignored:
+        return "ignored"
+    if event.kind is EventKind.NOISE:
+        return "noise"
+    if event.kind is EventKind.SLAP and SLAP in item.phrases:
+        return "slap"
+    if event.kind is EventKind.SLAP and not item.phrases:
+        return "not_allowed"
+    # A voice event, or something impulsive while only words count: a shout that starts with a
+    # hard plosive ("best one ...") can look like a slap, so the recogniser decides.
+    return "words"
+
+
 def listen_to(
     recording: "Recording",
     recognizer: Recognizer | None,
@@ -397,14 +448,21 @@ def listen_to(
     block_frames: int = 4096,
     progress: Callable[[float, float], None] | None = None,
     config: ListenConfig | None = None,
+    helper: Helper | None = None,
 ) -> tuple[list[Shout], Listener]:
     """Replay a whole recording through a new :class:`Listener` on a simulated clock (as fast as
-    the machine allows); return the ranked shouts and the listener (for its decisions)."""
+    the machine allows); return the ranked shouts and the listener (for its decisions). With a
+    ``helper`` (:mod:`.helper`) the same decisions come sooner."""
     from voicehost.clock import SimClock
     from voicehost.listen.sources import FileSource
 
     listener = Listener(
-        recording.seats, recognizer, phrases, offsets=dict(offsets or {}), config=config or ListenConfig()
+        recording.seats,
+        recognizer,
+        phrases,
+        offsets=dict(offsets or {}),
+        config=config or ListenConfig(),
+        helper=helper,
     )
     clock = SimClock()
     shouts: list[Shout] = []

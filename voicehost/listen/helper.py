@@ -1,0 +1,115 @@
+"""A second recogniser in a process of its own, for the machine's second core.
+
+The sounds of a race are judged one after the other, in onset order, and a shout's verdict waits
+for the recognition of every sound judged before it. PocketSphinx and our NumPy Whisper decoder
+keep Python's global interpreter lock while they work, so a second thread would not run beside
+the listener (two threads recognising 16 clips took 0.95x the time of one, 2026-12-03); a second
+process does. :class:`Helper` starts one at once (it loads its own models while the game begins,
+a few seconds) and takes every other sound of a cluster from then on (:class:`~.pipeline.Listener`).
+
+Its answers are the ones the listener's own recogniser would give (the same models, the same
+inputs, no state carried between sounds), so only the timing changes. If the process cannot
+start or dies, :meth:`Helper.submit` returns None from then on, the listener recognises
+everything itself, and :attr:`Helper.failed` says why in one line.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Callable, Sequence
+
+from voicehost.listen.messages import Recognition, Recognizer, Segment
+
+ENV_VAR = "VOICEHOST_HELPER"
+"""``off``: no helper process (everything is recognised in the listener's own thread)."""
+
+_recognizer: Recognizer | None = None
+"""The helper process's recogniser (set by :func:`_start`)."""
+
+
+def disabled() -> bool:
+    """True when ``$VOICEHOST_HELPER`` is ``off``."""
+    return os.environ.get(ENV_VAR, "").strip().lower() == "off"
+
+
+def _start(build: Callable[[], Recognizer]) -> None:
+    global _recognizer
+    _recognizer = build()
+
+
+def _ready() -> str:
+    assert _recognizer is not None
+    return str(getattr(_recognizer, "description", _recognizer.name))
+
+
+def _recognise(segment: Segment, phrases: Sequence[str], likely: Sequence[str]) -> Recognition:
+    assert _recognizer is not None
+    if likely:
+        return _recognizer.recognize(segment, phrases, likely)
+    return _recognizer.recognize(segment, phrases)
+
+
+class Helper:
+    """One recogniser in a separate process, built there by ``build`` (a picklable callable:
+    a module-level function or a :func:`functools.partial` of one)."""
+
+    def __init__(self, build: Callable[[], Recognizer]) -> None:
+        self.failed: str | None = None
+        """Why the helper stopped (None while it works)."""
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_start, initargs=(build,)
+        )
+        self._ready: Future[str] = self._pool.submit(_ready)
+
+    def ready(self, timeout: float | None = None) -> bool:
+        """Whether the helper has its models (waiting up to ``timeout`` seconds; None: until it
+        has them or failed)."""
+        if self._pool is None:
+            return False
+        try:
+            self._ready.result(timeout)
+        except TimeoutError:
+            return False
+        except Exception as error:  # the process died or its recogniser did not build
+            self._fail(f"the helper recogniser did not start: {_reason(error)}")
+            return False
+        return True
+
+    def submit(
+        self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()
+    ) -> Future[Recognition] | None:
+        """Recognise ``segment`` in the helper process; None while it is still loading its models,
+        or after it failed (the caller recognises the segment itself)."""
+        if self._pool is None or not self._ready.done() or not self.ready(0):
+            return None
+        try:
+            return self._pool.submit(_recognise, segment, tuple(phrases), tuple(likely))
+        except Exception as error:  # a broken pool refuses new work
+            self._fail(f"the helper recogniser stopped: {_reason(error)}")
+            return None
+
+    def result(self, future: Future[Recognition]) -> Recognition | None:
+        """The helper's answer, or None when it failed (it is then not used again)."""
+        try:
+            return future.result()
+        except Exception as error:
+            self._fail(f"the helper recogniser stopped: {_reason(error)}")
+            return None
+
+    def _fail(self, why: str) -> None:
+        if self.failed is None:
+            self.failed = why
+        self.close()
+
+    def close(self) -> None:
+        """Stop the process (work not started yet is dropped)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
