@@ -48,6 +48,7 @@ from voicehost.listen.pipeline import Decision, listen_to  # noqa: E402
 from voicehost.listen.sources import Recording  # noqa: E402
 
 if TYPE_CHECKING:
+    from voicehost.listen.helper import Helper
     from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 
 GAPS_MS = (5, 10, 20, 30, 50, 100)
@@ -428,23 +429,25 @@ def listen_timed(
     from voicehost.listen.pipeline import ListenConfig, Listener
     from voicehost.listen.sources import FileSource
 
-    listener = Listener(recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain))
+    listener = Listener(
+        recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain), helper=HELPER
+    )
     listener.set_phrases(phrases, likely)
     out: list[tuple[Shout, float]] = []
     cpu = 0.0
     busy = 0.0
     for chunk in FileSource(recording, block).blocks():
-        t0 = time.process_time()
+        t0 = CLOCK()
         shouts = listener.feed(chunk)
-        spent = time.process_time() - t0
+        spent = CLOCK() - t0
         cpu += spent
         now = (chunk.start_frame + chunk.samples.shape[0]) / chunk.rate
         busy = max(now, busy) + spent
         done = busy if queued else now + spent
         out.extend((sh, done - sh.end) for sh in shouts)
-    t0 = time.process_time()
+    t0 = CLOCK()
     final = listener.flush()
-    spent = time.process_time() - t0
+    spent = CLOCK() - t0
     cpu += spent
     done = max(recording.duration, busy) + spent if queued else recording.duration + spent
     out.extend((sh, done - sh.end) for sh in final)
@@ -455,6 +458,11 @@ def listen_timed(
 
 QUEUED = False
 """--queued: latencies as a one-worker live listener has them (see :func:`listen_timed`)."""
+HELPER: "Helper | None" = None
+"""--helper: the listener's helper recogniser (a second process; listen/helper.py)."""
+CLOCK: Callable[[], float] = time.process_time
+"""What a feed call's cost is measured with: CPU time, or with --helper or --wall the wall clock
+(the helper's work runs in another process, on the other core; the machine must be idle)."""
 
 
 def miss_reasons(
@@ -917,6 +925,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "while an earlier one is being worked on (without: the block's own CPU time only)",
     )
     parser.add_argument(
+        "--helper",
+        action="store_true",
+        help="the listener gets a helper recogniser in a second process (as live tables have it); "
+        "costs are then wall-clock time, so run it on an idle machine (implies --wall)",
+    )
+    parser.add_argument(
+        "--wall",
+        action="store_true",
+        help="measure each feed call's cost with the wall clock instead of CPU time (compare with --helper)",
+    )
+    parser.add_argument(
         "--stock",
         nargs="?",
         const="",
@@ -944,8 +963,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="engines for the real-time factor, ENGINE[:LANG] or none (default none,sphinx,vosk:ko)",
     )
     args = parser.parse_args(argv)
-    global QUEUED
+    global QUEUED, HELPER, CLOCK
     QUEUED = args.queued
+    if args.helper or args.wall:
+        CLOCK = time.perf_counter
 
     work = args.work or Path(tempfile.mkdtemp(prefix="voicehost-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -974,6 +995,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def make(fixture: fx.Fixture, game: str) -> Recognizer:
             return shared
+
+    if args.helper:
+        from functools import partial
+
+        from voicehost.listen.helper import Helper, user_recognizer
+
+        if args.oracle or args.enrol or args.stock is not None:
+            parser.error("--helper builds the plain recogniser: not with --oracle, --enrol or --stock")
+        HELPER = Helper(partial(user_recognizer, "en", args.engine, None, {}))
+        if not HELPER.ready():
+            parser.error(str(HELPER.failed))
 
     if args.heldout or args.tune:
         from tools.synth import ENGLISH_VOICES, HELDOUT_ENGLISH_VOICES

@@ -212,7 +212,10 @@ class AudioInput:
                 return []
 
     def close(self) -> None:
-        """Finish the recording (if any)."""
+        """Finish the recording (if any) and stop the listener's helper process (if any)."""
+        stop = getattr(self.listener, "close", None)
+        if stop is not None:
+            stop()
         if self.recorder is not None:
             self._apply_spans()
             self.recorder.close()

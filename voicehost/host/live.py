@@ -84,8 +84,15 @@ def session_settings(settings: PlaySettings, listen: ListenSettings) -> dict[str
     }
 
 
-def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO) -> Any:
-    """The listening pipeline with the recogniser for the language (built once, shared by all seats)."""
+def make_listener(
+    seats: tuple[str, ...], listen: ListenSettings, offsets: dict[str, float], stdout: TextIO, helper: bool = False
+) -> Any:
+    """The listening pipeline with the recogniser for the language (built once, shared by all seats);
+    ``helper`` (live tables): a second recogniser in its own process takes every other sound of a
+    race (listen/helper.py; ``VOICEHOST_HELPER=off`` turns it off)."""
+    from functools import partial
+
+    from voicehost.listen import helper as helpers
     from voicehost.listen.pipeline import ListenConfig, Listener
     from voicehost.models.engine import user_recognizer
 
@@ -101,7 +108,12 @@ def make_listener(seats: tuple[str, ...], listen: ListenSettings, offsets: dict[
     elif enrolled:
         print(f"(enrolment takes in {listen.enrolment} are not used: {recognizer.name} cannot use them)", file=stdout)
     print(f"(listening with {getattr(recognizer, 'description', recognizer.name)})", file=stdout, flush=True)
-    return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True))
+    second = None
+    if helper and not helpers.disabled():
+        takes = {name: str(folder) for name, folder in enrolled.items()}
+        model = str(listen.model) if listen.model else None
+        second = helpers.Helper(partial(helpers.user_recognizer, listen.lang, listen.engine, model, takes))
+    return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True), helper=second)
 
 
 def listening_phrases(flow: Any) -> list[str]:
@@ -191,7 +203,7 @@ def build_live(
     log = EventLogWriter(settings.log) if settings.log else None
     recorder = SessionRecorder(record, table.names, 16000, session_settings(settings, listen)) if record else None
     source = LiveSource(table.live_inputs(), clock)
-    listener = make_listener(table.names, listen, table.latencies, stdout)
+    listener = make_listener(table.names, listen, table.latencies, stdout, helper=True)
     holder: dict[str, Any] = {}
     audio = AudioInput(
         listener,
@@ -308,6 +320,9 @@ class LiveMicrophones:
         self.source.stop()
         self.audio.close()
         self.summary = [device_summary(s) for s in stats]
+        helper = getattr(self.audio.listener, "helper", None)
+        if helper is not None and helper.failed:
+            self.summary.append(f"{helper.failed}; the listener recognised everything itself")
         for line in self.summary:
             print(f"(microphones: {line})", file=self.stdout, flush=True)
         for sink in self.speakers:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Callable, Sequence
 
@@ -25,8 +26,27 @@ from voicehost.listen.messages import Recognition, Recognizer, Segment
 ENV_VAR = "VOICEHOST_HELPER"
 """``off``: no helper process (everything is recognised in the listener's own thread)."""
 
+NICE = 10
+"""The helper process's scheduling niceness (higher: it yields to everything else)."""
+
 _recognizer: Recognizer | None = None
 """The helper process's recogniser (set by :func:`_start`)."""
+_failure: str | None = None
+"""Why the helper process has no recogniser."""
+
+
+def user_recognizer(lang: str, engine: str, model: str | None, enrolled: dict[str, str]) -> Recognizer:
+    """The recogniser a live table uses (:func:`voicehost.models.engine.user_recognizer`), with the
+    players' enrolment takes (player → folder): what :class:`Helper` builds in its process."""
+    from pathlib import Path
+
+    from voicehost.models.engine import user_recognizer as build
+
+    recognizer: Recognizer = build(lang, engine, Path(model) if model else None)
+    enrol = getattr(recognizer, "enrol", None)
+    if enrolled and enrol is not None:
+        enrol({name: Path(folder) for name, folder in enrolled.items()})
+    return recognizer
 
 
 def disabled() -> bool:
@@ -35,17 +55,29 @@ def disabled() -> bool:
 
 
 def _start(build: Callable[[], Recognizer]) -> None:
-    global _recognizer
-    _recognizer = build()
+    """The helper process's start: it never prints (a failure is told to the listener by
+    :func:`_ready`) and leaves Ctrl-C to the listener's process, which stops it."""
+    global _recognizer, _failure
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:  # the helper only ever takes spare time: audio, speech and the listener itself come first
+        os.nice(NICE)
+    except OSError:
+        pass
+    try:
+        _recognizer = build()
+    except Exception as error:  # any failure to build: the listener goes on alone
+        _failure = _reason(error)
 
 
 def _ready() -> str:
-    assert _recognizer is not None
+    if _recognizer is None:
+        raise RuntimeError(_failure or "no recogniser")
     return str(getattr(_recognizer, "description", _recognizer.name))
 
 
 def _recognise(segment: Segment, phrases: Sequence[str], likely: Sequence[str]) -> Recognition:
-    assert _recognizer is not None
+    if _recognizer is None:
+        raise RuntimeError(_failure or "no recogniser")
     if likely:
         return _recognizer.recognize(segment, phrases, likely)
     return _recognizer.recognize(segment, phrases)
@@ -73,7 +105,7 @@ class Helper:
         except TimeoutError:
             return False
         except Exception as error:  # the process died or its recogniser did not build
-            self._fail(f"the helper recogniser did not start: {_reason(error)}")
+            self._fail(f"the helper recogniser did not start: {_reason(error, remote=True)}")
             return False
         return True
 
@@ -110,6 +142,9 @@ class Helper:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _reason(error: BaseException) -> str:
+def _reason(error: BaseException, remote: bool = False) -> str:
+    """One line for ``error`` (``remote``: raised by :func:`_ready` with the helper's own line)."""
     text = str(error).strip().splitlines()
+    if remote and isinstance(error, RuntimeError) and text:
+        return text[0]
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__

@@ -162,6 +162,8 @@ class Listener:
         self._cancellers: dict[SeatName, EchoCanceller] = {}
         self._futures: dict[int, Future[Recognition]] = {}
         """id of an unjudged item → the helper's recognition of it."""
+        self.helped = 0
+        """Sounds the helper recognised."""
         if self.reference is not None:
             self.use_reference(self.reference)
 
@@ -387,7 +389,9 @@ class Listener:
         assert self.recognizer is not None
         future = self._futures.pop(id(item), None)
         recognition = self.helper.result(future) if future is not None and self.helper is not None else None
-        if recognition is None:
+        if recognition is not None:
+            self.helped += 1
+        else:
             recognition = (
                 self.recognizer.recognize(segment, spoken, likely)
                 if likely

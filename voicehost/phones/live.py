@@ -264,7 +264,7 @@ def build_phones(
             )
         log = _open_log(settings)
         recorder = SessionRecorder(record, players, 16000, session_settings(settings, listen)) if record else None
-        listener = make_listener(players, listen, table.latencies, stdout)
+        listener = make_listener(players, listen, table.latencies, stdout, helper=True)
         audio = AudioInput(
             listener,
             source.read,

@@ -1,0 +1,101 @@
+"""The helper recogniser in its own process (voicehost.listen.helper): the same decisions as the
+listener alone on committed recordings (real decoding in both processes), and a helper that
+cannot start or dies leaves the listener to recognise everything itself, with one line saying why.
+(How much sooner the decisions come is measured in bench/, not here.)"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tools.listen_fixtures import read_fixture
+from voicehost.commands.rank import game_phrases
+from voicehost.listen.fake import FakeRecognizer
+from voicehost.listen.helper import Helper, user_recognizer
+from voicehost.listen.messages import Recognizer
+from voicehost.listen.pipeline import listen_to
+from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "audio_fixtures"
+
+
+def broken() -> Recognizer:
+    """A recogniser that cannot be built (as a missing model would be, in the helper's process)."""
+    raise RuntimeError("no model here")
+
+
+def nothing() -> Recognizer:
+    """A recogniser that hears nothing (for the failure tests: what it says does not matter)."""
+    return FakeRecognizer(lambda segment: None, name="nothing")
+
+
+@pytest.fixture(scope="module")
+def helper() -> Helper:
+    helper = Helper(functools.partial(user_recognizer, "en", "whisper", None, {}))
+    assert helper.ready(120), helper.failed
+    yield helper
+    helper.close()
+
+
+@pytest.mark.parametrize(("name", "raced"), [("race4_babble20", True), ("race3_pink20", True), ("slaps_pink20", False)])
+def test_the_helper_gives_the_listeners_own_decisions(
+    whisper: WhisperRecognizer, helper: Helper, name: str, raced: bool
+) -> None:
+    """In a race it recognises a sound beside the listener; slaps need no recogniser."""
+    fixture = read_fixture(FIXTURES / f"{name}.json")
+    phrases = game_phrases(str(fixture.manifest["game"]), "en")
+    recording = fixture.load()
+    alone, by_one = listen_to(recording, whisper, phrases)
+    together, by_two = listen_to(recording, whisper, phrases, helper=helper)
+    assert [(s.player, s.phrase, s.onset) for s in together] == [(s.player, s.phrase, s.onset) for s in alone]
+    assert [(d.reason, d.recognition) for d in by_two.decisions] == [
+        (d.reason, d.recognition) for d in by_one.decisions
+    ]
+    assert (by_two.helped >= 1) == raced and by_one.helped == 0
+    assert helper.failed is None
+
+
+def test_a_helper_that_cannot_start_says_why_and_the_listener_goes_on(whisper: WhisperRecognizer) -> None:
+    helper = Helper(broken)
+    assert not helper.ready(120)
+    assert helper.failed == "the helper recogniser did not start: RuntimeError: no model here"
+    fixture = read_fixture(FIXTURES / "race4_babble20.json")
+    phrases = game_phrases(str(fixture.manifest["game"]), "en")
+    alone, _ = listen_to(fixture.load(), whisper, phrases)
+    together, listener = listen_to(fixture.load(), whisper, phrases, helper=helper)
+    assert together == alone and listener.helped == 0
+
+
+def test_a_helper_that_dies_is_not_asked_again() -> None:
+    from tests.test_moonshine import clip
+
+    helper = Helper(nothing)
+    assert helper.ready(120)
+    pids = list(helper._pool._processes) if helper._pool is not None else []  # type: ignore[attr-defined]
+    assert len(pids) == 1
+    os.kill(pids[0], signal.SIGKILL)
+    future = helper.submit(clip("cat"), ["cat"])
+    result = helper.result(future) if future is not None else None
+    assert result is None and helper.failed is not None and "stopped" in helper.failed
+    assert helper.submit(clip("cat"), ["cat"]) is None
+
+
+def test_a_live_listener_gets_a_helper_unless_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """make_listener: live tables (helper=True) get one, replays do not, VOICEHOST_HELPER=off none."""
+    import io
+
+    from voicehost.host.live import ListenSettings, make_listener
+
+    settings = ListenSettings("en", "sphinx")
+    live = make_listener(("Anna", "Ben"), settings, {}, io.StringIO(), helper=True)
+    try:
+        assert live.helper is not None and live.helper.ready(120), live.helper.failed
+    finally:
+        live.close()
+    assert make_listener(("Anna", "Ben"), settings, {}, io.StringIO()).helper is None
+    monkeypatch.setenv("VOICEHOST_HELPER", "off")
+    assert make_listener(("Anna", "Ben"), settings, {}, io.StringIO(), helper=True).helper is None
