@@ -616,7 +616,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
             if verdict.size
             else ""
         )
-        + f", CPU {cpu / max(audio, 1e-9):.3f} s per s of audio"
+        + (", wall clock" if CLOCK is time.perf_counter else ", CPU")
+        + f" {cpu / max(audio, 1e-9):.3f} s per s of audio"
     )
     if total.likely_expected:
         other_expected = (
