@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,30 @@ def test_a_live_listener_gets_a_helper_unless_turned_off(monkeypatch: pytest.Mon
     assert make_listener(("Anna", "Ben"), settings, {}, io.StringIO()).helper is None
     monkeypatch.setenv("VOICEHOST_HELPER", "off")
     assert make_listener(("Anna", "Ben"), settings, {}, io.StringIO(), helper=True).helper is None
+
+
+def test_closing_stops_a_helper_still_loading_its_models() -> None:
+    """Quitting a short game must not wait for the helper to finish loading (Python joins a pool's
+    processes at exit): close() ends the process at once."""
+    helper = Helper(slow)
+    assert helper._pool is not None
+    deadline = time.monotonic() + 60
+    while not helper._pool._processes and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.05)
+    (worker,) = helper._pool._processes.values()  # type: ignore[attr-defined]
+    helper.close()
+    worker.join(10)
+    assert not worker.is_alive()
+    assert helper.submit(clip_of("cat"), ["cat"]) is None
+
+
+def slow() -> Recognizer:
+    """A recogniser that takes a minute to build (as loading models on a busy machine may)."""
+    time.sleep(60)
+    return nothing()
+
+
+def clip_of(text: str):  # type: ignore[no-untyped-def]
+    from tests.test_moonshine import clip
+
+    return clip(text)

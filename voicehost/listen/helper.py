@@ -136,10 +136,16 @@ class Helper:
         self.close()
 
     def close(self) -> None:
-        """Stop the process (work not started yet is dropped)."""
+        """Stop the process now: its work is dropped, and a process still loading its models does
+        not hold up the program's exit (Python waits for a pool's processes at exit)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        if pool is None:
+            return
+        workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
 
 
 def _reason(error: BaseException, remote: bool = False) -> str:
