@@ -17,7 +17,7 @@ from tools.listen_fixtures import read_fixture
 from voicehost.commands.rank import game_phrases
 from voicehost.listen.fake import FakeRecognizer
 from voicehost.listen.helper import Helper, user_recognizer
-from voicehost.listen.messages import Recognizer
+from voicehost.listen.messages import Recognizer, Segment
 from voicehost.listen.pipeline import listen_to
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 
@@ -127,3 +127,26 @@ def clip_of(text: str):  # type: ignore[no-untyped-def]
     from tests.test_moonshine import clip
 
     return clip(text)
+
+
+def stuck_on(segment: Segment) -> str | None:
+    """A recogniser that never answers (as a deadlocked helper would not)."""
+    time.sleep(3600)
+    return None
+
+
+def stuck() -> Recognizer:
+    return FakeRecognizer(stuck_on, name="stuck")
+
+
+def test_a_stuck_helper_does_not_hang_the_listener(whisper: WhisperRecognizer) -> None:
+    """The listener waits ``patience`` seconds for an answer, then stops the helper, says why and
+    recognises the sound itself: the same decisions as alone."""
+    helper = Helper(stuck, patience=1.0)
+    assert helper.ready(120)
+    fixture = read_fixture(FIXTURES / "race4_babble20.json")
+    phrases = game_phrases(str(fixture.manifest["game"]), "en")
+    alone, _ = listen_to(fixture.load(), whisper, phrases)
+    together, listener = listen_to(fixture.load(), whisper, phrases, helper=helper)
+    assert together == alone and listener.helped == 0
+    assert helper.failed == "the helper recogniser stopped: no answer in 1 s"

@@ -26,6 +26,9 @@ from voicehost.listen.messages import Recognition, Recognizer, Segment
 ENV_VAR = "VOICEHOST_HELPER"
 """``off``: no helper process (everything is recognised in the listener's own thread)."""
 
+PATIENCE = 20.0
+"""Seconds to wait for one answer (a sound takes well under a second; a helper that is this late
+is stuck, and the listener must not hang with it)."""
 NICE = 10
 """The helper process's scheduling niceness (higher: it yields to everything else)."""
 
@@ -87,9 +90,12 @@ class Helper:
     """One recogniser in a separate process, built there by ``build`` (a picklable callable:
     a module-level function or a :func:`functools.partial` of one)."""
 
-    def __init__(self, build: Callable[[], Recognizer]) -> None:
+    def __init__(self, build: Callable[[], Recognizer], patience: float = PATIENCE) -> None:
         self.failed: str | None = None
         """Why the helper stopped (None while it works)."""
+        self.patience = patience
+        """Seconds the listener waits for one answer before it stops the helper and recognises
+        the sound itself."""
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_start, initargs=(build,)
         )
@@ -123,9 +129,15 @@ class Helper:
             return None
 
     def result(self, future: Future[Recognition]) -> Recognition | None:
-        """The helper's answer, or None when it failed (it is then not used again)."""
+        """The helper's answer, or None when it failed or took longer than :attr:`patience` (it is
+        then not used again)."""
+        if self._pool is None:  # it failed or was closed: what it had not answered is not waited for
+            return None
         try:
-            return future.result()
+            return future.result(self.patience)
+        except TimeoutError:
+            self._fail(f"the helper recogniser stopped: no answer in {self.patience:g} s")
+            return None
         except Exception as error:
             self._fail(f"the helper recogniser stopped: {_reason(error)}")
             return None
