@@ -1000,11 +1000,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.helper:
         from functools import partial
 
-        from voicehost.listen.helper import Helper, user_recognizer
+        from voicehost.listen.helper import Helper, table_recognizer
 
         if args.oracle or args.enrol or args.stock is not None:
             parser.error("--helper builds the plain recogniser: not with --oracle, --enrol or --stock")
-        HELPER = Helper(partial(user_recognizer, "en", args.engine, None, {}))
+        HELPER = Helper(partial(table_recognizer, "en", args.engine, None, {}))
         if not HELPER.ready():
             parser.error(str(HELPER.failed))
 

@@ -16,7 +16,7 @@ import pytest
 from tools.listen_fixtures import read_fixture
 from voicehost.commands.rank import game_phrases
 from voicehost.listen.fake import FakeRecognizer
-from voicehost.listen.helper import Helper, user_recognizer
+from voicehost.listen.helper import Helper, table_recognizer
 from voicehost.listen.messages import Recognizer, Segment
 from voicehost.listen.pipeline import listen_to
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
@@ -36,7 +36,7 @@ def nothing() -> Recognizer:
 
 @pytest.fixture(scope="module")
 def helper() -> Helper:
-    helper = Helper(functools.partial(user_recognizer, "en", "whisper", None, {}))
+    helper = Helper(functools.partial(table_recognizer, "en", "whisper", None, {}))
     assert helper.ready(120), helper.failed
     yield helper
     helper.close()

@@ -94,25 +94,19 @@ def make_listener(
 
     from voicehost.listen import helper as helpers
     from voicehost.listen.pipeline import ListenConfig, Listener
-    from voicehost.models.engine import user_recognizer
 
-    recognizer = user_recognizer(listen.lang, listen.engine, listen.model)
     enrolled = {
         name: listen.enrolment / name
         for name in seats
         if listen.enrolment is not None and (listen.enrolment / name).is_dir()
     }
-    enrol = getattr(recognizer, "enrol", None)
-    if enrolled and enrol is not None:
-        enrol(enrolled)
-    elif enrolled:
+    recognizer = helpers.table_recognizer(listen.lang, listen.engine, listen.model, enrolled)
+    if enrolled and getattr(recognizer, "enrol", None) is None:
         print(f"(enrolment takes in {listen.enrolment} are not used: {recognizer.name} cannot use them)", file=stdout)
     print(f"(listening with {getattr(recognizer, 'description', recognizer.name)})", file=stdout, flush=True)
     second = None
     if helper and not helpers.disabled():
-        takes = {name: str(folder) for name, folder in enrolled.items()}
-        model = str(listen.model) if listen.model else None
-        second = helpers.Helper(partial(helpers.user_recognizer, listen.lang, listen.engine, model, takes))
+        second = helpers.Helper(partial(helpers.table_recognizer, listen.lang, listen.engine, listen.model, enrolled))
     return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True), helper=second)
 
 

@@ -19,7 +19,8 @@ import multiprocessing
 import os
 import signal
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
 
 from voicehost.listen.messages import Recognition, Recognizer, Segment
 
@@ -38,17 +39,16 @@ _failure: str | None = None
 """Why the helper process has no recogniser."""
 
 
-def user_recognizer(lang: str, engine: str, model: str | None, enrolled: dict[str, str]) -> Recognizer:
-    """The recogniser a live table uses (:func:`voicehost.models.engine.user_recognizer`), with the
-    players' enrolment takes (player → folder): what :class:`Helper` builds in its process."""
-    from pathlib import Path
+def table_recognizer(lang: str, engine: str, model: Path | None, enrolled: Mapping[str, Path]) -> Recognizer:
+    """The recogniser of a table (:func:`voicehost.models.engine.user_recognizer`) with the players'
+    enrolment takes (player → folder) when it can use them: what ``make_listener`` builds for the
+    listener, and :class:`Helper` again in its process."""
+    from voicehost.models.engine import user_recognizer
 
-    from voicehost.models.engine import user_recognizer as build
-
-    recognizer: Recognizer = build(lang, engine, Path(model) if model else None)
+    recognizer: Recognizer = user_recognizer(lang, engine, model)
     enrol = getattr(recognizer, "enrol", None)
     if enrolled and enrol is not None:
-        enrol({name: Path(folder) for name, folder in enrolled.items()})
+        enrol(dict(enrolled))
     return recognizer
 
 
@@ -120,7 +120,7 @@ class Helper:
     ) -> Future[Recognition] | None:
         """Recognise ``segment`` in the helper process; None while it is still loading its models,
         or after it failed (the caller recognises the segment itself)."""
-        if self._pool is None or not self._ready.done() or not self.ready(0):
+        if self._pool is None or not self.ready(0):
             return None
         try:
             return self._pool.submit(_recognise, segment, tuple(phrases), tuple(likely))
