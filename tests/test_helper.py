@@ -102,17 +102,25 @@ def test_a_live_listener_gets_a_helper_unless_turned_off(monkeypatch: pytest.Mon
     assert make_listener(("Anna", "Ben"), settings, {}, io.StringIO(), helper=True).helper is None
 
 
-def test_closing_stops_a_helper_still_loading_its_models() -> None:
+@pytest.mark.parametrize("sigterm", [signal.SIG_DFL, signal.SIG_IGN], ids=["sigterm-default", "sigterm-ignored"])
+def test_closing_stops_a_helper_still_loading_its_models(sigterm: signal.Handlers) -> None:
     """Quitting a short game must not wait for the helper to finish loading (Python joins a pool's
-    processes at exit): close() ends the process at once."""
-    helper = Helper(slow)
+    processes at exit): close() ends the process at once, also when it was started by a process
+    that ignores SIGTERM (the helper inherits that; CI failed so on 2026-12-03)."""
+    previous = signal.signal(signal.SIGTERM, sigterm)
+    try:
+        helper = Helper(slow)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert helper._pool is not None
     deadline = time.monotonic() + 60
     while not helper._pool._processes and time.monotonic() < deadline:  # type: ignore[attr-defined]
         time.sleep(0.05)
     (worker,) = helper._pool._processes.values()  # type: ignore[attr-defined]
     helper.close()
-    worker.join(10)
+    deadline = time.monotonic() + 10  # the pool's own thread may reap it too: ask until it is gone
+    while worker.is_alive() and time.monotonic() < deadline:
+        worker.join(0.1)
     assert not worker.is_alive()
     assert helper.submit(clip_of("cat"), ["cat"]) is None
 

@@ -62,6 +62,7 @@ def _start(build: Callable[[], Recognizer]) -> None:
     :func:`_ready`) and leaves Ctrl-C to the listener's process, which stops it."""
     global _recognizer, _failure
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # stoppable even when started by a process ignoring it
     try:  # the helper only ever takes spare time: audio, speech and the listener itself come first
         os.nice(NICE)
     except OSError:
@@ -155,9 +156,9 @@ class Helper:
             return
         workers = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
+        for worker in workers:  # SIGKILL: SIGTERM may be ignored (a parent's ignored signals are
+            if worker.is_alive():  # inherited), and the helper keeps nothing worth saving
+                worker.kill()
 
 
 def _reason(error: BaseException, remote: bool = False) -> str:
