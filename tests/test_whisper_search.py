@@ -50,3 +50,44 @@ def test_leading_to_marks_the_paths_of_the_kept_phrases_only() -> None:
     first = trie.children[0][1]
     assert nodes == {first, trie.children[first][2]}
     assert _leading_to(trie, frozenset()) == set()
+
+
+def test_rows_that_extend_the_last_calls_rows_compute_only_their_new_token(
+    whisper: WhisperRecognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search's rows grow by one token a step: with the stored keys and values of the last
+    call's rows (``Prefixes``), each new row runs the decoder on its last token only, and the
+    distributions are the full recomputation's (within float rounding)."""
+    import numpy as np
+
+    from voicehost.listen.recognize.whisper.decoder import Prefixes
+
+    engine = whisper.engine
+    decoder = engine.decoder
+    segment = clip("cat")
+    cross = decoder.cross(engine.encode(whisper._isolated(segment.samples, segment)))
+    prefix = list(engine.prefix)
+    cat, dog = engine.tokenizer.encode(" Cat"), engine.tokenizer.encode(" Dog")
+    shapes: list[tuple[int, ...]] = []
+    forward = decoder._forward
+
+    def spy(tokens, cross, past=None):  # type: ignore[no-untyped-def]
+        shapes.append(tokens.shape)
+        return forward(tokens, cross, past)
+
+    monkeypatch.setattr(decoder, "_forward", spy)
+    known = Prefixes()
+    steps = [
+        [prefix, prefix],
+        [prefix + cat[:1], prefix + dog[:1]],
+        [prefix + cat[:1] + [engine.tokenizer.specials.end]],
+    ]
+    for rows in steps:
+        shapes.clear()
+        fast = decoder.next_log_probs(rows, cross, known)
+        assert set(known.rows) == {tuple(r) for r in rows}
+        new_rows = shapes[:]
+        full = decoder.next_log_probs(rows, cross)
+        np.testing.assert_allclose(fast, full, atol=1e-4)
+        if rows is not steps[0]:
+            assert new_rows == [(len(rows), 1)]  # one decoder run, on the new tokens only

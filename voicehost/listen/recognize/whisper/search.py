@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voicehost.listen.recognize.whisper.decoder import Cross, Decoder
+from voicehost.listen.recognize.whisper.decoder import Cross, Decoder, Prefixes
 from voicehost.listen.recognize.whisper.tokens import PhraseTrie
 
 
@@ -106,9 +106,10 @@ def score_phrases(
     places, and they end only their own phrases (the search for the others stays as it was)."""
     no_speech_score = 0.0
     steps = 0
+    known = Prefixes()
     while free_open or beam or extra:
         rows = ([prefix + free] if free_open else []) + [prefix + tokens for tokens, _, _ in (*beam, *extra)]
-        probs = decoder.next_log_probs(rows, cross)
+        probs = decoder.next_log_probs(rows, cross, known)
         steps += 1
         if steps == 1:
             no_speech_score = float(probs[0][no_speech])
