@@ -33,8 +33,8 @@ class Counted:
     inner: SecondOpinion
     asked: list[str] = field(default_factory=list)
 
-    def opinion(self, segment: Segment, phrases: Sequence[str]) -> Opinion:
-        real = self.inner.opinion(segment, phrases)
+    def opinion(self, segment: Segment, phrases: Sequence[str], known: object = None) -> Opinion:
+        real = self.inner.opinion(segment, phrases, known)
         outer = self
 
         class Counting:
@@ -45,6 +45,9 @@ class Counted:
                 return real.ratio(phrase)
 
         return Counting()
+
+    def parts(self, segment: Segment, phrases: Sequence[str]) -> object:
+        return self.inner.parts(segment, phrases)
 
 
 def with_ceiling(whisper: WhisperRecognizer, ceiling: float) -> tuple[WhisperRecognizer, Counted]:
@@ -106,3 +109,40 @@ def test_the_shipped_ceiling_is_above_every_ratio_seen(
             for phrase in call_of("bum" if "bum" in text else "bam"):
                 ratio = opinion.ratio(phrase)
                 assert ratio is None or ratio < ceiling, (text, phrase, ratio)
+
+
+def test_passes_decoded_elsewhere_give_the_same_opinion_with_fewer_decodes(whisper: WhisperRecognizer) -> None:
+    """The helper process decodes PocketSphinx's hypothesis and phone loop (``parts``) while the
+    listener's Whisper works; the opinion built on them has the same hypothesis and ratios as one
+    decoded here, and decodes only the remaining phrases' own passes."""
+    from voicehost.listen.recognize.sphinx import SphinxRecognizer
+
+    sphinx = whisper.second
+    assert isinstance(sphinx, SphinxRecognizer)
+    decodes: list[str] = []
+    decode = sphinx._decode
+
+    def counted(decoder, search, pcm):  # type: ignore[no-untyped-def]
+        decodes.append(search)
+        return decode(decoder, search, pcm)
+
+    checked = 0
+    for segment, _, text in clips("en"):
+        if text not in TEXTS:
+            continue
+        asked = call_of("bum" if "bum" in text else "bam")
+        plain = sphinx.opinion(segment, PHRASES)
+        here = {p: plain.ratio(p) for p in (*asked, plain.hypothesis or asked[0])}
+        parts = sphinx.parts(segment, PHRASES)
+        sphinx._decode = counted  # type: ignore[method-assign]
+        try:
+            shared = sphinx.opinion(segment, PHRASES, parts)
+            assert shared.hypothesis == plain.hypothesis, text
+            assert {p: shared.ratio(p) for p in here} == here, text
+        finally:
+            del sphinx._decode
+        assert "voicehost-phone-loop" not in decodes, text
+        assert len(decodes) == len(set(here) - set(parts.targets)), (text, decodes)
+        decodes.clear()
+        checked += 1
+    assert checked == len(TEXTS)

@@ -20,9 +20,11 @@ import os
 import signal
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, TypeVar
 
 from voicehost.listen.messages import Recognition, Recognizer, Segment
+
+T = TypeVar("T")
 
 ENV_VAR = "VOICEHOST_HELPER"
 """``off``: no helper process (everything is recognised in the listener's own thread)."""
@@ -87,6 +89,13 @@ def _recognise(segment: Segment, phrases: Sequence[str], likely: Sequence[str]) 
     return _recognizer.recognize(segment, phrases)
 
 
+def _second_parts(segment: Segment, phrases: Sequence[str]) -> object:
+    if _recognizer is None:
+        raise RuntimeError(_failure or "no recogniser")
+    parts = getattr(_recognizer, "second_parts", None)
+    return parts(segment, phrases) if parts is not None else None
+
+
 class Helper:
     """One recogniser in a separate process, built there by ``build`` (a picklable callable:
     a module-level function or a :func:`functools.partial` of one)."""
@@ -129,7 +138,19 @@ class Helper:
             self._fail(f"the helper recogniser stopped: {_reason(error)}")
             return None
 
-    def result(self, future: Future[Recognition]) -> Recognition | None:
+    def second_parts(self, segment: Segment, phrases: Sequence[str]) -> Future[object] | None:
+        """Decode PocketSphinx's share of a sound the listener recognises itself (its hypothesis
+        and phone loop: ``WhisperRecognizer.second_parts``) while the listener's Whisper works on
+        it; None as :meth:`submit`."""
+        if self._pool is None or not self.ready(0):
+            return None
+        try:
+            return self._pool.submit(_second_parts, segment, tuple(phrases))
+        except Exception as error:  # a broken pool refuses new work
+            self._fail(f"the helper recogniser stopped: {_reason(error)}")
+            return None
+
+    def result(self, future: Future[T]) -> T | None:
         """The helper's answer, or None when it failed or took longer than :attr:`patience` (it is
         then not used again)."""
         if self._pool is None:  # it failed or was closed: what it had not answered is not waited for

@@ -164,6 +164,10 @@ class Listener:
         """id of an unjudged item → the helper's recognition of it."""
         self.helped = 0
         """Sounds the helper recognised."""
+        self.shared = 0
+        """Sounds whose PocketSphinx passes the helper decoded while Whisper worked here."""
+        self._shared: list[Future[object]] = []
+        """The helper's last such work (it is idle when that and every handed-out sound are done)."""
         if self.reference is not None:
             self.use_reference(self.reference)
 
@@ -392,11 +396,7 @@ class Listener:
         if recognition is not None:
             self.helped += 1
         else:
-            recognition = (
-                self.recognizer.recognize(segment, spoken, likely)
-                if likely
-                else self.recognizer.recognize(segment, spoken)
-            )
+            recognition = self._recognise_here(segment, spoken, likely)
         decision.recognition = recognition
         uncertain = (
             recognition.phrase is None
@@ -420,6 +420,30 @@ class Listener:
         elif uncertain:
             decision.shout = replace(decision.shout, uncertain=True)
             decision.reason = "uncertain"
+
+    def _recognise_here(self, segment: Segment, spoken: list[str], likely: list[str]) -> Recognition:
+        """This process's recognition of ``segment``. An idle helper decodes the recogniser's second
+        opinion's share meanwhile (PocketSphinx's hypothesis and phone loop, while Whisper works
+        here; the same passes either way, so the same recognition)."""
+        assert self.recognizer is not None
+        parts = getattr(self.recognizer, "second_parts", None)
+        idle = all(f.done() for f in self._futures.values()) and all(f.done() for f in self._shared)
+        future = self.helper.second_parts(segment, spoken) if self.helper and parts and idle else None
+        self._shared[:] = [future] if future is not None else []
+        if future is None:
+            if likely:
+                return self.recognizer.recognize(segment, spoken, likely)
+            return self.recognizer.recognize(segment, spoken)
+        helper = self.helper
+
+        def known() -> object:
+            answer = helper.result(future) if helper is not None else None
+            if answer is not None:
+                self.shared += 1
+            return answer
+
+        recognize: Callable[..., Recognition] = self.recognizer.recognize
+        return recognize(segment, spoken, likely, known=known)
 
 
 def _level(shout: Shout) -> float | None:

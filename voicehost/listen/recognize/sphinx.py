@@ -90,6 +90,20 @@ class SphinxOpinion:
         return self._ratio(normalize(phrase))
 
 
+@dataclass(frozen=True)
+class SphinxParts:
+    """Passes of one segment decoded for an opinion (:meth:`SphinxRecognizer.parts`): picklable,
+    so another process can decode them."""
+
+    hypothesis: str | None
+    targets: Mapping[str, DecodedPass | None]
+    """Phrase → its targets-only pass (None: no path)."""
+    loop: DecodedPass | None
+    """The free phone loop's pass (None: no path, or not decoded: see ``looped``)."""
+    looped: bool
+    """Whether the loop was decoded."""
+
+
 class SphinxRecognizer:
     """A :class:`~voicehost.listen.messages.Recognizer` on PocketSphinx's US-English model."""
 
@@ -230,28 +244,21 @@ class SphinxRecognizer:
             return Verdict(Recognition(None, 0.0, found.words, self.name, "low_confidence"), found.phrase, llr)
         return Verdict(self._accepted(found, llr), found.phrase, llr)
 
-    def opinion(self, segment: Segment, phrases: Sequence[str]) -> SphinxOpinion:
+    def opinion(self, segment: Segment, phrases: Sequence[str], known: SphinxParts | None = None) -> SphinxOpinion:
         """PocketSphinx's view of a segment for another recogniser's decision (Whisper's fusion):
         its own hypothesis among ``phrases`` (the decoy grammar's phrase, else the targets-only
         grammar's), decoded now; the likelihood ratio (nats per frame, see verify.py) of a phrase
-        against one free phone loop, decoded when asked for (:class:`SphinxOpinion`)."""
+        against one free phone loop, decoded when asked for (:class:`SphinxOpinion`). ``known``:
+        the passes :meth:`parts` decoded already for this segment and these phrases (in another
+        process): they are not decoded again."""
         spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
         if not spoken or self._verifier is None or segment.rate != RATE:
             return SphinxOpinion(None, lambda _: None)
         verifier = self._verifier
         pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
-        hypothesis = None
-        if self._screen is not None:
-            hypothesis = self._decided(
-                self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
-            ).phrase
-        targets: dict[str, DecodedPass | None] = {}
-        if hypothesis is None:
-            target = self._decode(verifier, self._search_for(spoken, decoys=False), pcm)
-            hypothesis = self._decided(target, spoken, segment).phrase
-            if hypothesis is not None:
-                targets[hypothesis] = target
-        loops: list[DecodedPass | None] = []
+        parts = known if known is not None else self._hypothesis(spoken, pcm, segment)
+        targets = dict(parts.targets)
+        loops: list[DecodedPass | None] = [parts.loop] if parts.looped else []
         ratios: dict[str, float | None] = {}
 
         def ratio(phrase: str) -> float | None:
@@ -268,7 +275,40 @@ class SphinxRecognizer:
                     ratios[phrase] = likelihood_ratio(target, loop) if target is not None and target.words else None
             return ratios[phrase]
 
-        return SphinxOpinion(hypothesis, ratio)
+        return SphinxOpinion(parts.hypothesis, ratio)
+
+    def parts(self, segment: Segment, phrases: Sequence[str]) -> SphinxParts:
+        """The passes every :meth:`opinion` of a segment that is asked for a ratio decodes: the
+        hypothesis, the free phone loop and the hypothesis's own targets-only pass (decoded in
+        the helper process while the listener's Whisper works; :mod:`voicehost.listen.helper`)."""
+        spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
+        if not spoken or self._verifier is None or segment.rate != RATE:
+            return SphinxParts(None, {}, None, looped=False)
+        pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+        parts = self._hypothesis(spoken, pcm, segment)
+        targets = dict(parts.targets)
+        loop = self._decode(self._verifier, PHONE_LOOP, pcm)
+        if loop is not None and parts.hypothesis is not None and parts.hypothesis not in targets:
+            targets[parts.hypothesis] = self._decode(
+                self._verifier, self._search_for([parts.hypothesis], decoys=False), pcm
+            )
+        return SphinxParts(parts.hypothesis, targets, loop, looped=True)
+
+    def _hypothesis(self, spoken: Sequence[str], pcm: bytes, segment: Segment) -> SphinxParts:
+        """The decoy grammar's phrase, else the targets-only grammar's (with that pass)."""
+        assert self._verifier is not None
+        hypothesis = None
+        if self._screen is not None:
+            hypothesis = self._decided(
+                self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
+            ).phrase
+        targets: dict[str, DecodedPass | None] = {}
+        if hypothesis is None:
+            target = self._decode(self._verifier, self._search_for(spoken, decoys=False), pcm)
+            hypothesis = self._decided(target, spoken, segment).phrase
+            if hypothesis is not None:
+                targets[hypothesis] = target
+        return SphinxParts(hypothesis, targets, None, looped=False)
 
     def _rescue(self, segment: Segment, spoken: Sequence[str], pcm: bytes, rejected: Recognition) -> Verdict:
         """A decoy won: accept the targets-only grammar's phrase anyway when it is one of the

@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import combinations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -120,8 +120,11 @@ class SecondOpinion(Protocol):
     """A second recogniser (PocketSphinx:
     :meth:`~voicehost.listen.recognize.sphinx.SphinxRecognizer.opinion`)."""
 
-    def opinion(self, segment: Segment, phrases: Sequence[str]) -> Opinion:
-        """Its view of ``segment`` among ``phrases``."""
+    def opinion(self, segment: Segment, phrases: Sequence[str], known: Any = None) -> Opinion:
+        """Its view of ``segment`` among ``phrases`` (``known``: what :meth:`parts` decoded of it)."""
+
+    def parts(self, segment: Segment, phrases: Sequence[str]) -> Any:
+        """What every opinion of ``segment`` that is asked for a ratio decodes (picklable)."""
 
 
 @dataclass
@@ -217,10 +220,31 @@ class WhisperRecognizer:
         self.templates = load_templates(folders, self.engine.encode, read_take)
         self.description += f", enrolled: {', '.join(self.templates.players())}"
 
-    def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
+    def recognize(
+        self,
+        segment: Segment,
+        phrases: Sequence[str],
+        likely: Sequence[str] = (),
+        known: Callable[[], object] | None = None,
+    ) -> Recognition:
         """Score ``segment`` against ``phrases`` (canonical ids); accept, ask back, or reject.
-        ``likely`` phrases are always candidates and get the ``context_bonus``."""
-        return self.evidence(segment, phrases, likely).recognition
+        ``likely`` phrases are always candidates and get the ``context_bonus``. ``known``: gives
+        PocketSphinx's :meth:`second_parts` of this segment and these phrases, decoded elsewhere
+        while Whisper worked (None from it: PocketSphinx decodes them here)."""
+        return self.evidence(segment, phrases, likely, known).recognition
+
+    def second_parts(self, segment: Segment, phrases: Sequence[str]) -> object:
+        """PocketSphinx's passes that any of its opinions of ``segment`` decodes (its hypothesis,
+        the phone loop), for :meth:`recognize`'s ``known``: the helper process decodes them while
+        the listener's Whisper works on the same segment. None without PocketSphinx."""
+        if self.second is None:
+            return None
+        return self.second.parts(segment, list(self._spoken(phrases)))
+
+    def _spoken(self, phrases: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Phrase id → its written forms, for the phrases Whisper is asked about."""
+        spoken = {normalize(p): self.pack.spoken_forms(p) for p in phrases}
+        return {p: tuple(forms) for p, forms in spoken.items() if forms and p != "slap"}
 
     def setting(self, table: str, key: str) -> float:
         """A fusion or enrolment setting: tuning.toml's, else the shipped default."""
@@ -228,10 +252,15 @@ class WhisperRecognizer:
         defaults = FUSION if table == "fusion" else TEMPLATE
         return float(values.get(key, defaults[key]))
 
-    def evidence(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Evidence:
+    def evidence(
+        self,
+        segment: Segment,
+        phrases: Sequence[str],
+        likely: Sequence[str] = (),
+        known: Callable[[], object] | None = None,
+    ) -> Evidence:
         """:meth:`recognize` with the evidence it was decided on."""
-        spoken = {normalize(p): self.pack.spoken_forms(p) for p in phrases}
-        spoken = {p: forms for p, forms in spoken.items() if forms and p != "slap"}
+        spoken = self._spoken(phrases)
         if not spoken:
             return Evidence(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None, float("-inf"), 0.0)
         samples = segment.samples if segment.rate == RATE else resample(segment.samples, segment.rate, RATE)
@@ -271,7 +300,7 @@ class WhisperRecognizer:
             and (not expected or phrase in expected)
         )
         if self.second is not None and not clear:
-            opinion = self.second.opinion(segment, list(spoken))
+            opinion = self.second.opinion(segment, list(spoken), known() if known is not None else None)
             if opinion.hypothesis is not None:
                 add(opinion.hypothesis)
             self._consult(opinion, candidates)
