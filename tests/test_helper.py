@@ -154,6 +154,39 @@ def stuck_on(segment: Segment) -> str | None:
     return None
 
 
+class Unhurried(FakeRecognizer):
+    """A recogniser whose share of a sound (``second_parts``) comes far too late."""
+
+    def second_parts(self, segment: Segment, phrases: object) -> object:
+        time.sleep(30)
+        return None
+
+
+def unhurried() -> Recognizer:
+    return Unhurried(lambda segment: None, name="unhurried")
+
+
+def test_a_slow_share_is_done_by_the_listener_itself(whisper: WhisperRecognizer) -> None:
+    """The helper's PocketSphinx passes do not come within ``share_wait``: the listener decodes
+    them itself (the same decisions as alone) and the helper, only slow, stays in use."""
+    fixture = read_fixture(FIXTURES / "coughs_bimbambum.json")
+    phrases = game_phrases(str(fixture.manifest["game"]), "en")
+    helper = Helper(unhurried)
+    try:
+        assert helper.ready(120), helper.failed
+        helper.share_wait = 0.2
+        alone, by_one = listen_to(fixture.load(), whisper, phrases)
+        together, by_two = listen_to(fixture.load(), whisper, phrases, helper=helper)
+        assert [(d.reason, d.recognition) for d in by_two.decisions] == [
+            (d.reason, d.recognition) for d in by_one.decisions
+        ]
+        assert together == alone and by_two.shared == 0 and by_two.helped == 0
+        assert len(by_two._shared) == 1 and not by_two._shared[0].done()  # asked once, still working
+        assert helper.failed is None
+    finally:
+        helper.close()
+
+
 def stuck() -> Recognizer:
     return FakeRecognizer(stuck_on, name="stuck")
 

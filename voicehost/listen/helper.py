@@ -32,6 +32,10 @@ ENV_VAR = "VOICEHOST_HELPER"
 PATIENCE = 20.0
 """Seconds to wait for one answer (a sound takes well under a second; a helper that is this late
 is stuck, and the listener must not hang with it)."""
+SHARE_WAIT = 1.0
+"""Seconds the listener waits for the helper's share of a sound it recognises itself (PocketSphinx's
+passes, a fraction of a second) before it decodes them itself: a busy machine may slow the niced
+helper, and the game must not wait for it."""
 NICE = 10
 """The helper process's scheduling niceness (higher: it yields to everything else)."""
 
@@ -106,6 +110,8 @@ class Helper:
         self.patience = patience
         """Seconds the listener waits for one answer before it stops the helper and recognises
         the sound itself."""
+        self.share_wait = SHARE_WAIT
+        """Seconds the listener waits for the helper's share of a sound it recognises itself."""
         self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_start, initargs=(build,)
         )
@@ -150,14 +156,17 @@ class Helper:
             self._fail(f"the helper recogniser stopped: {_reason(error)}")
             return None
 
-    def result(self, future: Future[T]) -> T | None:
+    def result(self, future: Future[T], wait: float | None = None) -> T | None:
         """The helper's answer, or None when it failed or took longer than :attr:`patience` (it is
-        then not used again)."""
+        then not used again). ``wait``: seconds to wait instead, for work the caller can do itself
+        as well; a helper that is only slower than that is not stopped."""
         if self._pool is None:  # it failed or was closed: what it had not answered is not waited for
             return None
         try:
-            return future.result(self.patience)
+            return future.result(self.patience if wait is None else wait)
         except TimeoutError:
+            if wait is not None:
+                return None
             self._fail(f"the helper recogniser stopped: no answer in {self.patience:g} s")
             return None
         except Exception as error:

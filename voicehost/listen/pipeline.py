@@ -437,7 +437,7 @@ class Listener:
         helper = self.helper
 
         def known() -> object:
-            answer = helper.result(future) if helper is not None else None
+            answer = helper.result(future, wait=helper.share_wait) if helper is not None else None
             if answer is not None:
                 self.shared += 1
             return answer
