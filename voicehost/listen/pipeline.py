@@ -429,7 +429,8 @@ class Listener:
         parts = getattr(self.recognizer, "second_parts", None)
         idle = all(f.done() for f in self._futures.values()) and all(f.done() for f in self._shared)
         future = self.helper.second_parts(segment, spoken) if self.helper and parts and idle else None
-        self._shared[:] = [future] if future is not None else []
+        if future is not None:
+            self._shared[:] = [future]
         if future is None:
             if likely:
                 return self.recognizer.recognize(segment, spoken, likely)
