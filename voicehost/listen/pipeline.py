@@ -429,12 +429,11 @@ class Listener:
         parts = getattr(self.recognizer, "second_parts", None)
         idle = all(f.done() for f in self._futures.values()) and all(f.done() for f in self._shared)
         future = self.helper.second_parts(segment, spoken) if self.helper and parts and idle else None
-        if future is not None:
-            self._shared[:] = [future]
         if future is None:
             if likely:
                 return self.recognizer.recognize(segment, spoken, likely)
             return self.recognizer.recognize(segment, spoken)
+        self._shared[:] = [future]
         helper = self.helper
 
         def known() -> object:
