@@ -136,22 +136,20 @@ class Helper:
     ) -> Future[Recognition] | None:
         """Recognise ``segment`` in the helper process; None while it is still loading its models,
         or after it failed (the caller recognises the segment itself)."""
-        if self._pool is None or not self.ready(0):
-            return None
-        try:
-            return self._pool.submit(_recognise, segment, tuple(phrases), tuple(likely))
-        except Exception as error:  # a broken pool refuses new work
-            self._fail(f"the helper recogniser stopped: {_reason(error)}")
-            return None
+        return self._send(_recognise, segment, tuple(phrases), tuple(likely))
 
     def second_parts(self, segment: Segment, phrases: Sequence[str]) -> Future[object] | None:
         """Decode PocketSphinx's share of a sound the listener recognises itself (its hypothesis
         and phone loop: ``WhisperRecognizer.second_parts``) while the listener's Whisper works on
         it; None as :meth:`submit`."""
+        return self._send(_second_parts, segment, tuple(phrases))
+
+    def _send(self, work: Callable[..., T], *args: object) -> Future[T] | None:
+        """``work(*args)`` in the helper process; None while it loads its models or after it failed."""
         if self._pool is None or not self.ready(0):
             return None
         try:
-            return self._pool.submit(_second_parts, segment, tuple(phrases))
+            return self._pool.submit(work, *args)
         except Exception as error:  # a broken pool refuses new work
             self._fail(f"the helper recogniser stopped: {_reason(error)}")
             return None

@@ -213,7 +213,7 @@ class SphinxRecognizer:
             return Verdict(Recognition(None, 0.0, (), self.name, "out_of_grammar"), None, None)
         if segment.rate != RATE:
             raise ModelError(f"PocketSphinx needs {RATE} Hz audio, got a {segment.rate} Hz segment")
-        pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+        pcm = _pcm(segment)
         if self._screen is not None:
             found = self._decided(
                 self._decode(self._screen, self._search_for(spoken, decoys=True), pcm), spoken, segment
@@ -251,11 +251,11 @@ class SphinxRecognizer:
         against one free phone loop, decoded when asked for (:class:`SphinxOpinion`). ``known``:
         the passes :meth:`parts` decoded already for this segment and these phrases (in another
         process): they are not decoded again."""
-        spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
-        if not spoken or self._verifier is None or segment.rate != RATE:
+        heard = self._for_opinion(segment, phrases)
+        if heard is None or self._verifier is None:
             return SphinxOpinion(None, lambda _: None)
+        spoken, pcm = heard
         verifier = self._verifier
-        pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         parts = known if known is not None else self._hypothesis(spoken, pcm, segment)
         targets = dict(parts.targets)
         loops: list[DecodedPass | None] = [parts.loop] if parts.looped else []
@@ -281,10 +281,10 @@ class SphinxRecognizer:
         """The passes every :meth:`opinion` of a segment that is asked for a ratio decodes: the
         hypothesis, the free phone loop and the hypothesis's own targets-only pass (decoded in
         the helper process while the listener's Whisper works; :mod:`voicehost.listen.helper`)."""
-        spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
-        if not spoken or self._verifier is None or segment.rate != RATE:
+        heard = self._for_opinion(segment, phrases)
+        if heard is None or self._verifier is None:
             return SphinxParts(None, {}, None, looped=False)
-        pcm = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+        spoken, pcm = heard
         parts = self._hypothesis(spoken, pcm, segment)
         targets = dict(parts.targets)
         loop = self._decode(self._verifier, PHONE_LOOP, pcm)
@@ -293,6 +293,13 @@ class SphinxRecognizer:
                 self._verifier, self._search_for([parts.hypothesis], decoys=False), pcm
             )
         return SphinxParts(parts.hypothesis, targets, loop, looped=True)
+
+    def _for_opinion(self, segment: Segment, phrases: Sequence[str]) -> tuple[list[str], bytes] | None:
+        """The spoken phrases and the 16-bit samples an opinion decodes (None: nothing to decode)."""
+        spoken = [normalize(p) for p in phrases if p not in _unspoken(self.pack)]
+        if not spoken or segment.rate != RATE:
+            return None
+        return spoken, _pcm(segment)
 
     def _hypothesis(self, spoken: Sequence[str], pcm: bytes, segment: Segment) -> SphinxParts:
         """The decoy grammar's phrase, else the targets-only grammar's (with that pass)."""
@@ -374,6 +381,12 @@ class SphinxRecognizer:
         if word in _FILLERS or word.startswith("+") or word.startswith("["):
             return None
         return WordTiming(word, seg.start_frame * FRAME, (seg.end_frame + 1) * FRAME, 1.0)
+
+
+def _pcm(segment: Segment) -> bytes:
+    """The segment as PocketSphinx reads it: 16-bit little-endian samples."""
+    pcm: bytes = (np.clip(segment.samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
+    return pcm
 
 
 def _unspoken(pack: VocabPack) -> set[str]:

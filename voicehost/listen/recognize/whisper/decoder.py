@@ -249,7 +249,11 @@ class Decoder:
             for j, n in enumerate(fresh):
                 size = len(rows[n])
                 out[n] = hidden[j, size - 1]
-                stored[tuple(rows[n])] = (tuple(k[j, :, :size] for k in keys), tuple(v[j, :, :size] for v in values))
+                if known is not None:
+                    stored[tuple(rows[n])] = (
+                        tuple(k[j, :, :size] for k in keys),
+                        tuple(v[j, :, :size] for v in values),
+                    )
         if known is not None:
             known.rows = stored
         return out
