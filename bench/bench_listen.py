@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -695,14 +696,118 @@ def enrolled_seats(fixture: fx.Fixture, takes: dict[str, object]) -> object:
     return templates
 
 
+JITTER_SPEED = 0.04
+"""--jitter: each rendering is also played up to this much faster or slower (tape speed: pitch and
+formants move together), since flite and Festival ignore the pitch setting."""
+
+
+class JitterRenderer(fx.Renderer):
+    """--jitter: the fixture renderer, each voice rendering played at a tape speed within ±
+    :data:`JITTER_SPEED` chosen by its (jittered) voice label, so no two shouts of a player sound alike."""
+
+    def speech(self, text: str, voice: object) -> np.ndarray:
+        import zlib
+
+        from voicehost.audio.resample import resample
+
+        samples = super().speech(text, voice)  # type: ignore[arg-type]
+        label = voice.label  # type: ignore[attr-defined]
+        speed = 1.0 + JITTER_SPEED * (2 * (zlib.crc32(label.encode()) % 1001) / 1000 - 1)
+        return np.asarray(resample(samples, int(round(fx.RATE * speed)), fx.RATE), dtype=np.float32)
+
+
+def jittered(scenarios: Sequence[fx.Scenario], seed: int) -> tuple[list[fx.Scenario], dict[str, str]]:
+    """--jitter: every sound's voice jittered anew (tools.clips.vary: pitch ±12, rate ±25 wpm; and the
+    :class:`JitterRenderer`'s tape speed), so a player's shouts are never one rendering twice; also
+    the jittered label → the player's voice (the base voice's label)."""
+    from tools.clips import vary
+
+    rng = np.random.default_rng(seed * 7919 + 13)
+    base_of: dict[str, str] = {}
+    out = []
+    for scenario in scenarios:
+        sounds = []
+        for sound in scenario.sounds:
+            if sound.voice is not None:
+                voice = vary(sound.voice, rng)
+                base_of[voice.label] = sound.voice.label
+                sound = replace(sound, voice=voice)
+            sounds.append(sound)
+        out.append(replace(scenario, sounds=tuple(sounds)))
+    return out, base_of
+
+
+@dataclass
+class Learning:
+    """--learn: takes learned in play, per player (a base voice), over the whole held-out set."""
+
+    base_of: dict[str, str]
+    takes: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    learned: list[tuple[fx.Fixture, str, str, float]] = field(default_factory=list)
+    """(fixture, seat, phrase, onset) of every shout learned."""
+    fixture: fx.Fixture | None = None
+    confirmed: int = 0
+    """Uncertain shouts confirmed (and learned)."""
+
+    def seats(self, fixture: fx.Fixture) -> object:
+        """The fixture's seats with their player's takes so far (None: a fixture of unknown voices)."""
+        from voicehost.listen.recognize.enrol import Templates
+
+        self.fixture = fixture
+        templates = Templates()
+        for sound in fixture.manifest.get("sounds", ()):  # type: ignore[attr-defined]
+            seat, voice = sound.get("seat"), self.base_of.get(str(sound.get("voice")))
+            if seat and voice and seat not in templates.words:
+                templates.words[str(seat)] = self.takes.setdefault(voice, {})  # type: ignore[assignment]
+        return templates if templates.words else None
+
+    def confirm(self, recognizer: object, fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]]) -> None:
+        """The players answer the host's questions: each uncertain shout whose candidate was right
+        (as the recall "+asked back" counts it) is confirmed, and becomes a take."""
+        asked = [s for s, _ in shouts if s.uncertain]
+        if not asked or not self.base_of:
+            return
+        match = fx.match([s.to_json() for s in asked], fixture.expected)
+        for e, f in match.pairs:
+            if f["phrase"] == e["phrase"]:
+                if recognizer.confirm(str(f["player"]), float(f["onset"]), str(f["phrase"])):  # type: ignore[attr-defined]
+                    self.confirmed += 1
+
+    def heard(self, segment: Segment, phrase: str) -> None:
+        assert self.fixture is not None
+        self.learned.append((self.fixture, segment.event.seat, phrase, segment.event.onset))
+
+    def report(self) -> None:
+        """How many shouts were learned, and how many of them were not that player's shout of that phrase."""
+        wrong = talk = 0
+        by_fixture: dict[str, list[dict[str, object]]] = {}
+        fixtures = {}
+        for fixture, seat, phrase, onset in self.learned:
+            by_fixture.setdefault(fixture.name, []).append({"player": seat, "phrase": phrase, "onset": onset})
+            fixtures[fixture.name] = fixture
+        for name, found in by_fixture.items():
+            match = fx.match(found, fixtures[name].expected)
+            bad = len(match.extra) + sum(1 for e, f in match.pairs if f["phrase"] != e["phrase"])
+            wrong += bad
+            talk += bad if "_chatter_" in name else 0
+        takes = sum(len(t) for words in self.takes.values() for t in words.values())
+        print(
+            f"\ntakes learned in play: {len(self.learned)} shouts learned ({takes} word takes kept), "
+            f"{wrong} of them wrong ({talk} from table talk); {self.confirmed} uncertain shouts confirmed "
+            "when asked back and learned"
+        )
+
+
 def run_heldout(
     fixtures: Sequence[fx.Fixture],
     make: Callable[[fx.Fixture, str], Recognizer],
     phrases_for: Callable[[str], tuple[str, ...]],
     title: str,
     context: bool = False,
+    after: Callable[[fx.Fixture, Sequence[tuple[Shout, float]]], None] | None = None,
 ) -> None:
-    """Replay the held-out fixtures (20 ms blocks) and print their table."""
+    """Replay the held-out fixtures (20 ms blocks) and print their table (``after``: called with
+    each fixture and its shouts)."""
     tallies: dict[tuple[str, str], ClassTally] = {}
     cpu = audio = 0.0
     why: dict[str, int] = {}
@@ -714,6 +819,8 @@ def run_heldout(
         shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game), decisions=decisions, likely=likely)
         cpu += spent
         audio += rec.duration
+        if after is not None:
+            after(fixture, shouts)
         score_heldout(fixture, shouts, tallies, likely)
         for reason in miss_reasons(fixture, shouts, decisions):
             why[reason] = why.get(reason, 0) + 1
@@ -920,6 +1027,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "jittered, quiet room); real voices are not (Speech Commands has one take per speaker and word)",
     )
     parser.add_argument(
+        "--jitter",
+        action="store_true",
+        help="--heldout/--tune: every synthetic sound's voice jittered anew (pitch, rate, tape speed), so a "
+        "player never says a word twice alike (the baseline of --learn: the same recordings)",
+    )
+    parser.add_argument(
+        "--learn",
+        action="store_true",
+        help="--heldout/--tune (implies --jitter): the recogniser keeps clearly heard shouts as takes of their "
+        "player (a base voice) through the whole synthetic set, in order; real voices are not learned from "
+        "(their races reuse one clip per speaker and word)",
+    )
+    parser.add_argument(
         "--queued",
         action="store_true",
         help="latency as a live listener has it: one worker takes the blocks in order, so a block waits "
@@ -998,8 +1118,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return shared
 
     if args.helper:
-        from functools import partial
-
         from voicehost.listen.helper import Helper, table_recognizer
 
         if args.oracle or args.enrol or args.stock is not None:
@@ -1023,6 +1141,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         renderer = fx.Renderer()
         scenarios = fx.heldout_set(seed, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, args.rounds)
+        learning = None
+        if args.jitter or args.learn:
+            scenarios, base_of = jittered(scenarios, seed)
+            renderer = JitterRenderer()
+            if args.learn:
+                if args.oracle or args.enrol or not hasattr(shared, "templates"):
+                    parser.error("--learn needs the Whisper recogniser, and not with --enrol or --oracle")
+                learning = Learning(base_of)
+                shared.on_learn = learning.heard  # type: ignore[attr-defined]
+
+                def make(fixture: fx.Fixture, game: str) -> Recognizer:
+                    assert learning is not None
+                    shared.templates = learning.seats(fixture)  # type: ignore[attr-defined]
+                    shared.learn = shared.templates is not None  # type: ignore[attr-defined]
+                    shared._asked.clear()  # type: ignore[attr-defined]  # onsets restart with each recording
+                    return shared
+
         held = []
         for k, scenario in enumerate([] if args.real_only else scenarios, 1):
             held.append(fx.read_fixture(fx.write(renderer.render(scenario), work)))
@@ -1036,9 +1171,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 phrases,
                 f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
                 + (", with the game's context" if args.context else "")
-                + (", every player enrolled" if args.enrol else ""),
+                + (", every player enrolled" if args.enrol else "")
+                + (", voices jittered" if args.jitter or args.learn else "")
+                + (", takes learned in play" if args.learn else ""),
                 args.context,
+                after=None if learning is None else partial(learning.confirm, shared),
             )
+            if learning is not None:
+                learning.report()
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
             run_heldout(

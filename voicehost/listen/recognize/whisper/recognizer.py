@@ -46,6 +46,7 @@ from voicehost.listen.recognize.enrol import (
     StockTakes,
     TemplateMatch,
     Templates,
+    frames_between,
     load_templates,
     match_phrases,
     read_take,
@@ -89,10 +90,16 @@ TEMPLATE = {
     "stock_distance": 0.16,
     "stock_margin": 0.0,
     "stock_bonus": 2.0,
+    "learn_score": 6.0,
+    "learn_ratio": -0.01,
+    "learn_max": 6.0,
 }
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
 DTW cosine distance) and ``margin`` better than any other phrase to add ``bonus`` nats; ``stock_*``
-the same for the stock takes (a player who did not enrol)."""
+the same for the stock takes (a player who did not enrol). Takes learned in play (``learn``):
+a shout accepted with a fused score of at least ``learn_score`` without the takes' own bonus,
+whose phrase Whisper itself wrote (its ratio ≥ ``learn_ratio``), becomes a take of its words while
+the player has fewer than ``learn_max`` takes of the word (enrolled ones included)."""
 ISOLATE: tuple[float, float] | None = (0.08, 0.15)
 """Seconds kept before the onset and after the end of a shout for Whisper (None: the whole segment)."""
 LOOK_SPEEDS = (0.85, 1.15)
@@ -100,6 +107,10 @@ LOOK_SPEEDS = (0.85, 1.15)
 pre-emphasis tried, alone and together; this pair's median was best and cheapest)."""
 SPREAD_FRAMES = 3
 """Loudest frames of a burst whose cepstra stand for it in :func:`burst_spread`."""
+ASKED_KEPT = 16
+"""Uncertain shouts remembered for :meth:`WhisperRecognizer.confirm`."""
+CONFIRM_SLACK = 0.5
+"""Seconds between a confirmed shout's reported onset and its sound's onset."""
 COUNT_SLACK = 4.0
 """Nats under the best phrase within which the burst count of a repeated word wins."""
 
@@ -187,6 +198,7 @@ class WhisperRecognizer:
         second: SecondOpinion | None = None,
         stock: StockTakes | None = None,
         third: MoonshineEngine | None = None,
+        learn: bool = False,
     ) -> None:
         self.pack = pack
         self.engine = engine or WhisperEngine(model)
@@ -214,6 +226,12 @@ class WhisperRecognizer:
                     f"this one {size}): make them again with python -m tools.stock_takes"
                 )
             self.description += f", stock takes of {len(stock.voices)} voices"
+        self.learn = learn
+        """Keep clearly heard shouts as their player's takes (:meth:`_learn`)."""
+        self._asked: list[tuple[str, float, str, list[tuple[str, np.ndarray]]]] = []
+        """Uncertain shouts' takes until the player confirms one: (seat, onset, phrase, word takes)."""
+        self.on_learn: Callable[[Segment, str], None] | None = None
+        """Called with the segment and the phrase each time a shout is learned (benchmarks)."""
 
     def enrol(self, folders: dict[str, Path]) -> None:
         """Load the players' enrolment takes (player → folder of ``WORD-N.wav``)."""
@@ -322,9 +340,73 @@ class WhisperRecognizer:
             best = max(candidates.values(), key=lambda c: c.score)
         if self.setting("fusion", "look_min") <= best.score <= self.setting("fusion", "look_max"):
             best = self._second_look(isolated, spoken, candidates, analysis, assumed)
-        return Evidence(
-            self._decide(best), analysis, best.phrase, best.score, margin, template, tuple(candidates.values()), heard
-        )
+        decided = self._decide(best)
+        if self.learn and decided.phrase is not None and decided.phrase == phrase:
+            self._learn(segment, analysis, best, ratio)
+        elif self.learn and decided.candidate is not None:
+            self._remember_asked(segment, analysis, decided.candidate)
+        return Evidence(decided, analysis, best.phrase, best.score, margin, template, tuple(candidates.values()), heard)
+
+    def _learn(self, segment: Segment, analysis: Analysis, best: Candidate, ratio: float) -> None:
+        """Keep an accepted shout as a take of each of its words by its player (takes learned in
+        play): only a phrase the game expected now (``likely``), that Whisper itself wrote (``ratio``
+        ≥ ``learn_ratio``) and that scored ``learn_score`` without the takes' bonus (so takes never
+        vouch for themselves)."""
+        if ratio < self.setting("template", "learn_ratio") or best.context <= 0.0:
+            return
+        if best.score - best.bonus < self.setting("template", "learn_score"):
+            return
+        assert best.phrase is not None
+        takes = self._word_takes(segment, analysis, best.phrase)
+        if takes:
+            self._keep(segment.event.seat, takes)
+            if self.on_learn is not None:
+                self.on_learn(segment, best.phrase)
+
+    def _word_takes(self, segment: Segment, analysis: Analysis, phrase: str) -> list[tuple[str, np.ndarray]]:
+        """The shout's encoder frames as a take of each word of ``phrase``: a one-word phrase the
+        whole shout, a phrase of several words burst by burst (none when the bursts are not as many
+        as its words)."""
+        start, end, bursts = self._span(segment)
+        words = phrase.split()
+        spans = [(start, end)] if len(words) == 1 else bursts
+        if len(spans) != len(words):
+            return []
+        return [(word, frames_between(analysis.encoded, a, b)) for word, (a, b) in zip(words, spans)]
+
+    def _keep(self, seat: str, takes: list[tuple[str, np.ndarray]]) -> None:
+        """Add learned takes while the player has fewer than ``learn_max`` takes of the word."""
+        if self.templates is None:
+            self.templates = Templates()
+        limit = int(self.setting("template", "learn_max"))
+        for word, frames in takes:
+            if len(self.templates.words.get(seat, {}).get(word, ())) < limit:
+                self.templates.add(seat, word, frames)
+
+    def _remember_asked(self, segment: Segment, analysis: Analysis, phrase: str) -> None:
+        """An uncertain shout the host will ask back about: its takes, kept until :meth:`confirm`."""
+        takes = self._word_takes(segment, analysis, phrase)
+        if takes:
+            self._asked.append((segment.event.seat, segment.event.onset, phrase, takes))
+            del self._asked[:-ASKED_KEPT]
+
+    def confirm(self, seat: str, onset: float, phrase: str) -> bool:
+        """The player confirmed an uncertain shout when asked back ("Ben: cat?" "yes"): the shout of
+        ``seat`` starting within :data:`CONFIRM_SLACK` s of ``onset`` whose candidate was ``phrase``
+        becomes a take of its words (as :meth:`_learn`). False when no such shout is remembered
+        (learning is off, or it was too long ago: the last :data:`ASKED_KEPT` are kept)."""
+        phrase = normalize(phrase)
+        near = [
+            k
+            for k, (who, when, what, _) in enumerate(self._asked)
+            if who == seat and what == phrase and abs(when - onset) <= CONFIRM_SLACK
+        ]
+        if not near:
+            return False
+        k = min(near, key=lambda i: abs(self._asked[i][1] - onset))
+        _, _, _, takes = self._asked.pop(k)
+        self._keep(seat, takes)
+        return True
 
     def _third_opinion(
         self,
@@ -496,14 +578,20 @@ class WhisperRecognizer:
         )
         if not own and stock is None:
             return None
-        start = max(0.0, segment.event.onset - segment.start)
-        end = max(start, segment.event.end - segment.start)
-        bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
+        start, end, bursts = self._span(segment)
         if stock is not None:
             match = match_phrases(stock.templates, STOCK_PLAYER, analysis.encoded, start, end, bursts, phrases)
             return replace(match, stock=True)
         assert self.templates is not None
         return match_phrases(self.templates, seat, analysis.encoded, start, end, bursts, phrases)
+
+    @staticmethod
+    def _span(segment: Segment) -> tuple[float, float, list[tuple[float, float]]]:
+        """The shout's (start, end) and its syllable bursts, seconds from the segment's start."""
+        start = max(0.0, segment.event.onset - segment.start)
+        end = max(start, segment.event.end - segment.start)
+        bursts = [(a - segment.start, b - segment.start) for a, b in segment_bursts(segment) if b - a >= MIN_WORD_BURST]
+        return start, end, bursts
 
     def _counted(
         self, phrase: str, ratio: float, margin: float, analysis: Analysis, segment: Segment
