@@ -16,6 +16,9 @@ pipeline hands it over, fed in 20 ms blocks, including the compute of that block
 --speech-commands, the same for real voices (races and solo shouts of cat/dog, table talk made of
 the 100 other real words). With --enrol every synthetic player has enrolled first (3 takes of each
 shouted word, pitch and rate jittered, quiet room: see voice_takes); real voices cannot be.
+With --learn (tried, off as shipped: README item 19) the recogniser learns takes during play, each
+base voice one player through the whole set; --jitter renders every sound's voice anew (the
+baseline for --learn: the same recordings).
 
 Prints a table: first-shouter accuracy, pairwise order accuracy by onset gap, phrase accuracy,
 onset error (median, p95), false alarms per minute of chatter, real-time factor (CPU seconds

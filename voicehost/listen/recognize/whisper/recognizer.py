@@ -96,9 +96,11 @@ TEMPLATE = {
 }
 """Enrolment settings used when tuning.toml has none: the takes must fit within ``distance`` (mean
 DTW cosine distance) and ``margin`` better than any other phrase to add ``bonus`` nats; ``stock_*``
-the same for the stock takes (a player who did not enrol). Takes learned in play (``learn``):
-a shout accepted with a fused score of at least ``learn_score`` without the takes' own bonus,
-whose phrase Whisper itself wrote (its ratio ≥ ``learn_ratio``), becomes a take of its words while
+the same for the stock takes (a player who did not enrol). Takes learned in play (``learn``: tried,
+off as shipped; README, "Hearing the shouts", item 19):
+a shout the game expected, accepted with a fused score of at least ``learn_score`` without the
+takes' own bonus, whose phrase Whisper itself wrote (its ratio ≥ ``learn_ratio``), or an uncertain
+shout its player confirmed (:meth:`WhisperRecognizer.confirm`), becomes a take of its words while
 the player has fewer than ``learn_max`` takes of the word (enrolled ones included)."""
 ISOLATE: tuple[float, float] | None = (0.08, 0.15)
 """Seconds kept before the onset and after the end of a shout for Whisper (None: the whole segment)."""
