@@ -34,6 +34,7 @@ import os
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -687,13 +688,17 @@ def with_stock(recognizer: object, path: str, work: Path) -> "WhisperRecognizer"
     )
 
 
-def enrolled_seats(fixture: fx.Fixture, takes: dict[str, object]) -> object:
-    """The fixture's seats with their voice's enrolment takes (seats of unknown voices: none)."""
+def enrolled_seats(fixture: fx.Fixture, takes: dict[str, object], base_of: dict[str, str] | None = None) -> object:
+    """The fixture's seats with their voice's enrolment takes (seats of unknown voices: none);
+    ``base_of``: a sound's voice label → the player's (--jitter), whose takes are then made as needed."""
     from voicehost.listen.recognize.enrol import Templates
 
     templates = Templates()
     for sound in fixture.manifest.get("sounds", ()):  # type: ignore[attr-defined]
         seat, voice = sound.get("seat"), sound.get("voice")
+        if base_of is not None and str(voice) in base_of:
+            voice = base_of[str(voice)]
+            takes.setdefault(voice, {})
         if seat and voice in takes and seat not in templates.words:
             templates.words[str(seat)] = takes[voice]  # type: ignore[assignment]
     return templates
@@ -709,8 +714,6 @@ class JitterRenderer(fx.Renderer):
     :data:`JITTER_SPEED` chosen by its (jittered) voice label, so no two shouts of a player sound alike."""
 
     def speech(self, text: str, voice: object) -> np.ndarray:
-        import zlib
-
         from voicehost.audio.resample import resample
 
         samples = super().speech(text, voice)  # type: ignore[arg-type]
@@ -745,7 +748,8 @@ class Learning:
     """--learn: takes learned in play, per player (a base voice), over the whole held-out set."""
 
     base_of: dict[str, str]
-    takes: dict[str, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    takes: dict[str, object] = field(default_factory=dict)
+    """Player (base voice) → word → takes."""
     learned: list[tuple[fx.Fixture, str, str, float]] = field(default_factory=list)
     """(fixture, seat, phrase, onset) of every shout learned."""
     fixture: fx.Fixture | None = None
@@ -754,15 +758,9 @@ class Learning:
 
     def seats(self, fixture: fx.Fixture) -> object:
         """The fixture's seats with their player's takes so far (None: a fixture of unknown voices)."""
-        from voicehost.listen.recognize.enrol import Templates
-
         self.fixture = fixture
-        templates = Templates()
-        for sound in fixture.manifest.get("sounds", ()):  # type: ignore[attr-defined]
-            seat, voice = sound.get("seat"), self.base_of.get(str(sound.get("voice")))
-            if seat and voice and seat not in templates.words:
-                templates.words[str(seat)] = self.takes.setdefault(voice, {})  # type: ignore[assignment]
-        return templates if templates.words else None
+        templates = enrolled_seats(fixture, self.takes, self.base_of)
+        return templates if templates.words else None  # type: ignore[attr-defined]
 
     def confirm(self, recognizer: object, fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]]) -> None:
         """The players answer the host's questions: each uncertain shout whose candidate was right
@@ -773,7 +771,8 @@ class Learning:
         match = fx.match([s.to_json() for s in asked], fixture.expected)
         for e, f in match.pairs:
             if f["phrase"] == e["phrase"]:
-                if recognizer.confirm(str(f["player"]), float(f["onset"]), str(f["phrase"])):  # type: ignore[attr-defined]
+                onset = float(f["onset"])  # type: ignore[arg-type]
+                if recognizer.confirm(str(f["player"]), onset, str(f["phrase"])):  # type: ignore[attr-defined]
                     self.confirmed += 1
 
     def heard(self, segment: Segment, phrase: str) -> None:
@@ -793,7 +792,7 @@ class Learning:
             bad = len(match.extra) + sum(1 for e, f in match.pairs if f["phrase"] != e["phrase"])
             wrong += bad
             talk += bad if "_chatter_" in name else 0
-        takes = sum(len(t) for words in self.takes.values() for t in words.values())
+        takes = sum(len(t) for words in self.takes.values() for t in words.values())  # type: ignore[attr-defined,misc]
         print(
             f"\ntakes learned in play: {len(self.learned)} shouts learned ({takes} word takes kept), "
             f"{wrong} of them wrong ({talk} from table talk); {self.confirmed} uncertain shouts confirmed "
@@ -1156,7 +1155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
                 def make(fixture: fx.Fixture, game: str) -> Recognizer:
                     assert learning is not None
-                    shared.templates = learning.seats(fixture)  # type: ignore[attr-defined]
+                    shared.templates = learning.seats(fixture)
                     shared.learn = shared.templates is not None  # type: ignore[attr-defined]
                     shared._asked.clear()  # type: ignore[attr-defined]  # onsets restart with each recording
                     return shared
