@@ -194,6 +194,24 @@ def test_a_slap_just_after_a_neighbours_leaked_slap_is_a_slap() -> None:
     assert kinds.count(EventKind.SLAP) >= 5, kinds
 
 
+def test_a_clatter_just_before_a_shout_is_its_own_event_and_the_shout_keeps_its_onset() -> None:
+    """A dish clattering (a hit) 0.15-0.3 s before a shout: the two used to be one event, with the
+    clatter's onset and kind (a slap), and the shout was lost (real races over the dishes' noise).
+    Now the hit is an event of its own and the shout keeps its onset and is a voice; a slap that
+    a neighbour's slap follows is still one event (no voice after it)."""
+    rng = np.random.default_rng(9)
+    for k, word in enumerate(("cat", "dog", "pig", "bam", "hen", "donkey")):
+        hit = set_active_level(synth.clap(RATE, rng), -14)
+        clip = set_active_level(synth.render_speech(word, synth.ENGLISH_VOICES[k]), -18)
+        lead = float(rng.uniform(0.15, 0.3))
+        events = _detect(_scene([(1.0 - lead, hit), (1.0, clip)], 3.0, -48, seed=60 + k))
+        assert [e.kind for e in events] == [EventKind.SLAP, EventKind.VOICE], (word, events)
+        assert abs(events[1].onset - 1.0) <= 0.015, (word, events)
+    slaps = [set_active_level(synth.slap(RATE, rng), -16) for _ in range(2)]
+    events = _detect(_scene([(1.0, slaps[0]), (1.2, slaps[1])], 2.5, -50, seed=70))
+    assert len(events) == 1 and events[0].kind is EventKind.SLAP, events
+
+
 def test_every_synthetic_voice_is_voiced() -> None:
     """Speech is classified VOICE (periodic, not a slap even after a sharp 'k') for every synthetic
     voice and several words."""
