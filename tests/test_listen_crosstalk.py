@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tools import synth
-from voicehost.listen.crosstalk import CrosstalkConfig, fit_leak, resolve
+from voicehost.listen.crosstalk import CrosstalkConfig, EventKind, fit_leak, resolve
 from tools.listen_fixtures import set_active_level
 from voicehost.listen.messages import AcousticEvent, SeatName
 from voicehost.listen.onset import OnsetConfig, OnsetDetector
@@ -133,6 +133,28 @@ def test_a_neighbours_leak_after_ones_shout_is_not_a_second_event_of_ones_own(se
     owned = resolve(events, table, {s: 0.0 for s in table.seats}, OnsetConfig())
     assert [o.event.seat for o in owned] == ["Cleo", "Anna", "Ben"], owned
     assert abs(owned[2].event.onset - late) <= 0.01
+
+
+@pytest.mark.parametrize("seed", [12, 13, 14])
+def test_a_clatter_just_before_ones_shout_does_not_carry_the_shout(seed: int) -> None:
+    """A dish clatters at Anna's place 0.2-0.3 s before she shouts: two events of hers, a slap and
+    a voice. The clatter's audio for the recogniser ends where her shout starts (with the usual
+    0.3 s tail it held the shout's start, and the shout was heard twice, first with the clatter's
+    earlier onset); the shout's own audio holds all of the shout."""
+    rng = np.random.default_rng(seed)
+    table = Table(("Anna", "Ben", "Cleo"), 3.0, seed=seed)
+    lead = float(rng.uniform(0.2, 0.3))
+    table.shout(
+        "Anna", set_active_level(synth.clap(RATE, rng), -14), 1.0 - lead, {"Ben": (-12, 0.003), "Cleo": (-16, 0.004)}
+    )
+    word = _word("donkey", seed % 8)
+    table.shout("Anna", word, 1.0, {"Ben": (-12, 0.003), "Cleo": (-14, 0.004)})
+    owned = [o for o in _resolve(table) if o.event.seat == "Anna"]
+    assert [o.event.kind for o in owned] == [EventKind.SLAP, EventKind.VOICE], owned
+    hit, shout = owned
+    assert abs(shout.event.onset - 1.0) <= 0.015, shout.event
+    assert hit.start + len(hit.samples) / RATE <= shout.event.onset + 1e-3, (hit.start, len(hit.samples))
+    assert shout.start + len(shout.samples) / RATE >= 1.0 + len(word) / RATE
 
 
 def test_latency_offsets_are_applied_before_comparing() -> None:

@@ -14,7 +14,8 @@ channel's energy, the seat made a sound of its own, and its onset is found again
 otherwise its event was a leak and is reported once, as ``leaked_to`` of its source. A seat with
 several events in one cluster (a slap after its own yell, a shout while a neighbour talks on) is
 one sound for the fitting; each of its later events is its own only where the cancelled channel
-shows a sound of its own within it.
+shows a sound of its own within it, and its audio (for the kind and for the recogniser) stops
+where its next sound begins.
 
 A sound heard about equally loud everywhere (the table speaker: the host's own voice) has no
 owner and is dropped. Per-seat latency offsets are applied before anything is compared.
@@ -99,7 +100,8 @@ class CrosstalkConfig:
     lead: float = 0.25
     """Seconds of the owner's audio before the onset given to the recogniser."""
     tail: float = 0.3
-    """Seconds of the owner's audio after the end given to the recogniser."""
+    """Seconds of the owner's audio after the end given to the recogniser (less where the seat's
+    next sound of the cluster begins sooner)."""
 
 
 @dataclass(frozen=True)
@@ -189,8 +191,10 @@ def resolve(
         if len(sources) > 1:
             onset = _recheck_onset(clean[seat], signals[seat], onset, rate, cfg, onset_cfg)
         leaked_to = tuple(leaked.get(seat, ()))
-        for event, start in _own_events(groups[seat], clean[seat], signals[seat], onset, t0, rate, cfg, onset_cfg):
-            found = _owned_event(event, clean[seat], start, t0, rate, onset_cfg, cfg, leaked_to)
+        mine = _own_events(groups[seat], clean[seat], signals[seat], onset, t0, rate, cfg, onset_cfg)
+        for k, (event, start) in enumerate(mine):
+            until = mine[k + 1][1] if k + 1 < len(mine) else None
+            found = _owned_event(event, clean[seat], start, t0, rate, onset_cfg, cfg, leaked_to, until)
             if found is not None:
                 owned.append(found)
                 leaked_to = ()
@@ -533,8 +537,13 @@ def _owned_event(
     onset_cfg: OnsetConfig,
     cfg: CrosstalkConfig,
     leaked_to: tuple[SeatName, ...],
+    until: int | None = None,
 ) -> OwnedEvent | None:
-    """The seat's event, starting at its own onset, classified on its own (cancelled) audio."""
+    """The seat's event, starting at its own onset, classified on its own (cancelled) audio.
+    ``until``: where the seat's next sound in the cluster starts (sample of ``remainder``); neither
+    the audio the kind is judged on nor the recogniser's tail reaches into it (a dish's clatter
+    just before a shout was heard as the shout, with the clatter's earlier onset)."""
+    stop = len(remainder) if until is None else max(until, onset + 1)
     start_t = t0 + onset / rate
     end_t = max(event.end, start_t + 0.03)
     end = min(len(remainder), int(round((end_t - t0) * rate)))
@@ -543,10 +552,10 @@ def _owned_event(
         return None
     bursts = tuple((max(a, start_t), b) for a, b in event.bursts if b > start_t) or ((start_t, end_t),)
     second = int(round((bursts[1][0] - start_t) * rate)) if len(bursts) > 1 else None
-    around = remainder[onset : max(end, onset + int(0.15 * rate))].astype(np.float32)
+    around = remainder[onset : min(max(end, onset + int(0.15 * rate)), stop)].astype(np.float32)
     kind = classify(around, onset_cfg, second, int(round((bursts[0][1] - start_t) * rate)))
     lead = int(cfg.lead * rate)
-    samples = remainder[max(0, onset - lead) : end + int(cfg.tail * rate)].astype(np.float32)
+    samples = remainder[max(0, onset - lead) : max(end, min(end + int(cfg.tail * rate), stop))].astype(np.float32)
     found = replace(
         event,
         kind=kind,
