@@ -72,6 +72,7 @@ FUSION = {
     "look_min": 1.0,
     "look_max": 0.0,
     "keep_expected": 1.0,
+    "call_prompt": 1.0,
     "sphinx_ceiling": 2.0,
     "distinct_spread": 1.8,
     "distinct_penalty": 4.0,
@@ -286,9 +287,8 @@ class WhisperRecognizer:
         samples = segment.samples if segment.rate == RATE else resample(segment.samples, segment.rate, RATE)
         isolated = self._isolated(samples, segment)
         expected = [p for p in (normalize(x) for x in likely) if p in spoken]
-        analysis = self.engine.analyse(
-            isolated, spoken, keep=expected if self.setting("fusion", "keep_expected") else ()
-        )
+        keep = expected if self.setting("fusion", "keep_expected") else ()
+        analysis = self._analysed(isolated, spoken, expected, keep)
         phrase, ratio, margin = analysis.scores.best()
         template = self._template(segment, analysis, list(spoken))
         endorsed = self._endorsed(template)
@@ -348,6 +348,23 @@ class WhisperRecognizer:
         elif self.learn and decided.candidate is not None:
             self._remember_asked(segment, analysis, decided.candidate)
         return Evidence(decided, analysis, best.phrase, best.score, margin, template, tuple(candidates.values()), heard)
+
+    def _analysed(
+        self, isolated: np.ndarray, spoken: dict[str, tuple[str, ...]], expected: list[str], keep: Sequence[str]
+    ) -> Analysis:
+        """Whisper's analysis of the segment. When the game expects exactly one phrase of several
+        words (Bim Bam Bum!'s call "bim bam bum" once all three words show) and ``call_prompt`` is
+        on, Whisper first hears it with that phrase as its prompt (earlier text): unprompted it
+        writes the made-up words as English ("Be Grand Bump"). That analysis counts only where
+        the expected phrase is its best; otherwise the segment is analysed again without the
+        prompt, so no other phrase is heard on the prompt's word."""
+        if self.setting("fusion", "call_prompt") and len(expected) == 1:
+            said = spoken[expected[0]][0]
+            if len(said.split()) > 1:
+                primed = self.engine.analyse(isolated, spoken, prompt=said.capitalize() + ".", keep=keep)
+                if primed.scores.best()[0] == expected[0]:
+                    return primed
+        return self.engine.analyse(isolated, spoken, keep=keep)
 
     def _learn(self, segment: Segment, analysis: Analysis, best: Candidate, ratio: float) -> None:
         """Keep an accepted shout as a take of each of its words by its player (takes learned in

@@ -1,0 +1,85 @@
+"""Bim Bam Bum!'s call heard with Whisper primed by it (real decoding of committed clips): when the
+game expects exactly one phrase of several words, Whisper first hears the segment with that phrase
+as its prompt, and that analysis counts only where the expected phrase comes out best."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tests.test_whisper_second_look import PHRASES, clip
+from tools import synth
+from voicehost.listen.messages import Segment
+from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
+
+CALL = "bim bam bum"
+
+
+def without_prompt(whisper: WhisperRecognizer) -> WhisperRecognizer:
+    tuning = replace(whisper.tuning, fusion={**whisper.tuning.fusion, "call_prompt": 0.0})
+    return WhisperRecognizer(whisper.pack, whisper.engine, tuning, second=whisper.second, third=whisper.third)
+
+
+def noisy(segment: Segment, snr_db: float, seed: int) -> Segment:
+    """``segment`` in pink noise ``snr_db`` under its active level."""
+    x = segment.samples.astype(np.float64)
+    noise = synth.pink_noise(len(x), np.random.default_rng(seed))
+    active = np.sqrt(np.mean(x[np.abs(x) > 0.01 * np.abs(x).max()] ** 2))
+    noise *= active * 10 ** (-snr_db / 20) / np.sqrt(np.mean(noise**2))
+    return replace(segment, samples=(x + noise).astype(np.float32))
+
+
+def test_primed_whisper_writes_the_call_it_otherwise_writes_as_a_repetition(whisper: WhisperRecognizer) -> None:
+    """The committed espeak-ng call: Whisper alone makes it "BIM BAM BAM" (best phrase "bim bim
+    bim"); with the call as its prompt, "bim bam bum"."""
+    spoken = {p: whisper.pack.spoken_forms(p) for p in PHRASES if p != "slap"}
+    segment = clip(CALL)
+    samples = whisper._isolated(segment.samples, segment)
+    assert whisper.engine.analyse(samples, spoken, keep=[CALL]).scores.best()[0] != CALL
+    assert whisper.engine.analyse(samples, spoken, prompt="Bim bam bum.", keep=[CALL]).scores.best()[0] == CALL
+
+
+def test_a_noisy_call_is_heard_with_the_prompt_and_only_asked_back_without(whisper: WhisperRecognizer) -> None:
+    """The same clip in pink noise 6 dB under it: accepted with the prompt; without it the host
+    would have to ask back."""
+    segment = noisy(clip(CALL), 6.0, seed=2)
+    assert whisper.evidence(segment, PHRASES, likely=(CALL,)).recognition.phrase == CALL
+    plain = without_prompt(whisper).evidence(segment, PHRASES, likely=(CALL,)).recognition
+    assert plain.phrase is None and plain.rejected_as == "uncertain"
+
+
+@pytest.mark.parametrize("said", ["bim", "bum", "bam bam bam", "hen", "table"])
+def test_the_prompt_lends_nothing_to_other_sounds(whisper: WhisperRecognizer, said: str) -> None:
+    """Other sounds while the call is expected: Whisper's prompted analysis does not make the call
+    its best, so the unprompted one decides, exactly as without the prompt."""
+    segment = clip(said)
+    primed = whisper.evidence(segment, PHRASES, likely=(CALL,))
+    plain = without_prompt(whisper).evidence(segment, PHRASES, likely=(CALL,))
+    assert primed.recognition == plain.recognition
+    assert primed.analysis is not None and plain.analysis is not None
+    assert primed.analysis.scores.phrases == plain.analysis.scores.phrases
+
+
+def test_only_one_expected_phrase_of_several_words_primes_whisper(whisper: WhisperRecognizer) -> None:
+    """A Bim Bamm! race expects one word, a Bim Bam Bum! turn twelve yells: neither is a prompt."""
+    prompts: list[str | None] = []
+    engine = whisper.engine
+    analyse = engine.analyse
+
+    def spy(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        prompts.append(kwargs.get("prompt"))  # type: ignore[arg-type]
+        return analyse(*args, **kwargs)  # type: ignore[arg-type]
+
+    segment = clip(CALL)
+    yells = [" ".join(["bam"] * n) for n in (1, 2, 3)]
+    try:
+        engine.analyse = spy  # type: ignore[method-assign]
+        whisper.evidence(segment, PHRASES, likely=("cat",))
+        whisper.evidence(segment, PHRASES, likely=yells)
+        assert prompts == [None, None]
+        whisper.evidence(segment, PHRASES, likely=(CALL,))
+        assert prompts[2:] == ["Bim bam bum."]
+    finally:
+        del engine.analyse  # type: ignore[method-assign]
