@@ -665,9 +665,7 @@ def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
     if game == "bimbambum":  # the slap race after the call: the host saw the three words on the piles
         return ("bim bam bum",)
     if game == "bimbambum_turn" and fixture.expected:  # a turn: the host named the card (not the count or pile)
-        word = str(fixture.expected[0]["phrase"]).split()[-1]
-        yells = [" ".join([word] * n) for n in (1, 2, 3)]
-        return (*yells, *(f"{pile} {y}" for pile in ("one", "two", "three") for y in yells))
+        return yells_of(str(fixture.expected[0]["phrase"]).split()[-1])
     if game != "bimbamm":
         return ()
     if fixture.expected:
@@ -853,6 +851,67 @@ def run_heldout(
         print(
             "  missed shouts, by reason: " + "; ".join(f"{n} {r}" for r, n in sorted(why.items(), key=lambda p: -p[1]))
         )
+
+
+def yells_of(word: str) -> tuple[str, ...]:
+    """A Bim Bam Bum! turn's expectation once the host named the card: every yell of its word
+    (once, twice, thrice), with and without a pile number."""
+    yells = [" ".join([word] * n) for n in (1, 2, 3)]
+    return (*yells, *(f"{pile} {y}" for pile in ("one", "two", "three") for y in yells))
+
+
+def turn_context(k: int) -> tuple[str, ...]:
+    """The turn's expectation for the k-th recording of talk (the three words taken in turn)."""
+    return yells_of(("bim", "bam", "bum")[k % 3])
+
+
+def run_talk_in_bim_bam_bum(
+    fixtures: Sequence[fx.Fixture],
+    make: Callable[[fx.Fixture, str], Recognizer],
+    phrases_for: Callable[[str], tuple[str, ...]],
+    title: str,
+) -> None:
+    """--context: the table talk again, with Bim Bam Bum!'s windows open all through instead of a
+    Bim Bamm! race's: a turn's yells expected (the turn's phrases allowed: yells, pile numbers,
+    commands), then the call "bim bam bum" expected (the slap race's phrases). Prints per 10
+    minutes of talk (SNR >= 10 dB; babble 10 dB apart) the words reported that the talk did not
+    say (false alarms), the slaps reported (a clatter or a laugh in a slap race's window) and, not
+    counted, allowed words the talk did say (a real "three" is a pile number)."""
+    talk = [f for f in fixtures if "_chatter_" in f.name]
+    if not talk:
+        return
+    print(f"\n{title}: table talk with Bim Bam Bum!'s windows open all through")
+    for label, game, likely_of in (
+        ("a turn's yells expected", "bimbambum_turn", turn_context),
+        ("the call expected", "bimbambum", lambda k: ("bim bam bum",)),
+    ):
+        found: dict[tuple[bool, str], list[str]] = {}
+        seconds = {True: 0.0, False: 0.0}
+        for k, fixture in enumerate(talk, 1):
+            loud = "babble10" not in fixture.name
+            shouts, _ = listen_timed(fixture.load(), make(fixture, game), phrases_for(game), likely=likely_of(k))
+            for shout, _ in shouts:
+                if shout.uncertain:
+                    continue
+                truth = fixture.sound_at(shout.player, shout.onset)
+                said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
+                kind = "slaps" if shout.phrase == "slap" else "said" if said else "words"
+                found.setdefault((loud, kind), []).append(shout.phrase)
+            seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
+            print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
+            if not seconds[loud]:
+                continue
+            words = found.get((loud, "words"), [])
+            taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
+            per10 = seconds[loud] / 600
+            print(
+                f"  {label:28} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
+                f" ({len(words) / per10:.1f} per 10 min; taken for: {taken});"
+                f" slaps {len(found.get((loud, 'slaps'), []))} ({len(found.get((loud, 'slaps'), [])) / per10:.1f});"
+                f" allowed words the talk said {len(found.get((loud, 'said'), []))}"
+            )
 
 
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
@@ -1201,6 +1260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if learning is not None:
                 learning.report()
+            if args.context and learning is None:
+                run_talk_in_bim_bam_bum(held, make, phrases, f"{split} synthetic voices")
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
             run_heldout(
@@ -1211,6 +1272,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + (", with the game's context" if args.context else ""),
                 args.context,
             )
+            if args.context:
+                run_talk_in_bim_bam_bum(real, make, phrases, "real voices")
         print(f"\naudio written to {work}")
         return 0
     if args.fixtures:
