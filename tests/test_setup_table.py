@@ -254,7 +254,29 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
     room: VirtualTable, tmp_path: Path, names: dict[str, tuple[np.ndarray, int]]
 ) -> None:
     """Anna on microphone 'near' and Ben on 'far' (separate devices, 25 ms apart): the stored
-    latencies differ by the true delay difference, measured on one reference stream, within 5 ms."""
+    latencies differ by the true delay difference, measured on one reference stream, within 5 ms.
+    The virtual room itself (PulseAudio loopbacks) sometimes moves its delays during a session
+    under load (once 2.5 -> 25 ms between two clicks in a clean-clone run, 2026-12-04): such a
+    session says nothing about setup-table, so it is run again, up to three sessions; the check
+    of setup-table's measurement is never relaxed."""
+    problems = []
+    for attempt in range(3):
+        folder = tmp_path / f"session-{attempt}"
+        folder.mkdir()
+        result, problem = _calibrate_in_room(room, folder, names)
+        if result is not None:
+            measured, true_difference = result
+            assert measured == pytest.approx(true_difference, abs=0.005), (measured, true_difference, problems)
+            return
+        problems.append(problem)
+    pytest.fail("the virtual room never held still: " + "; ".join(problems))
+
+
+def _calibrate_in_room(
+    room: VirtualTable, tmp_path: Path, names: dict[str, tuple[np.ndarray, int]]
+) -> tuple[tuple[float, float] | None, str]:
+    """One setup-table session in the virtual room: (setup-table's measured difference, the
+    reference stream's), or None and why the room was not fit to judge it."""
     env = {**os.environ, **room.env()}
     out = tmp_path / "table.toml"
     wavs = {}
@@ -337,15 +359,11 @@ def test_setup_table_measures_the_latency_difference_of_two_devices_in_a_virtual
     # wander would still be far inside setup-table's 5 ms tolerance checked below). Once, on an idle
     # machine, the room settled 10 ms apart: still twice the tolerance, so a setup-table that
     # measured no difference would fail below.
-    assert 0.0095 <= true_difference <= 0.035, (
-        "the virtual room's delays are far from the configured 25 ms",
-        differences,
-    )
-    assert max(differences) - min(differences) <= 0.003, (
-        "the virtual room's delays moved during calibration",
-        differences,
-    )
-    assert measured == pytest.approx(true_difference, abs=0.005), (measured, true_difference)
+    if not 0.0095 <= true_difference <= 0.035:
+        return None, f"the virtual room's delays are far from the configured 25 ms: {differences}"
+    if max(differences) - min(differences) > 0.003:
+        return None, f"the virtual room's delays moved during calibration: {differences}"
+    return (measured, true_difference), ""
 
 
 def test_setup_table_gives_up_in_one_line_when_nobody_answers(tmp_path: Path, virtual_table: VirtualTable) -> None:  # type: ignore[no-untyped-def]
