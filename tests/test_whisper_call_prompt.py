@@ -11,6 +11,7 @@ import pytest
 
 from tests.test_whisper_second_look import PHRASES, clip
 from tools import synth
+from tools.listen_fixtures import active_rms_db
 from voicehost.listen.messages import Segment
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 
@@ -23,11 +24,9 @@ def without_prompt(whisper: WhisperRecognizer) -> WhisperRecognizer:
 
 
 def noisy(segment: Segment, snr_db: float, seed: int) -> Segment:
-    """``segment`` in pink noise ``snr_db`` under its active level."""
+    """``segment`` in pink noise (unit RMS) ``snr_db`` under its active level."""
     x = segment.samples.astype(np.float64)
-    noise = synth.pink_noise(len(x), np.random.default_rng(seed))
-    active = np.sqrt(np.mean(x[np.abs(x) > 0.01 * np.abs(x).max()] ** 2))
-    noise *= active * 10 ** (-snr_db / 20) / np.sqrt(np.mean(noise**2))
+    noise = synth.pink_noise(len(x), np.random.default_rng(seed)) * 10 ** ((active_rms_db(x) - snr_db) / 20)
     return replace(segment, samples=(x + noise).astype(np.float32))
 
 

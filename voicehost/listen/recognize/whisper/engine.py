@@ -120,16 +120,19 @@ class WhisperEngine:
         spoken: Mapping[str, Sequence[str]],
         prompt: str | None = None,
         keep: Sequence[str] = (),
+        encoded: np.ndarray | None = None,
     ) -> Analysis:
         """Score the phrases (id → spoken texts) on ``samples``; ``prompt`` is earlier text for
         context; the ``keep`` phrases are scored whatever their score (see
-        :func:`~.search.score_phrases`)."""
+        :func:`~.search.score_phrases`); ``encoded``: these samples' encoder output, if an
+        earlier analysis of them has it (the encoder is not run again)."""
         with self._lock:
             specials = self.tokenizer.specials
             prefix = list(self.prefix)
             if prompt:
                 prefix = [specials.previous, *self.tokenizer.encode(" " + prompt.strip()), *prefix]
-            encoded = self.encode(samples)
+            if encoded is None:
+                encoded = self.encode(samples)
             cross = self.decoder.cross(encoded)
             seconds = len(samples) / RATE
             scores = score_phrases(

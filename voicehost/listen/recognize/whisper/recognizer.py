@@ -360,14 +360,14 @@ class WhisperRecognizer:
         on, Whisper first hears it with that phrase as its prompt (earlier text): unprompted it
         writes the made-up words as English ("Be Grand Bump"). That analysis counts only where
         the expected phrase is its best; otherwise the segment is analysed again without the
-        prompt, so no other phrase is heard on the prompt's word."""
-        if self.setting("fusion", "call_prompt") and len(expected) == 1:
-            said = spoken[expected[0]][0]
-            if len(said.split()) > 1:
-                primed = self.engine.analyse(isolated, spoken, prompt=said.capitalize() + ".", keep=keep)
-                if primed.scores.best()[0] == expected[0]:
-                    return primed
-        return self.engine.analyse(isolated, spoken, keep=keep)
+        prompt, so no other phrase is heard on the prompt's word (the encoder's output is reused)."""
+        said = spoken[expected[0]][0] if len(expected) == 1 else ""
+        if not self.setting("fusion", "call_prompt") or len(said.split()) < 2:
+            return self.engine.analyse(isolated, spoken, keep=keep)
+        primed = self.engine.analyse(isolated, spoken, prompt=said.capitalize() + ".", keep=keep)
+        if primed.scores.best()[0] == expected[0]:
+            return primed
+        return self.engine.analyse(isolated, spoken, keep=keep, encoded=primed.encoded)
 
     def _learn(self, segment: Segment, analysis: Analysis, best: Candidate, ratio: float) -> None:
         """Keep an accepted shout as a take of each of its words by its player (takes learned in
