@@ -903,14 +903,13 @@ def run_talk_in_bim_bam_bum(
         for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
             if not seconds[loud]:
                 continue
-            words = found.get((loud, "words"), [])
+            words, slaps, allowed = (found.get((loud, kind), []) for kind in ("words", "slaps", "said"))
             taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
             per10 = seconds[loud] / 600
             print(
                 f"  {label:28} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
                 f" ({len(words) / per10:.1f} per 10 min; taken for: {taken});"
-                f" slaps {len(found.get((loud, 'slaps'), []))} ({len(found.get((loud, 'slaps'), [])) / per10:.1f});"
-                f" allowed words the talk said {len(found.get((loud, 'said'), []))}"
+                f" slaps {len(slaps)} ({len(slaps) / per10:.1f}); allowed words the talk said {len(allowed)}"
             )
 
 
