@@ -38,7 +38,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as voicehost/__init__.py sets it, before NumPy loads
 
@@ -442,6 +442,7 @@ def listen_timed(
     decisions: list[Decision] | None = None,
     likely: Sequence[str] = (),
     queued: bool | None = None,
+    seat_phrases: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
@@ -457,7 +458,7 @@ def listen_timed(
     listener = Listener(
         recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain), helper=HELPER
     )
-    listener.set_phrases(phrases, likely)
+    listener.set_phrases(phrases, likely, seat_phrases)
     out: list[tuple[Shout, float]] = []
     cpu = 0.0
     busy = 0.0
@@ -876,7 +877,13 @@ def run_talk_in_bim_bam_bum(
     commands), then the call "bim bam bum" expected (the slap race's phrases). Prints per 10
     minutes of talk (SNR >= 10 dB; babble 10 dB apart) the words reported that the talk did not
     say (false alarms), the slaps reported (a clatter or a laugh in a slap race's window) and, not
-    counted, allowed words the talk did say (a real "three" is a pile number)."""
+    counted, allowed words the talk did say (a real "three" is a pile number).
+
+    Each twice: every seat listening for every phrase, and as the host listens (shipped): only the
+    seat whose turn it is (seats taken in turn, one per recording) listens for a pile number or a
+    yell alone (``BimBamBumFlow.not_heard_from``)."""
+    from voicehost.host.flows.bimbambum import ALONE_WORDS
+
     talk = [f for f in fixtures if "_chatter_" in f.name]
     if not talk:
         return
@@ -885,32 +892,39 @@ def run_talk_in_bim_bam_bum(
         ("a turn's yells expected", "bimbambum_turn", turn_context),
         ("the call expected", "bimbambum", lambda k: ("bim bam bum",)),
     ):
-        found: dict[tuple[bool, str], list[str]] = {}
-        seconds = {True: 0.0, False: 0.0}
-        for k, fixture in enumerate(talk, 1):
-            loud = "babble10" not in fixture.name
-            shouts, _ = listen_timed(fixture.load(), make(fixture, game), phrases_for(game), likely=likely_of(k))
-            for shout, _ in shouts:
-                if shout.uncertain:
+        for per_seat in (False, True):
+            found: dict[tuple[bool, str], list[str]] = {}
+            seconds = {True: 0.0, False: 0.0}
+            phrases = phrases_for(game)
+            others = [p for p in phrases if p not in ALONE_WORDS]
+            for k, fixture in enumerate(talk, 1):
+                loud = "babble10" not in fixture.name
+                turn = fixture.seats[k % len(fixture.seats)]
+                seats = {s: others for s in fixture.seats if s != turn} if per_seat else None
+                recognizer = make(fixture, game)
+                shouts, _ = listen_timed(fixture.load(), recognizer, phrases, likely=likely_of(k), seat_phrases=seats)
+                for shout, _ in shouts:
+                    if shout.uncertain:
+                        continue
+                    truth = fixture.sound_at(shout.player, shout.onset)
+                    said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
+                    kind = "slaps" if shout.phrase == "slap" else "said" if said else "words"
+                    found.setdefault((loud, kind), []).append(shout.phrase)
+                seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
+                print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
+            print(file=sys.stderr)
+            who = "lone words: turn's seat only" if per_seat else "lone words: every seat"
+            for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
+                if not seconds[loud]:
                     continue
-                truth = fixture.sound_at(shout.player, shout.onset)
-                said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
-                kind = "slaps" if shout.phrase == "slap" else "said" if said else "words"
-                found.setdefault((loud, kind), []).append(shout.phrase)
-            seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
-            print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
-        for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
-            if not seconds[loud]:
-                continue
-            words, slaps, allowed = (found.get((loud, kind), []) for kind in ("words", "slaps", "said"))
-            taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
-            per10 = seconds[loud] / 600
-            print(
-                f"  {label:28} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
-                f" ({len(words) / per10:.1f} per 10 min; taken for: {taken});"
-                f" slaps {len(slaps)} ({len(slaps) / per10:.1f}); allowed words the talk said {len(allowed)}"
-            )
+                words, slaps, allowed = (found.get((loud, kind), []) for kind in ("words", "slaps", "said"))
+                taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
+                per10 = seconds[loud] / 600
+                print(
+                    f"  {label}, {who:29} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
+                    f" ({len(words) / per10:.1f} per 10 min; taken for: {taken});"
+                    f" slaps {len(slaps)} ({len(slaps) / per10:.1f}); allowed words the talk said {len(allowed)}"
+                )
 
 
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:

@@ -390,6 +390,29 @@ def test_phrases_follow_the_phase(tmp_path: Path, realizer: Realizer) -> None:
     assert "best four worst one" not in phrases and "best two worst two" not in phrases
 
 
+def test_only_the_one_asked_is_listened_to_for_a_lone_number(tmp_path: Path, realizer: Realizer) -> None:
+    """seat_grammar: while the cards come in, the master's microphone leaves out card numbers;
+    while the master judges, the others' leave out a number, "best" or "worst" alone, not a whole
+    judgement, "read two" or the commands; typed lines keep the whole grammar."""
+    from voicehost.host.session import grammar, seat_grammar
+
+    players = ["Anna", "Ben", "Cem", "Dan"]
+    outcome, transcript, flow, events = play(tmp_path / "a", realizer, lines="1 Ben: seven\n", decks=(SINGLE,))
+    master = flow.state.master
+    seats = seat_grammar(flow, players)
+    assert set(seats) == {master}
+    assert {"seven", "ten"} <= set(grammar(flow)) - set(seats[master])
+    assert {"score", "repeat", "help"} <= set(seats[master])
+    lines = "1 Ben: one\n2 Cem: one\n3 Dan: one\n"
+    outcome, transcript, flow, events = play(tmp_path / "b", realizer, lines=lines, decks=(SINGLE,))
+    master = flow.state.master
+    seats = seat_grammar(flow, players)
+    assert set(seats) == set(players) - {master}
+    for own in seats.values():
+        assert set(grammar(flow)) - set(own) == {"one", "two", "three", "best", "worst"}
+        assert {"best two worst one", "read two", "quit"} <= set(own)
+
+
 def test_quit_asks_the_table_and_stops_with_scores(tmp_path: Path, realizer: Realizer) -> None:
     """'quit' asks the table; another player's yes stops the game with the standings, unfinished (no
     game_over: it can be resumed)."""

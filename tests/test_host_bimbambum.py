@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import random
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -17,7 +18,7 @@ from voicehost.clock import SimClock
 from voicehost.eventlog import read_events
 from voicehost.host.build import PlaySettings, build_offline, run_session, settings_for_resume
 from voicehost.host.flows import bimbambum as flow_module
-from voicehost.host.flows.bimbambum import BimBamBumFlow, read_play
+from voicehost.host.flows.bimbambum import YELLS, BimBamBumFlow, read_play
 from voicehost.host.session import Outcome, Session
 from voicehost.host.words import Heard
 from voicehost.rules import bimbambum as bb
@@ -755,6 +756,28 @@ def test_phrases_follow_the_phase() -> None:
     in_race = flow.phrases()
     assert {"ship", "slap", "score"} <= set(in_race) and "one bim" not in in_race
     assert flow.likely() == []
+
+
+def test_only_the_turns_player_is_listened_to_for_a_lone_pile_or_yell() -> None:
+    """On a turn, a pile number or a yell alone is left out of the other players' microphones
+    (seat_grammar): their whole plays (the rulebook's mistake), slaps and commands stay. Nothing
+    is left out before the deal or in a slap race, and typed lines keep the whole grammar."""
+    from voicehost.host.session import Host, grammar, seat_grammar
+
+    flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
+    assert seat_grammar(flow, PLAYERS) == {}
+    flow.state = deal(1)
+    turn = flow.state.turn
+    seats = seat_grammar(flow, PLAYERS)
+    assert set(seats) == set(PLAYERS) - {turn}
+    every = grammar(flow)
+    for own in seats.values():
+        assert set(every) - set(own) == {"one", "two", "three", *YELLS}
+        assert {"two bam bam", "three bim bam bum", "ship", "slap", "repeat", "quit"} <= set(own)
+        assert own == [p for p in every if p in own]
+    assert "three" in every and "bam" in every
+    flow.state = dataclasses.replace(flow.state, phase=bb.Phase.SLAP, caller=turn, slap_opens=0.0, slap_closes=2.0)
+    assert seat_grammar(flow, PLAYERS) == {}
 
 
 def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:

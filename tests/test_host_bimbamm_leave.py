@@ -145,3 +145,24 @@ def test_the_grammar_never_names_players_and_answers_only_while_asking(tmp_path:
     assert flow.accepts("skip ben") and flow.accepts("cem has left") and not flow.accepts("i think ben has left")
     flow.asking = "Ben"
     assert set(YES_PHRASES + NO_PHRASES) <= set(flow.phrases())
+
+
+def test_only_the_player_who_must_act_is_listened_to_for_tiles(tmp_path: Path) -> None:
+    """On Ben's turn the others' microphones leave out tile numbers, flips and the special tile
+    (seat_grammar), not the animals (a shout), the leaving phrases or a challenge; while the
+    table is asked, yes/no stay heard from everyone; typed lines keep the whole grammar."""
+    from voicehost.host.session import grammar, seat_grammar
+
+    outcome, said, flow, events = play(tmp_path, "1 Anna: seven")
+    state = flow.state
+    assert state.phase is bb.Phase.TURN and state.turn == "Ben"
+    seats = seat_grammar(flow, ["Anna", "Ben", "Cem"])
+    assert set(seats) == {"Anna", "Cem"}
+    every = grammar(flow)
+    for own in seats.values():
+        left_out = set(every) - set(own)
+        assert {"seven", "flip twelve", "swap"} <= left_out
+        assert not left_out & {"dog", "cat", "donkey", "pig", "hen", *LEAVING_PHRASES, "repeat", "quit"}
+    assert "seven" in every
+    flow.asking = "Ben"
+    assert all(set(YES_PHRASES + NO_PHRASES) <= set(own) for own in seat_grammar(flow, ["Anna", "Cem"]).values())

@@ -155,6 +155,27 @@ def test_the_phrases_the_game_expects_reach_the_recogniser() -> None:
     assert recognizer.likely and all(likely == ("dog",) for likely in recognizer.likely)
 
 
+def test_a_seat_can_listen_for_fewer_phrases_than_the_table() -> None:
+    """set_phrases(seat_phrases=...): that seat's sounds are judged with its own phrases (and the
+    expected ones among them), a phrase only the others may say is not reported from it; the
+    other seats keep the table's phrases."""
+    fixture = read_fixture(FIXTURES / "race2_close.json")
+    rec = fixture.load()
+    recognizer = _truth(fixture)
+    listener = Listener(rec.seats, recognizer, BIMBAMM_PHRASES)
+    first, second = (str(e["player"]) for e in fixture.expected)
+    said = str(fixture.expected[0]["phrase"])
+    own = [p for p in BIMBAMM_PHRASES if p != said]
+    listener.set_phrases(BIMBAMM_PHRASES, likely=[said, "hen"], seat_phrases={first: [*own, "zebra"]})
+    shouts = [s for b in FileSource(rec, 4096).blocks() for s in listener.feed(b)] + listener.flush()
+    assert [s.player for s in shouts] == [second]
+    asked = dict(zip([c[0].event.seat for c in recognizer.calls], zip(recognizer.calls, recognizer.likely)))
+    (_, phrases), likely = asked[first]
+    assert phrases == tuple(own) and likely == ("hen",)
+    (_, phrases), likely = asked[second]
+    assert phrases == tuple(BIMBAMM_PHRASES) and likely == (said, "hen")
+
+
 def test_silence_and_noise_only_give_no_shouts_and_no_recognition() -> None:
     """A minute of faint noise: no event reaches the recogniser."""
     rng = np.random.default_rng(3)

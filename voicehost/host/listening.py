@@ -18,7 +18,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -140,9 +140,11 @@ class AudioInput:
         tap: ReferenceTap | None = None,
         live: bool = False,
         likely: Callable[[], Sequence[str]] | None = None,
+        seat_phrases: Callable[[], Mapping[str, Sequence[str]]] | None = None,
     ) -> None:
         self.listener = listener
         self.likely = likely
+        self.seat_phrases = seat_phrases
         self._read = read
         self.clock = clock
         self.phrases = phrases
@@ -187,7 +189,10 @@ class AudioInput:
             return None
         while True:
             self._apply_spans()
-            if self.likely is not None:
+            if self.seat_phrases is not None:
+                likely = list(self.likely()) if self.likely is not None else []
+                self.listener.set_phrases(list(self.phrases()), likely, self.seat_phrases())
+            elif self.likely is not None:
                 self.listener.set_phrases(list(self.phrases()), list(self.likely()))
             else:
                 self.listener.set_phrases(list(self.phrases()))

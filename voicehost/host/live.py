@@ -120,6 +120,14 @@ def listening_phrases(flow: Any) -> list[str]:
     return grammar(flow)
 
 
+def seat_phrases(flow: Any) -> dict[str, list[str]]:
+    """The seats that listen for less than :func:`listening_phrases` now, each with its phrases
+    (``Flow.not_heard_from``; none before the flow exists)."""
+    from voicehost.host.session import seat_grammar
+
+    return seat_grammar(flow, list(flow.host.players)) if flow is not None else {}
+
+
 def likely_phrases(flow: Any) -> list[str]:
     """The phrases the game expects now (``Flow.likely``; none before the flow exists)."""
     likely = getattr(flow, "likely", None)
@@ -205,6 +213,7 @@ def build_live(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
+        seat_phrases=lambda: seat_phrases(holder["flow"]),
         recorder=recorder,
         tap=tap,
         live=True,
@@ -487,6 +496,7 @@ def build_replay(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
+        seat_phrases=lambda: seat_phrases(holder["flow"]),
         spans=read_spans(Path(folder) / SPANS_FILE),
     )
     service = SpeechService(

@@ -127,6 +127,13 @@ class Flow(ABC):
         accept them on less evidence. Default: none."""
         return []
 
+    def not_heard_from(self, player: str) -> frozenset[str]:
+        """Those of :meth:`phrases` that mean nothing from ``player``'s microphone now (in a Bim
+        Bam Bum! turn a pile number or a yell alone, from anyone but the player whose turn it is):
+        their recogniser does not listen for them, so table talk cannot be taken for them. Typed
+        lines still accept them. Default: none."""
+        return frozenset()
+
     def private_text(self, player: str, what: Command) -> str | None:
         """Answer "my card" / "my hand" privately, or None if the game has nothing private."""
         return None
@@ -189,6 +196,18 @@ def grammar(flow: Flow) -> list[str]:
     exactly these; typed and scripted lines are held to the same list (plus a few fillers)."""
     extra = flow.host.listen_also
     return list(dict.fromkeys([*flow.phrases(), *extra, *COMMAND_PHRASES]))
+
+
+def seat_grammar(flow: Flow, players: Sequence[str]) -> dict[str, list[str]]:
+    """The players whose microphones listen for less than :func:`grammar` now
+    (``Flow.not_heard_from``), each with what theirs listens for."""
+    every = grammar(flow)
+    out: dict[str, list[str]] = {}
+    for player in players:
+        left_out = flow.not_heard_from(player)
+        if left_out:
+            out[player] = [p for p in every if p not in left_out]
+    return out
 
 
 @dataclass

@@ -145,6 +145,8 @@ class Listener:
     echo: EchoConfig = field(default_factory=EchoConfig)
     likely: Sequence[str] = ()
     """Phrases the game expects now (:meth:`set_phrases`)."""
+    seat_phrases: Mapping[SeatName, Sequence[str]] = field(default_factory=dict)
+    """Seats that may say only some of :attr:`phrases` now (:meth:`set_phrases`)."""
     helper: Helper | None = None
     """A second recogniser in its own process (:mod:`.helper`): it takes every other sound of a
     cluster, so a race's sounds are recognised two at a time. The decisions are the same."""
@@ -154,6 +156,7 @@ class Listener:
             raise ValueError(f"seat names must be distinct: {list(self.seats)}")
         self.seats = tuple(self.seats)
         self.phrases = tuple(self.phrases)
+        self.seat_phrases = {seat: tuple(own) for seat, own in self.seat_phrases.items()}
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []
@@ -182,11 +185,28 @@ class Listener:
         """Each seat's echo canceller (empty without a reference)."""
         return self._cancellers
 
-    def set_phrases(self, phrases: Sequence[str], likely: Sequence[str] = ()) -> None:
+    def set_phrases(
+        self,
+        phrases: Sequence[str],
+        likely: Sequence[str] = (),
+        seat_phrases: Mapping[SeatName, Sequence[str]] | None = None,
+    ) -> None:
         """The phrases allowed from now on (what the game accepts at this moment); ``likely``: those
-        of them the game expects (a race's animal; see :meth:`Recognizer.recognize`)."""
+        of them the game expects (a race's animal; see :meth:`Recognizer.recognize`);
+        ``seat_phrases``: the seats that may say only some of them now (in a Bim Bam Bum! turn a
+        pile number or a yell alone means something only from the player whose turn it is), each
+        with the phrases its microphone listens for (phrases not in ``phrases`` are left out)."""
         self.phrases = tuple(phrases)
         self.likely = tuple(p for p in likely if p in self.phrases)
+        allowed = set(self.phrases)
+        self.seat_phrases = {seat: tuple(p for p in own if p in allowed) for seat, own in (seat_phrases or {}).items()}
+
+    def _moment(self, seat: SeatName) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The phrases ``seat`` may say now and those of them the game expects."""
+        own = self.seat_phrases.get(seat)
+        if own is None:
+            return tuple(self.phrases), tuple(self.likely)
+        return tuple(own), tuple(p for p in self.likely if p in own)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -271,8 +291,9 @@ class Listener:
                     self._pending.remove(event)
                 owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
                 events = tuple(o.event for o in owned_events)
-                moment = (tuple(self.phrases), tuple(self.likely))
-                self._unjudged.extend(_Unjudged(o, events, *moment, self._is_ignored(o.event)) for o in owned_events)
+                self._unjudged.extend(
+                    _Unjudged(o, events, *self._moment(o.event.seat), self._is_ignored(o.event)) for o in owned_events
+                )
                 self._hand_out()
                 if not self._unjudged:
                     continue  # nothing in the cluster has an owner of its own

@@ -869,6 +869,24 @@ class BamFlow(Flow):
         answers = [*YES_PHRASES, *NO_PHRASES] if self.asking else []
         return [*self._play_phrases(state), *LEAVING_PHRASES, *answers, *commands]
 
+    def not_heard_from(self, player: str) -> frozenset[str]:
+        """Short answers mean something only from the one they are asked of, so the others'
+        microphones do not listen for them ("tree" in talk is not a card): while the winner
+        chooses a card to keep, "one"/"two" from anyone else; while the master judges, a number,
+        "best" or "worst" alone from anyone else (a whole "best two worst one" and "read two" stay
+        heard); while the cards come in, the master's numbers."""
+        state = self._state()
+        if state.phase is bam.Phase.OVER:
+            return frozenset()
+        if self.keeping is not None:
+            return frozenset(KEEP_WORDS) if player != self.keeping.player else frozenset()
+        own = self._play_phrases(state)
+        if state.phase is bam.Phase.JUDGING and player != state.master:
+            return frozenset(p for p in own if len(p.split()) == 1)
+        if state.phase is bam.Phase.SUBMITTING and player == state.master:
+            return frozenset(p for p in own if p not in ("best", "worst") and not p.startswith("read "))
+        return frozenset()
+
     def _play_phrases(self, state: bam.BamState) -> list[str]:
         if self.keeping is not None:
             return list(KEEP_WORDS)

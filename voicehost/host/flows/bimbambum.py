@@ -81,6 +81,9 @@ FILLERS = frozenset({"pile", "on", "the", "number"})
 """Words a player may wrap around a play ("on pile two, bam") that change nothing."""
 YELLS = tuple(" ".join([card.value] * n) for card in bb.Card for n in (1, 2, 3)) + (CALL,)
 """Every yell the rules can ask for."""
+ALONE_WORDS = frozenset((*PILE_WORDS, *YELLS))
+"""A pile number or a yell without the other half: only the player whose turn it is is asked
+for the rest (``BimBamBumFlow.not_heard_from``)."""
 
 
 @dataclass(frozen=True)
@@ -581,6 +584,16 @@ class BimBamBumFlow(Flow):
             return [*sorted(SLAP_PHRASES), *commands]
         plays = [f"{pile} {yell}" for pile in PILE_WORDS for yell in YELLS]
         return [*plays, *PILE_WORDS, *YELLS, *sorted(SLAP_PHRASES), *LEAVING_PHRASES, *commands]
+
+    def not_heard_from(self, player: str) -> frozenset[str]:
+        """A pile number or a yell alone means something only from the player whose turn it is
+        (the rest of the table hears "it is Anna's turn" for it): the others' microphones do not
+        listen for them during a turn, so "tree" in their talk is not taken for pile three. A
+        whole play out of turn (the rulebook's mistake), a slap and the commands stay heard."""
+        state = self.state
+        if state is None or state.phase is not bb.Phase.PLAY or player == state.turn:
+            return frozenset()
+        return ALONE_WORDS
 
     def likely(self) -> list[str]:
         """On a turn, the yells of the card the host named (its word once, twice or thrice, with or

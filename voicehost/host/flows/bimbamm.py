@@ -832,6 +832,18 @@ class BimBammFlow(Flow):
             return self._partner(state.turn, phrase) is not None
         return self.choosing == state.turn and self._partner(state.turn, phrase) is not None
 
+    def not_heard_from(self, player: str) -> frozenset[str]:
+        """A tile number, a flip, the special tile or a neighbour means something only from the
+        player who must act (the turn's player, or the scorer choosing tiles): the others'
+        microphones do not listen for them then, so "tree" or "won" in their talk is not taken for
+        a tile. Animals (a shout), a challenge, the leaving phrases and yes/no stay heard."""
+        state = self.state
+        owner = state.to_act if state is not None and not state.over else None
+        if owner is None or player == owner:
+            return frozenset()
+        everyone = {*(a.value for a in bb.Animal), *CHALLENGE_WORDS, *LEAVING_PHRASES, *YES_PHRASES, *NO_PHRASES}
+        return frozenset(p for p in self.phrases() if p not in everyone)
+
     def likely(self) -> list[str]:
         """While a race is open, the animal(s) showing five times: the shout the rules expect."""
         if self.state is None or self.state.phase is not bb.Phase.RACE:
