@@ -879,10 +879,10 @@ def run_talk_in_bim_bam_bum(
     say (false alarms), the slaps reported (a clatter or a laugh in a slap race's window) and, not
     counted, allowed words the talk did say (a real "three" is a pile number).
 
-    Each twice: every seat listening for every phrase, and as the host listens (shipped): only the
-    seat whose turn it is (seats taken in turn, one per recording) listens for a pile number or a
-    yell alone (``BimBamBumFlow.not_heard_from``)."""
-    from voicehost.host.flows.bimbambum import ALONE_WORDS
+    Each twice: every seat listening for every phrase, and as the host listens (shipped): no seat
+    listens for a pile number alone, and only the seat whose turn it is (seats taken in turn, one
+    per recording) for a yell alone (``BimBamBumFlow.not_heard_from``)."""
+    from voicehost.host.flows.bimbambum import ALONE_WORDS, PILE_ALONE
 
     talk = [f for f in fixtures if "_chatter_" in f.name]
     if not talk:
@@ -897,10 +897,11 @@ def run_talk_in_bim_bam_bum(
             seconds = {True: 0.0, False: 0.0}
             phrases = phrases_for(game)
             others = [p for p in phrases if p not in ALONE_WORDS]
+            own = [p for p in phrases if p not in PILE_ALONE]
             for k, fixture in enumerate(talk, 1):
                 loud = "babble10" not in fixture.name
                 turn = fixture.seats[k % len(fixture.seats)]
-                seats = {s: others for s in fixture.seats if s != turn} if per_seat else None
+                seats = {s: own if s == turn else others for s in fixture.seats} if per_seat else None
                 recognizer = make(fixture, game)
                 shouts, _ = listen_timed(fixture.load(), recognizer, phrases, likely=likely_of(k), seat_phrases=seats)
                 for shout, _ in shouts:
@@ -913,7 +914,7 @@ def run_talk_in_bim_bam_bum(
                 seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
                 print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
-            who = "lone words: turn's seat only" if per_seat else "lone words: every seat"
+            who = "as the host listens" if per_seat else "every seat, every phrase"
             for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
                 if not seconds[loud]:
                     continue

@@ -758,10 +758,11 @@ def test_phrases_follow_the_phase() -> None:
     assert flow.likely() == []
 
 
-def test_only_the_turns_player_is_listened_to_for_a_lone_pile_or_yell() -> None:
-    """On a turn, a pile number or a yell alone is left out of the other players' microphones
-    (seat_grammar): their whole plays (the rulebook's mistake), slaps and commands stay. Nothing
-    is left out before the deal or in a slap race, and typed lines keep the whole grammar."""
+def test_a_lone_pile_is_never_listened_for_and_a_lone_yell_only_from_the_turn() -> None:
+    """On a turn, a pile number alone is left out of every microphone and a yell alone out of the
+    other players' (seat_grammar): whole plays (out of turn: the rulebook's mistake), slaps and
+    commands stay. Nothing is left out before the deal or in a slap race, and typed lines keep
+    the whole grammar."""
     from voicehost.host.session import Host, grammar, seat_grammar
 
     flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
@@ -769,12 +770,14 @@ def test_only_the_turns_player_is_listened_to_for_a_lone_pile_or_yell() -> None:
     flow.state = deal(1)
     turn = flow.state.turn
     seats = seat_grammar(flow, PLAYERS)
-    assert set(seats) == set(PLAYERS) - {turn}
+    assert set(seats) == set(PLAYERS)
     every = grammar(flow)
-    for own in seats.values():
-        assert set(every) - set(own) == {"one", "two", "three", *YELLS}
+    for player, own in seats.items():
+        yells = set() if player == turn else set(YELLS)
+        assert set(every) - set(own) == {"one", "two", "three", *yells}
         assert {"two bam bam", "three bim bam bum", "ship", "slap", "repeat", "quit"} <= set(own)
         assert own == [p for p in every if p in own]
+    assert {"bam", "bam bam", "bim bam bum"} <= set(seats[turn])
     assert "three" in every and "bam" in every
     flow.state = dataclasses.replace(flow.state, phase=bb.Phase.SLAP, caller=turn, slap_opens=0.0, slap_closes=2.0)
     assert seat_grammar(flow, PLAYERS) == {}
