@@ -294,8 +294,9 @@ def test_a_recorded_game_played_into_the_microphones_gives_the_recorded_events(s
 
 
 def test_a_wrong_seat_mapping_makes_the_events_differ(session: Path, tmp_path: Path) -> None:
-    """With Anna and Ben's channels swapped in the table config, Anna's first flip is heard from Ben
-    and the events part from the recording's (the comparison can fail)."""
+    """With Anna and Ben's channels swapped in the table config, Anna's first flip comes from Ben's
+    seat, whose microphone does not listen for tile numbers on Anna's turn: no flip is heard and
+    the events part from the recording's (the comparison can fail)."""
     stop = load_spec(SPEC).lines[1].t + 3.0
     run = play_live(session / "mics.flac", table_config(tmp_path / "table.toml", 2, 1), tmp_path, stop_at=stop)
     expected = [e for e in read_events(session / "events.jsonl") if e["t"] <= stop]
@@ -303,4 +304,4 @@ def test_a_wrong_seat_mapping_makes_the_events_differ(session: Path, tmp_path: P
     assert run.returncode == 130, "\n".join(run.output)
     assert [e["type"] for e in expected] == ["setup", "turn", "flip", "turn"]
     assert compare_events(expected, live, tolerance=ONSET_TOLERANCE) != [], "\n".join(run.output)
-    assert "Ben, it is Anna's turn." in "\n".join(run.output)
+    assert [e["type"] for e in live if e["type"] in ("flip", "turn")] == ["turn"], "\n".join(run.output)
