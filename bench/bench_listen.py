@@ -928,6 +928,46 @@ def run_talk_in_bim_bam_bum(
                 )
 
 
+def run_talk_with_commands(
+    fixtures: Sequence[fx.Fixture],
+    make: Callable[[fx.Fixture, str], Recognizer],
+    title: str,
+) -> None:
+    """--context: the table talk again with a Bim Bamm! race window open all through, the phrases
+    as a live host listens for them in a race (the animals, "a player has left" and every
+    command of voicehost.host.words.COMMAND_PHRASES, which every game's grammar holds at every
+    moment) instead of the animals alone. Prints the words taken per 10 minutes of talk."""
+    from voicehost.commands.rank import game_phrases
+    from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES
+
+    talk = [(k, f) for k, f in enumerate(fixtures, 1) if "_chatter_" in f.name]
+    if not talk:
+        return
+    phrases = tuple(dict.fromkeys([*game_phrases("bimbamm", "en"), *LEAVING_PHRASES, *COMMAND_PHRASES]))
+    found: dict[bool, list[str]] = {True: [], False: []}
+    seconds = {True: 0.0, False: 0.0}
+    for n, (k, fixture) in enumerate(talk, 1):  # k as in the held-out table: the same race animal
+        loud = "babble10" not in fixture.name
+        shouts, _ = listen_timed(fixture.load(), make(fixture, "bimbamm"), phrases, likely=context_of(fixture, k))
+        for shout, _ in shouts:
+            truth = fixture.sound_at(shout.player, shout.onset)
+            said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
+            if not shout.uncertain and not said and shout.phrase != "slap":
+                found[loud].append(shout.phrase)
+        seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
+        print(f"\r[{n}/{len(talk)}] commands too {fixture.name:30}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"\n{title}: table talk, a Bim Bamm! race window open, the commands allowed too ({len(phrases)} phrases)")
+    for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
+        if seconds[loud]:
+            words = found[loud]
+            taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
+            print(
+                f"  {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
+                f" ({len(words) / (seconds[loud] / 600):.1f} per 10 min; taken for: {taken})"
+            )
+
+
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
     """Real voices for the held-out table: races (as :func:`real_voice_set`), solo shouts (one
     player, same clips) and table talk made of the real other words (named *_chatter_*)."""
@@ -1276,6 +1316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 learning.report()
             if args.context and learning is None:
                 run_talk_in_bim_bam_bum(held, make, phrases, f"{split} synthetic voices")
+                run_talk_with_commands(held, make, f"{split} synthetic voices")
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
             run_heldout(
@@ -1288,6 +1329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if args.context:
                 run_talk_in_bim_bam_bum(real, make, phrases, "real voices")
+                run_talk_with_commands(real, make, "real voices")
         print(f"\naudio written to {work}")
         return 0
     if args.fixtures:
