@@ -128,10 +128,10 @@ class Flow(ABC):
         return []
 
     def not_heard_from(self, player: str) -> frozenset[str]:
-        """Those of :meth:`phrases` that mean nothing from ``player``'s microphone now (in a Bim
-        Bam Bum! turn a pile number or a yell alone, from anyone but the player whose turn it is):
-        their recogniser does not listen for them, so table talk cannot be taken for them. Typed
-        lines still accept them. Default: none."""
+        """Those of :meth:`phrases` that ``player``'s microphone does not listen for now (in a Bim
+        Bam Bum! turn a pile number alone, and a yell alone from anyone but the player whose turn
+        it is), so table talk cannot be taken for them. Typed lines still accept them. Default:
+        none."""
         return frozenset()
 
     def private_text(self, player: str, what: Command) -> str | None:

@@ -194,8 +194,8 @@ class Listener:
         """The phrases allowed from now on (what the game accepts at this moment); ``likely``: those
         of them the game expects (a race's animal; see :meth:`Recognizer.recognize`);
         ``seat_phrases``: the seats that may say only some of them now (in a Bim Bam Bum! turn a
-        pile number or a yell alone means something only from the player whose turn it is), each
-        with the phrases its microphone listens for (phrases not in ``phrases`` are left out)."""
+        yell alone means something only from the player whose turn it is), each with the phrases
+        its microphone listens for (phrases not in ``phrases`` are left out)."""
         self.phrases = tuple(phrases)
         self.likely = tuple(p for p in likely if p in self.phrases)
         allowed = set(self.phrases)
