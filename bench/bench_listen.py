@@ -932,18 +932,22 @@ def run_talk_with_commands(
     fixtures: Sequence[fx.Fixture],
     make: Callable[[fx.Fixture, str], Recognizer],
     title: str,
+    goodbye: bool = False,
 ) -> None:
     """--context: the table talk again with a Bim Bamm! race window open all through, the phrases
-    as a live host listens for them in a race (the animals, "a player has left" and every
-    command of voicehost.host.words.COMMAND_PHRASES, which every game's grammar holds at every
-    moment) instead of the animals alone. Prints the words taken per 10 minutes of talk."""
+    as a live host's microphones listen for them in a race (the animals, "a player has left" and
+    the commands of voicehost.host.words.COMMAND_PHRASES, which every game's grammar holds at
+    every moment; "goodbye" only once the game is over, or with ``goodbye`` during the game too,
+    as before item 23) instead of the animals alone. Prints the words taken per 10 minutes of talk."""
     from voicehost.commands.rank import game_phrases
+    from voicehost.host.session import GOODBYE_PHRASES
     from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES
 
     talk = [(k, f) for k, f in enumerate(fixtures, 1) if "_chatter_" in f.name]
     if not talk:
         return
-    phrases = tuple(dict.fromkeys([*game_phrases("bimbamm", "en"), *LEAVING_PHRASES, *COMMAND_PHRASES]))
+    commands = [p for p in COMMAND_PHRASES if goodbye or p not in GOODBYE_PHRASES]
+    phrases = tuple(dict.fromkeys([*game_phrases("bimbamm", "en"), *LEAVING_PHRASES, *commands]))
     found: dict[bool, list[str]] = {True: [], False: []}
     seconds = {True: 0.0, False: 0.0}
     for n, (k, fixture) in enumerate(talk, 1):  # k as in the held-out table: the same race animal
@@ -957,7 +961,8 @@ def run_talk_with_commands(
         seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
         print(f"\r[{n}/{len(talk)}] commands too {fixture.name:30}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    print(f"\n{title}: table talk, a Bim Bamm! race window open, the commands allowed too ({len(phrases)} phrases)")
+    which = "every command, goodbye too" if goodbye else "the commands as the microphones listen"
+    print(f"\n{title}: table talk, a Bim Bamm! race window open, {which} ({len(phrases)} phrases)")
     for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
         if seconds[loud]:
             words = found[loud]
@@ -1316,6 +1321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 learning.report()
             if args.context and learning is None:
                 run_talk_in_bim_bam_bum(held, make, phrases, f"{split} synthetic voices")
+                run_talk_with_commands(held, make, f"{split} synthetic voices", goodbye=True)
                 run_talk_with_commands(held, make, f"{split} synthetic voices")
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
@@ -1329,6 +1335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if args.context:
                 run_talk_in_bim_bam_bum(real, make, phrases, "real voices")
+                run_talk_with_commands(real, make, "real voices", goodbye=True)
                 run_talk_with_commands(real, make, "real voices")
         print(f"\naudio written to {work}")
         return 0

@@ -394,14 +394,14 @@ def test_only_the_one_asked_is_listened_to_for_a_lone_number(tmp_path: Path, rea
     """seat_grammar: while the cards come in, the master's microphone leaves out card numbers;
     while the master judges, the others' leave out a number, "best" or "worst" alone, not a whole
     judgement, "read two" or the commands; typed lines keep the whole grammar."""
-    from voicehost.host.session import grammar, seat_grammar
+    from voicehost.host.session import microphone_grammar, seat_grammar
 
     players = ["Anna", "Ben", "Cem", "Dan"]
     outcome, transcript, flow, events = play(tmp_path / "a", realizer, lines="1 Ben: seven\n", decks=(SINGLE,))
     master = flow.state.master
     seats = seat_grammar(flow, players)
     assert set(seats) == {master}
-    assert {"seven", "ten"} <= set(grammar(flow)) - set(seats[master])
+    assert {"seven", "ten"} <= set(microphone_grammar(flow)) - set(seats[master])
     assert {"score", "repeat", "help"} <= set(seats[master])
     lines = "1 Ben: one\n2 Cem: one\n3 Dan: one\n"
     outcome, transcript, flow, events = play(tmp_path / "b", realizer, lines=lines, decks=(SINGLE,))
@@ -409,7 +409,7 @@ def test_only_the_one_asked_is_listened_to_for_a_lone_number(tmp_path: Path, rea
     seats = seat_grammar(flow, players)
     assert set(seats) == set(players) - {master}
     for own in seats.values():
-        assert set(grammar(flow)) - set(own) == {"one", "two", "three", "best", "worst"}
+        assert set(microphone_grammar(flow)) - set(own) == {"one", "two", "three", "best", "worst"}
         assert {"best two worst one", "read two", "quit"} <= set(own)
 
 

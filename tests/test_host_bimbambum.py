@@ -763,7 +763,7 @@ def test_a_lone_pile_is_never_listened_for_and_a_lone_yell_only_from_the_turn() 
     other players' (seat_grammar): whole plays (out of turn: the rulebook's mistake), slaps and
     commands stay. Nothing is left out before the deal or in a slap race, and typed lines keep
     the whole grammar."""
-    from voicehost.host.session import Host, grammar, seat_grammar
+    from voicehost.host.session import Host, microphone_grammar, seat_grammar
 
     flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
     assert seat_grammar(flow, PLAYERS) == {}
@@ -771,7 +771,7 @@ def test_a_lone_pile_is_never_listened_for_and_a_lone_yell_only_from_the_turn() 
     turn = flow.state.turn
     seats = seat_grammar(flow, PLAYERS)
     assert set(seats) == set(PLAYERS)
-    every = grammar(flow)
+    every = microphone_grammar(flow)
     for player, own in seats.items():
         yells = set() if player == turn else set(YELLS)
         assert set(every) - set(own) == {"one", "two", "three", *yells}
@@ -781,6 +781,23 @@ def test_a_lone_pile_is_never_listened_for_and_a_lone_yell_only_from_the_turn() 
     assert "three" in every and "bam" in every
     flow.state = dataclasses.replace(flow.state, phase=bb.Phase.SLAP, caller=turn, slap_opens=0.0, slap_closes=2.0)
     assert seat_grammar(flow, PLAYERS) == {}
+
+
+def test_the_microphones_listen_for_goodbye_only_once_the_game_is_over() -> None:
+    """microphone_grammar: during the game no "bye"/"goodbye" (it would only earn "to stop the
+    game, say quit"; typed lines keep it), and so no seat's grammar has it; once the game is over
+    it is listened for (it ends the listening)."""
+    from voicehost.host.session import GOODBYE_PHRASES, Host, grammar, microphone_grammar, seat_grammar
+
+    flow = BimBamBumFlow(Host(clock=SimClock(), mouth=None, players=PLAYERS, rng=random.Random(1)), 1)  # type: ignore[arg-type]
+    flow.state = deal(1)
+    assert GOODBYE_PHRASES == {"bye", "goodbye", "good bye"}
+    assert GOODBYE_PHRASES <= set(grammar(flow))
+    assert not GOODBYE_PHRASES & set(microphone_grammar(flow))
+    assert set(microphone_grammar(flow)) == set(grammar(flow)) - GOODBYE_PHRASES
+    assert all(not GOODBYE_PHRASES & set(own) for own in seat_grammar(flow, PLAYERS).values())
+    flow.state = dataclasses.replace(flow.state, phase=bb.Phase.OVER, winner="Anna")
+    assert flow.over and GOODBYE_PHRASES <= set(microphone_grammar(flow))
 
 
 def test_the_named_card_is_what_the_recogniser_expects_on_a_turn() -> None:

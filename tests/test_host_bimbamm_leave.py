@@ -151,14 +151,14 @@ def test_only_the_player_who_must_act_is_listened_to_for_tiles(tmp_path: Path) -
     """On Ben's turn the others' microphones leave out tile numbers, flips and the special tile
     (seat_grammar), not the animals (a shout), the leaving phrases or a challenge; while the
     table is asked, yes/no stay heard from everyone; typed lines keep the whole grammar."""
-    from voicehost.host.session import grammar, seat_grammar
+    from voicehost.host.session import microphone_grammar, seat_grammar
 
     outcome, said, flow, events = play(tmp_path, "1 Anna: seven")
     state = flow.state
     assert state.phase is bb.Phase.TURN and state.turn == "Ben"
     seats = seat_grammar(flow, ["Anna", "Ben", "Cem"])
     assert set(seats) == {"Anna", "Cem"}
-    every = grammar(flow)
+    every = microphone_grammar(flow)
     for own in seats.values():
         left_out = set(every) - set(own)
         assert {"seven", "flip twelve", "swap"} <= left_out

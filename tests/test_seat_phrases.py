@@ -14,7 +14,7 @@ import soundfile
 from tests.test_host_bimbambum import PLAYERS, deal
 from voicehost.clock import SimClock
 from voicehost.host.flows.bimbambum import BimBamBumFlow
-from voicehost.host.session import Host, grammar, seat_grammar
+from voicehost.host.session import Host, microphone_grammar, seat_grammar
 from voicehost.listen.pipeline import ListenConfig, Listener
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 from voicehost.listen.sources import FileSource, Recording
@@ -53,7 +53,7 @@ def test_a_lone_yell_is_heard_from_the_turns_seat_only(
     listener = Listener(recording.seats, whisper, [], config=ListenConfig(report_uncertain=True))
     seats = {s: p for s, p in seat_grammar(flow, PLAYERS).items() if s in recording.seats}
     assert set(seats) == {turn, other} and "three" not in seats[turn] and "bam" in seats[turn]
-    listener.set_phrases(grammar(flow), flow.likely(), seats)
+    listener.set_phrases(microphone_grammar(flow), flow.likely(), seats)
     shouts = [s for b in FileSource(recording, 1024).blocks() for s in listener.feed(b)] + listener.flush()
     heard = [(s.player, s.phrase) for s in shouts]
     assert heard == ([(turn, said), (other, said)] if from_others else [(turn, said)])

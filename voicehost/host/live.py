@@ -114,10 +114,10 @@ def listening_phrases(flow: Any) -> list[str]:
     """What the microphones listen for: the game's phrases of the moment, the session's "yes"/"no"
     while it asks a player back, and the global commands ("repeat", "pause", "continue", "quit" …)
     that any player may say at any time — also while the game is paused, when nothing else is
-    accepted."""
-    from voicehost.host.session import grammar
+    accepted; "goodbye" only once the game is over (``session.microphone_grammar``)."""
+    from voicehost.host.session import microphone_grammar
 
-    return grammar(flow)
+    return microphone_grammar(flow)
 
 
 def seat_phrases(flow: Any) -> dict[str, list[str]]:
