@@ -28,6 +28,7 @@ from voicehost.host.live import (
     likely_phrases,
     listening_phrases,
     make_listener,
+    seat_phrases,
     session_settings,
 )
 from voicehost.host.mouth import Mouth
@@ -274,6 +275,7 @@ def build_phones(
             tap=tap,
             live=True,
             likely=lambda: likely_phrases(holder["flow"]),
+            seat_phrases=lambda: seat_phrases(holder["flow"]),
         )
         holder["forward"] = _span_forwarder(audio)
         host = Host(
