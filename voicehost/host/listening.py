@@ -140,7 +140,7 @@ class AudioInput:
         tap: ReferenceTap | None = None,
         live: bool = False,
         likely: Callable[[], Sequence[str]] | None = None,
-        seat_phrases: Callable[[], Mapping[str, Sequence[str]]] | None = None,
+        seat_phrases: Callable[[Sequence[str]], Mapping[str, Sequence[str]]] | None = None,
     ) -> None:
         self.listener = listener
         self.likely = likely
@@ -189,13 +189,10 @@ class AudioInput:
             return None
         while True:
             self._apply_spans()
-            if self.seat_phrases is not None:
-                likely = list(self.likely()) if self.likely is not None else []
-                self.listener.set_phrases(list(self.phrases()), likely, self.seat_phrases())
-            elif self.likely is not None:
-                self.listener.set_phrases(list(self.phrases()), list(self.likely()))
-            else:
-                self.listener.set_phrases(list(self.phrases()))
+            phrases = list(self.phrases())
+            likely = list(self.likely()) if self.likely is not None else []
+            seats = self.seat_phrases(phrases) if self.seat_phrases is not None else None
+            self.listener.set_phrases(phrases, likely, seats)
             wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - self.clock.now()))
             blocks = self._read(wait)
             self._apply_reference()

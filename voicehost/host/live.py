@@ -120,12 +120,12 @@ def listening_phrases(flow: Any) -> list[str]:
     return microphone_grammar(flow)
 
 
-def seat_phrases(flow: Any) -> dict[str, list[str]]:
-    """The seats that listen for less than :func:`listening_phrases` now, each with its phrases
-    (``Flow.not_heard_from``; none before the flow exists)."""
+def seat_phrases(flow: Any, every: Sequence[str]) -> dict[str, list[str]]:
+    """The seats that listen for less than ``every`` (:func:`listening_phrases` now), each with
+    its phrases (``Flow.not_heard_from``)."""
     from voicehost.host.session import seat_grammar
 
-    return seat_grammar(flow, list(flow.host.players)) if flow is not None else {}
+    return seat_grammar(flow, list(flow.host.players), every)
 
 
 def likely_phrases(flow: Any) -> list[str]:
@@ -213,7 +213,7 @@ def build_live(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
-        seat_phrases=lambda: seat_phrases(holder["flow"]),
+        seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         recorder=recorder,
         tap=tap,
         live=True,
@@ -496,7 +496,7 @@ def build_replay(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
-        seat_phrases=lambda: seat_phrases(holder["flow"]),
+        seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         spans=read_spans(Path(folder) / SPANS_FILE),
     )
     service = SpeechService(

@@ -211,10 +211,12 @@ def microphone_grammar(flow: Flow) -> list[str]:
     return every if flow.over else [p for p in every if p not in GOODBYE_PHRASES]
 
 
-def seat_grammar(flow: Flow, players: Sequence[str]) -> dict[str, list[str]]:
+def seat_grammar(flow: Flow, players: Sequence[str], every: Sequence[str] | None = None) -> dict[str, list[str]]:
     """The players whose microphones listen for less than :func:`microphone_grammar` now
-    (``Flow.not_heard_from``), each with what theirs listens for."""
-    every = microphone_grammar(flow)
+    (``Flow.not_heard_from``), each with what theirs listens for; ``every``: that grammar, when
+    the caller has it already."""
+    if every is None:
+        every = microphone_grammar(flow)
     out: dict[str, list[str]] = {}
     for player in players:
         left_out = flow.not_heard_from(player)

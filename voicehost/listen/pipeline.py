@@ -155,8 +155,7 @@ class Listener:
         if len(set(self.seats)) != len(self.seats):
             raise ValueError(f"seat names must be distinct: {list(self.seats)}")
         self.seats = tuple(self.seats)
-        self.phrases = tuple(self.phrases)
-        self.seat_phrases = {seat: tuple(own) for seat, own in self.seat_phrases.items()}
+        self.set_phrases(self.phrases, self.likely, self.seat_phrases)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []

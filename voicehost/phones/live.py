@@ -275,7 +275,7 @@ def build_phones(
             tap=tap,
             live=True,
             likely=lambda: likely_phrases(holder["flow"]),
-            seat_phrases=lambda: seat_phrases(holder["flow"]),
+            seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         )
         holder["forward"] = _span_forwarder(audio)
         host = Host(
