@@ -866,6 +866,19 @@ def turn_context(k: int) -> tuple[str, ...]:
     return yells_of(("bim", "bam", "bum")[k % 3])
 
 
+def talk_kinds(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]]) -> list[tuple[str, str]]:
+    """(kind, phrase) of each shout reported in table talk, uncertain ones left out: 'slaps', 'said'
+    (an allowed word the talk did say: a real "three" is a pile number) or 'words' (a false alarm)."""
+    out = []
+    for shout, _ in shouts:
+        if shout.uncertain:
+            continue
+        truth = fixture.sound_at(shout.player, shout.onset)
+        said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
+        out.append(("slaps" if shout.phrase == "slap" else "said" if said else "words", shout.phrase))
+    return out
+
+
 def run_talk_in_bim_bam_bum(
     fixtures: Sequence[fx.Fixture],
     make: Callable[[fx.Fixture, str], Recognizer],
@@ -904,13 +917,8 @@ def run_talk_in_bim_bam_bum(
                 seats = {s: own if s == turn else others for s in fixture.seats} if per_seat else None
                 recognizer = make(fixture, game)
                 shouts, _ = listen_timed(fixture.load(), recognizer, phrases, likely=likely_of(k), seat_phrases=seats)
-                for shout, _ in shouts:
-                    if shout.uncertain:
-                        continue
-                    truth = fixture.sound_at(shout.player, shout.onset)
-                    said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
-                    kind = "slaps" if shout.phrase == "slap" else "said" if said else "words"
-                    found.setdefault((loud, kind), []).append(shout.phrase)
+                for kind, phrase in talk_kinds(fixture, shouts):
+                    found.setdefault((loud, kind), []).append(phrase)
                 seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
                 print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
@@ -953,11 +961,7 @@ def run_talk_with_commands(
     for n, (k, fixture) in enumerate(talk, 1):  # k as in the held-out table: the same race animal
         loud = "babble10" not in fixture.name
         shouts, _ = listen_timed(fixture.load(), make(fixture, "bimbamm"), phrases, likely=context_of(fixture, k))
-        for shout, _ in shouts:
-            truth = fixture.sound_at(shout.player, shout.onset)
-            said = truth is not None and str(truth.get("text", "")).lower() == shout.phrase
-            if not shout.uncertain and not said and shout.phrase != "slap":
-                found[loud].append(shout.phrase)
+        found[loud] += [phrase for kind, phrase in talk_kinds(fixture, shouts) if kind == "words"]
         seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
         print(f"\r[{n}/{len(talk)}] commands too {fixture.name:30}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
