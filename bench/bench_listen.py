@@ -38,7 +38,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Mapping, Sequence
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as voicehost/__init__.py sets it, before NumPy loads
 
@@ -443,20 +443,28 @@ def listen_timed(
     likely: Sequence[str] = (),
     queued: bool | None = None,
     seat_phrases: Mapping[str, Sequence[str]] | None = None,
+    strict: Collection[str] = (),
+    ask_strict: bool = False,
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
     the total CPU seconds. ``queued`` (default: --queued): a live listener is one worker taking the
     blocks in order, so a block waits while an earlier one is still being worked on; the latency
     then ends when the worker is done with the block (the CPU time of every earlier call counts
-    where it overlaps)."""
+    where it overlaps). ``strict``: the listener's strict phrases (a live host's: its commands),
+    asked back when unclear with ``ask_strict`` (tried, off: item 24)."""
     if queued is None:
         queued = QUEUED
     from voicehost.listen.pipeline import ListenConfig, Listener
     from voicehost.listen.sources import FileSource
 
     listener = Listener(
-        recording.seats, recognizer, phrases, config=ListenConfig(report_uncertain=report_uncertain), helper=HELPER
+        recording.seats,
+        recognizer,
+        phrases,
+        config=ListenConfig(report_uncertain=report_uncertain, ask_strict=ask_strict),
+        helper=HELPER,
+        strict=frozenset(strict),
     )
     listener.set_phrases(phrases, likely, seat_phrases)
     out: list[tuple[Shout, float]] = []
@@ -879,6 +887,11 @@ def talk_kinds(fixture: fx.Fixture, shouts: Sequence[tuple[Shout, float]]) -> li
     return out
 
 
+def tally(words: Sequence[str]) -> str:
+    """ "help 8, pause 2" (each phrase with its count), or "none"."""
+    return ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
+
+
 def run_talk_in_bim_bam_bum(
     fixtures: Sequence[fx.Fixture],
     make: Callable[[fx.Fixture, str], Recognizer],
@@ -896,6 +909,7 @@ def run_talk_in_bim_bam_bum(
     listens for a pile number alone, and only the seat whose turn it is (seats taken in turn, one
     per recording) for a yell alone (``BimBamBumFlow.not_heard_from``)."""
     from voicehost.host.flows.bimbambum import ALONE_WORDS, PILE_ALONE
+    from voicehost.host.words import COMMAND_PHRASES
 
     talk = [f for f in fixtures if "_chatter_" in f.name]
     if not talk:
@@ -907,6 +921,7 @@ def run_talk_in_bim_bam_bum(
     ):
         for per_seat in (False, True):
             found: dict[tuple[bool, str], list[str]] = {}
+            asked: dict[bool, list[str]] = {True: [], False: []}
             seconds = {True: 0.0, False: 0.0}
             phrases = phrases_for(game)
             others = [p for p in phrases if p not in ALONE_WORDS]
@@ -916,9 +931,13 @@ def run_talk_in_bim_bam_bum(
                 turn = fixture.seats[k % len(fixture.seats)]
                 seats = {s: own if s == turn else others for s in fixture.seats} if per_seat else None
                 recognizer = make(fixture, game)
-                shouts, _ = listen_timed(fixture.load(), recognizer, phrases, likely=likely_of(k), seat_phrases=seats)
+                strict = COMMAND_PHRASES if per_seat else ()
+                shouts, _ = listen_timed(
+                    fixture.load(), recognizer, phrases, likely=likely_of(k), seat_phrases=seats, strict=strict
+                )
                 for kind, phrase in talk_kinds(fixture, shouts):
                     found.setdefault((loud, kind), []).append(phrase)
+                asked[loud] += [shout.phrase for shout, _ in shouts if shout.uncertain]
                 seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
                 print(f"\r[{k}/{len(talk)}] {label:28} {fixture.name:30}", end="", file=sys.stderr, flush=True)
             print(file=sys.stderr)
@@ -932,7 +951,8 @@ def run_talk_in_bim_bam_bum(
                 print(
                     f"  {label}, {who:29} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
                     f" ({len(words) / per10:.1f} per 10 min; taken for: {taken});"
-                    f" slaps {len(slaps)} ({len(slaps) / per10:.1f}); allowed words the talk said {len(allowed)}"
+                    f" slaps {len(slaps)} ({len(slaps) / per10:.1f}); allowed words the talk said {len(allowed)};"
+                    f" asked back {len(asked[loud])} ({len(asked[loud]) / per10:.1f}: {tally(asked[loud])})"
                 )
 
 
@@ -946,7 +966,10 @@ def run_talk_with_commands(
     as a live host's microphones listen for them in a race (the animals, "a player has left" and
     the commands of voicehost.host.words.COMMAND_PHRASES, which every game's grammar holds at
     every moment; "goodbye" only once the game is over, or with ``goodbye`` during the game too,
-    as before item 23) instead of the animals alone. Prints the words taken per 10 minutes of talk."""
+    as before item 23) instead of the animals alone. Prints the words taken per 10 minutes of
+    talk and the questions asked back three ways: the commands as any phrase (before item 24),
+    strict and asked back when unclear (tried), strict and dropped when unclear (shipped: taken
+    only when accepted outright and nearly written by the recogniser itself)."""
     from voicehost.commands.rank import game_phrases
     from voicehost.host.session import GOODBYE_PHRASES
     from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES
@@ -956,25 +979,39 @@ def run_talk_with_commands(
         return
     commands = [p for p in COMMAND_PHRASES if goodbye or p not in GOODBYE_PHRASES]
     phrases = tuple(dict.fromkeys([*game_phrases("bimbamm", "en"), *LEAVING_PHRASES, *commands]))
-    found: dict[bool, list[str]] = {True: [], False: []}
-    seconds = {True: 0.0, False: 0.0}
-    for n, (k, fixture) in enumerate(talk, 1):  # k as in the held-out table: the same race animal
-        loud = "babble10" not in fixture.name
-        shouts, _ = listen_timed(fixture.load(), make(fixture, "bimbamm"), phrases, likely=context_of(fixture, k))
-        found[loud] += [phrase for kind, phrase in talk_kinds(fixture, shouts) if kind == "words"]
-        seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
-        print(f"\r[{n}/{len(talk)}] commands too {fixture.name:30}", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
     which = "every command, goodbye too" if goodbye else "the commands as the microphones listen"
     print(f"\n{title}: table talk, a Bim Bamm! race window open, {which} ({len(phrases)} phrases)")
-    for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
-        if seconds[loud]:
-            words = found[loud]
-            taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
-            print(
-                f"  {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
-                f" ({len(words) / (seconds[loud] / 600):.1f} per 10 min; taken for: {taken})"
+    ways = (("commands as any phrase", False, False),)
+    if not goodbye:
+        ways += (("strict, asked back", True, True), ("strict, dropped (shipped)", True, False))
+    for how, strict, ask in ways:
+        found: dict[bool, list[str]] = {True: [], False: []}
+        asked: dict[bool, list[str]] = {True: [], False: []}
+        seconds = {True: 0.0, False: 0.0}
+        for n, (k, fixture) in enumerate(talk, 1):  # k as in the held-out table: the same race animal
+            loud = "babble10" not in fixture.name
+            shouts, _ = listen_timed(
+                fixture.load(),
+                make(fixture, "bimbamm"),
+                phrases,
+                likely=context_of(fixture, k),
+                strict=commands if strict else (),
+                ask_strict=ask,
             )
+            found[loud] += [phrase for kind, phrase in talk_kinds(fixture, shouts) if kind == "words"]
+            asked[loud] += [shout.phrase for shout, _ in shouts if shout.uncertain]
+            seconds[loud] += float(fixture.manifest["duration"])  # type: ignore[arg-type]
+            print(f"\r[{n}/{len(talk)}] commands too {fixture.name:30}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        for loud, where in ((True, "SNR >= 10 dB"), (False, "babble 10 dB")):
+            if seconds[loud]:
+                words, questions = found[loud], asked[loud]
+                per10 = seconds[loud] / 600
+                print(
+                    f"  {how:26} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
+                    f" ({len(words) / per10:.1f} per 10 min; taken for: {tally(words)}); asked back"
+                    f" {len(questions)} ({len(questions) / per10:.1f}: {tally(questions)})"
+                )
 
 
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:

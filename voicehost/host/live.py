@@ -92,6 +92,7 @@ def make_listener(
     race (listen/helper.py; ``VOICEHOST_HELPER=off`` turns it off)."""
     from functools import partial
 
+    from voicehost.host.words import COMMAND_PHRASES
     from voicehost.listen import helper as helpers
     from voicehost.listen.pipeline import ListenConfig, Listener
 
@@ -107,7 +108,15 @@ def make_listener(
     second = None
     if helper and not helpers.disabled():
         second = helpers.Helper(partial(helpers.table_recognizer, listen.lang, listen.engine, listen.model, enrolled))
-    return Listener(seats, recognizer, [], offsets=offsets, config=ListenConfig(report_uncertain=True), helper=second)
+    return Listener(
+        seats,
+        recognizer,
+        [],
+        offsets=offsets,
+        config=ListenConfig(report_uncertain=True),
+        helper=second,
+        strict=frozenset(COMMAND_PHRASES),
+    )
 
 
 def listening_phrases(flow: Any) -> list[str]:

@@ -107,6 +107,11 @@ class Recognition:
     """When rejected as 'uncertain': the phrase it probably was (the host asks back)."""
     candidate_confidence: float = 0.0
     """0..1: the candidate's confidence."""
+    ratio: float | None = None
+    """Nats the phrase (or the uncertain candidate) lies under what the recogniser would write
+    itself, any text allowed (≤ 0; 0: it wrote the phrase itself; Whisper's ratio); None: the
+    recogniser has no such measure. The listener drops a strict phrase far under it
+    (:attr:`voicehost.listen.pipeline.Listener.strict`)."""
 
 
 class Recognizer(Protocol):

@@ -75,6 +75,13 @@ class ListenConfig:
     echo_window: float = 0.06
     """Seconds a leak may seem to start before its source (onsets are re-estimated on cleaned
     audio); it may start any time until the source ends."""
+    strict_ratio: float = -1.5
+    """Nats: a :attr:`Listener.strict` phrase further than this under what the recogniser would
+    write itself (``Recognition.ratio``) is unclear, however high its fused score (README,
+    item 24)."""
+    ask_strict: bool = False
+    """An unclear :attr:`Listener.strict` phrase is reported uncertain (asked back) like any other
+    (with ``report_uncertain``); off: it is dropped (reason 'unclear'). Tried, off (item 24)."""
 
 
 @dataclass
@@ -150,11 +157,18 @@ class Listener:
     helper: Helper | None = None
     """A second recogniser in its own process (:mod:`.helper`): it takes every other sound of a
     cluster, so a race's sounds are recognised two at a time. The decisions are the same."""
+    strict: frozenset[str] = frozenset()
+    """Phrases taken only when clear: accepted outright and (nearly) written by the recogniser
+    itself (``config.strict_ratio``); an unclear one is dropped, never asked back (unless
+    ``config.ask_strict``). The host's commands: talk is full of short words like them ("happy",
+    "up" for "help"), a wrong one reads the help aloud or pauses the game, a question interrupts
+    the table's talk, and a player who is not heard simply says it again."""
 
     def __post_init__(self) -> None:
         if len(set(self.seats)) != len(self.seats):
             raise ValueError(f"seat names must be distinct: {list(self.seats)}")
         self.seats = tuple(self.seats)
+        self.strict = frozenset(self.strict)
         self.set_phrases(self.phrases, self.likely, self.seat_phrases)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
@@ -431,6 +445,11 @@ class Listener:
         if recognition.phrase is None:
             decision.reason = "rejected"
             return
+        if recognition.phrase in self.strict and (uncertain or self._doubtful(recognition)):
+            if not (cfg.ask_strict and cfg.report_uncertain):
+                decision.reason = "unclear"
+                return
+            uncertain = True
         if len(event.bursts) > len(recognition.phrase.split()) + cfg.extra_bursts:
             decision.reason = "too_many_bursts"
             return
@@ -440,6 +459,14 @@ class Listener:
         elif uncertain:
             decision.shout = replace(decision.shout, uncertain=True)
             decision.reason = "uncertain"
+
+    def _doubtful(self, recognition: Recognition) -> bool:
+        """A :attr:`strict` phrase the recogniser would have written as something else."""
+        return (
+            recognition.phrase in self.strict
+            and recognition.ratio is not None
+            and recognition.ratio < self.config.strict_ratio
+        )
 
     def _recognise_here(self, segment: Segment, spoken: list[str], likely: list[str]) -> Recognition:
         """This process's recognition of ``segment``. An idle helper decodes the recogniser's second

@@ -577,10 +577,17 @@ class WhisperRecognizer:
     def _decide(self, best: Candidate) -> Recognition:
         confidence = self.tuning.llr_confidence(best.score)
         if best.score >= 0.0:
-            return Recognition(best.phrase, confidence, (), self.name, None)
+            return Recognition(best.phrase, confidence, (), self.name, None, ratio=best.ratio)
         if best.score >= -self.setting("fusion", "uncertain_band"):
             return Recognition(
-                None, 0.0, (), self.name, "uncertain", candidate=best.phrase, candidate_confidence=confidence
+                None,
+                0.0,
+                (),
+                self.name,
+                "uncertain",
+                candidate=best.phrase,
+                candidate_confidence=confidence,
+                ratio=best.ratio,
             )
         return Recognition(None, 0.0, (), self.name, "low_confidence")
 
