@@ -95,7 +95,8 @@ class Decision:
     """Seconds: session time of the recognised segment's first sample."""
     reason: str = ""
     """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed',
-    'faint_echo'; 'uncertain' for a shout reported as uncertain."""
+    'faint_echo', 'unclear' (a strict phrase not taken: :attr:`Listener.strict`); 'uncertain' for a
+    shout reported as uncertain."""
 
 
 @dataclass(frozen=True)
