@@ -907,7 +907,8 @@ def run_talk_in_bim_bam_bum(
 
     Each twice: every seat listening for every phrase, and as the host listens (shipped): no seat
     listens for a pile number alone, and only the seat whose turn it is (seats taken in turn, one
-    per recording) for a yell alone (``BimBamBumFlow.not_heard_from``)."""
+    per recording) for a yell alone (``BimBamBumFlow.not_heard_from``), and the commands are strict
+    (``Listener.strict``, item 24). Also prints the questions asked back."""
     from voicehost.host.flows.bimbambum import ALONE_WORDS, PILE_ALONE
     from voicehost.host.words import COMMAND_PHRASES
 
@@ -946,7 +947,7 @@ def run_talk_in_bim_bam_bum(
                 if not seconds[loud]:
                     continue
                 words, slaps, allowed = (found.get((loud, kind), []) for kind in ("words", "slaps", "said"))
-                taken = ", ".join(f"{p} {words.count(p)}" for p in sorted(set(words))) or "none"
+                taken = tally(words)
                 per10 = seconds[loud] / 600
                 print(
                     f"  {label}, {who:29} {where:13} {seconds[loud] / 60:4.1f} min: {len(words)} false alarms"
