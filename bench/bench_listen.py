@@ -444,15 +444,15 @@ def listen_timed(
     queued: bool | None = None,
     seat_phrases: Mapping[str, Sequence[str]] | None = None,
     strict: Collection[str] = (),
-    ask_strict: bool = False,
+    strict_way: Mapping[str, float | bool] | None = None,
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
     the total CPU seconds. ``queued`` (default: --queued): a live listener is one worker taking the
     blocks in order, so a block waits while an earlier one is still being worked on; the latency
     then ends when the worker is done with the block (the CPU time of every earlier call counts
-    where it overlaps). ``strict``: the listener's strict phrases (a live host's: its commands),
-    asked back when unclear with ``ask_strict`` (tried, off: item 24)."""
+    where it overlaps). ``strict``: the listener's strict phrases (a live host's: its commands);
+    ``strict_way``: ListenConfig's ``ask_strict``/``strict_again`` when not as shipped (item 24)."""
     if queued is None:
         queued = QUEUED
     from voicehost.listen.pipeline import ListenConfig, Listener
@@ -462,7 +462,7 @@ def listen_timed(
         recording.seats,
         recognizer,
         phrases,
-        config=ListenConfig(report_uncertain=report_uncertain, ask_strict=ask_strict),
+        config=replace(ListenConfig(report_uncertain=report_uncertain), **(strict_way or {})),
         helper=HELPER,
         strict=frozenset(strict),
     )
@@ -968,9 +968,10 @@ def run_talk_with_commands(
     the commands of voicehost.host.words.COMMAND_PHRASES, which every game's grammar holds at
     every moment; "goodbye" only once the game is over, or with ``goodbye`` during the game too,
     as before item 23) instead of the animals alone. Prints the words taken per 10 minutes of
-    talk and the questions asked back three ways: the commands as any phrase (before item 24),
-    strict and asked back when unclear (tried), strict and dropped when unclear (shipped: taken
-    only when accepted outright and nearly written by the recogniser itself)."""
+    talk and the questions asked back four ways: the commands as any phrase (before item 24),
+    strict and asked back when unclear (tried), strict and dropped when unclear, and the same but
+    an unclear command said again by the same seat within 10 s taken (shipped: taken only when
+    accepted outright and nearly written by the recogniser itself, or said again)."""
     from voicehost.commands.rank import game_phrases
     from voicehost.host.session import GOODBYE_PHRASES
     from voicehost.host.words import COMMAND_PHRASES, LEAVING_PHRASES
@@ -982,10 +983,14 @@ def run_talk_with_commands(
     phrases = tuple(dict.fromkeys([*game_phrases("bimbamm", "en"), *LEAVING_PHRASES, *commands]))
     which = "every command, goodbye too" if goodbye else "the commands as the microphones listen"
     print(f"\n{title}: table talk, a Bim Bamm! race window open, {which} ({len(phrases)} phrases)")
-    ways = (("commands as any phrase", False, False),)
+    ways: tuple[tuple[str, bool, dict[str, float | bool]], ...] = (("commands as any phrase", False, {}),)
     if not goodbye:
-        ways += (("strict, asked back", True, True), ("strict, dropped (shipped)", True, False))
-    for how, strict, ask in ways:
+        ways += (
+            ("strict, asked back", True, {"ask_strict": True}),
+            ("strict, dropped", True, {"strict_again": 0.0}),
+            ("strict, dropped, 2nd taken", True, {}),
+        )
+    for how, strict, way in ways:
         found: dict[bool, list[str]] = {True: [], False: []}
         asked: dict[bool, list[str]] = {True: [], False: []}
         seconds = {True: 0.0, False: 0.0}
@@ -997,7 +1002,7 @@ def run_talk_with_commands(
                 phrases,
                 likely=context_of(fixture, k),
                 strict=commands if strict else (),
-                ask_strict=ask,
+                strict_way=way,
             )
             found[loud] += [phrase for kind, phrase in talk_kinds(fixture, shouts) if kind == "words"]
             asked[loud] += [shout.phrase for shout, _ in shouts if shout.uncertain]

@@ -96,3 +96,30 @@ def test_live_tables_listen_with_the_commands_strict() -> None:
 
     listener = make_listener(("Anna", "Ben"), ListenSettings("en", "sphinx"), {}, io.StringIO())
     assert listener.strict == frozenset(COMMAND_PHRASES) and listener.config.report_uncertain
+
+
+def test_an_unclear_command_said_again_is_taken(whisper: WhisperRecognizer) -> None:
+    """ "If nothing happens, say it again": the same unclear command from the same seat within
+    ``strict_again`` seconds is carried out the second time; from another seat, or later, it is
+    not."""
+    voice = next(v for v in synth.ENGLISH_VOICES if v.engine is synth.TtsEngine.FLITE and v.name == "rms")
+    tiles = synth.render_speech("tiles", voice)
+    gap = np.zeros(3 * RATE)
+    twice = one_seat(np.concatenate([tiles, gap, tiles]), snr_db=10.0)
+    listener = Listener(("Anna",), whisper, PHRASES, config=ListenConfig(report_uncertain=True), strict=COMMAND_PHRASES)
+    assert heard(listener, twice) == [("tiles", False)]
+    assert [d.reason for d in listener.decisions] == ["unclear", ""]
+    late = Listener(
+        ("Anna",),
+        whisper,
+        PHRASES,
+        config=ListenConfig(report_uncertain=True, strict_again=2.0),
+        strict=COMMAND_PHRASES,
+    )
+    assert heard(late, twice) == [] and [d.reason for d in late.decisions] == ["unclear", "unclear"]
+    # Anna's unclear "tiles", then Ben's: two players, neither said it again.
+    first = one_seat(np.concatenate([tiles, gap, np.zeros(len(tiles))]), snr_db=10.0).samples[:, 0]
+    second = one_seat(np.concatenate([np.zeros(len(tiles)), gap, tiles]), snr_db=10.0).samples[:, 0]
+    apart = Recording(("Anna", "Ben"), np.stack([first, second], axis=1), RATE, ())
+    two = Listener(apart.seats, whisper, PHRASES, config=ListenConfig(report_uncertain=True), strict=COMMAND_PHRASES)
+    assert heard(two, apart) == [] and [d.reason for d in two.decisions] == ["unclear", "unclear"]

@@ -82,6 +82,9 @@ class ListenConfig:
     ask_strict: bool = False
     """An unclear :attr:`Listener.strict` phrase is reported uncertain (asked back) like any other
     (with ``report_uncertain``); off: it is dropped (reason 'unclear'). Tried, off (item 24)."""
+    strict_again: float = 10.0
+    """Seconds: an unclear strict phrase said again by the same seat within this time of the first
+    is taken (item 24: "if nothing happens, say it again"); 0: never."""
 
 
 @dataclass
@@ -160,7 +163,8 @@ class Listener:
     cluster, so a race's sounds are recognised two at a time. The decisions are the same."""
     strict: frozenset[str] = frozenset()
     """Phrases taken only when clear: accepted outright and (nearly) written by the recogniser
-    itself (``config.strict_ratio``); an unclear one is dropped, never asked back (unless
+    itself (``config.strict_ratio``), or said again, unclear both times, by the same seat within
+    ``config.strict_again``; an unclear one is dropped, never asked back (unless
     ``config.ask_strict``). The host's commands: talk is full of short words like them ("happy",
     "up" for "help"), a wrong one reads the help aloud or pauses the game, a question interrupts
     the table's talk, and a player who is not heard simply says it again."""
@@ -185,6 +189,8 @@ class Listener:
         """Sounds whose PocketSphinx passes the helper decoded while Whisper worked here."""
         self._shared: list[Future[object]] = []
         """The helper's last such work (it is idle when that and every handed-out sound are done)."""
+        self._unclear: dict[SeatName, tuple[str, float]] = {}
+        """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
             self.use_reference(self.reference)
 
@@ -447,10 +453,13 @@ class Listener:
             decision.reason = "rejected"
             return
         if recognition.phrase in self.strict and (uncertain or self._doubtful(recognition)):
-            if not (cfg.ask_strict and cfg.report_uncertain):
+            if cfg.ask_strict and cfg.report_uncertain:
+                uncertain = True
+            elif self._said_again(event, recognition.phrase):
+                uncertain = False
+            else:
                 decision.reason = "unclear"
                 return
-            uncertain = True
         if len(event.bursts) > len(recognition.phrase.split()) + cfg.extra_bursts:
             decision.reason = "too_many_bursts"
             return
@@ -460,6 +469,18 @@ class Listener:
         elif uncertain:
             decision.shout = replace(decision.shout, uncertain=True)
             decision.reason = "uncertain"
+
+    def _said_again(self, event: AcousticEvent, phrase: str) -> bool:
+        """True when ``event``'s seat said the same unclear strict ``phrase`` within
+        ``config.strict_again`` seconds before: the player said it again (talk rarely brings the
+        same command word twice); else it is remembered as that seat's last unclear phrase."""
+        last = self._unclear.get(event.seat)
+        again = self.config.strict_again
+        if last is not None and last[0] == phrase and 0 < event.onset - last[1] <= again:
+            del self._unclear[event.seat]
+            return True
+        self._unclear[event.seat] = (phrase, event.onset)
+        return False
 
     def _doubtful(self, recognition: Recognition) -> bool:
         """A :attr:`strict` phrase the recogniser would have written as something else."""
