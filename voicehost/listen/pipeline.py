@@ -483,12 +483,9 @@ class Listener:
         return False
 
     def _doubtful(self, recognition: Recognition) -> bool:
-        """A :attr:`strict` phrase the recogniser would have written as something else."""
-        return (
-            recognition.phrase in self.strict
-            and recognition.ratio is not None
-            and recognition.ratio < self.config.strict_ratio
-        )
+        """The recogniser would have written the phrase as something else (a :attr:`strict` phrase
+        is then unclear)."""
+        return recognition.ratio is not None and recognition.ratio < self.config.strict_ratio
 
     def _recognise_here(self, segment: Segment, spoken: list[str], likely: list[str]) -> Recognition:
         """This process's recognition of ``segment``. An idle helper decodes the recogniser's second
