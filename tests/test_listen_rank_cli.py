@@ -76,20 +76,46 @@ def test_two_players_four_ms_apart_are_two_shouts_in_order_with_the_default_whis
     _all_right(found, fixture, 0.005)
 
 
-def test_uncertain_shouts_are_listed_only_when_asked_for() -> None:
-    """race4_babble20: Ben's 'pig' in babble is uncertain for the default recogniser:
-    left out of the list, listed with "uncertain": true under --uncertain (with the right phrase)."""
-    fixture = read_fixture(FIXTURES / "race4_babble20.json")
-    game = str(fixture.manifest["game"])
-    plain = run_voicehost("rank", "--game", game, *fixture.audio_args(), "--json", timeout=300)
-    asked = run_voicehost("rank", "--game", game, *fixture.audio_args(), "--json", "--uncertain", timeout=300)
+def test_uncertain_shouts_are_listed_only_when_asked_for(tmp_path: Path) -> None:
+    """Anna's "donkey" (flite's slt voice) in pink noise 10 dB under it, which the default
+    recogniser scores in the middle of its uncertain band (about -1.3 of [-3, 0)), then Ben's
+    clear "dog": Anna's is left out of the list, and listed with "uncertain": true under
+    --uncertain, with the right phrase and onset. (A recording made here, not a committed fixture:
+    the fixtures' uncertain shouts lie within half a nat of the bar, where the CPU's arithmetic
+    decides: CTranslate2 multiplies with MKL on Intel CPUs and oneDNN on others.)"""
+    from tools import synth
+    from tools.listen_fixtures import active_rms_db
+
+    rate = 16000
+    voices = {v.label: v for v in synth.ENGLISH_VOICES}
+    donkey = synth.render_speech("donkey", voices["flite:slt@p50,w175"])
+    said = {
+        "Anna": (donkey, 0.5, 10.0),
+        "Ben": (synth.render_speech("dog", voices["espeak:en-us+m3@p45,w170"]), 1.3, None),
+    }
+    frames = rate // 2 + len(donkey) + rate
+    args = []
+    for k, (seat, (samples, at, snr)) in enumerate(said.items()):
+        audio = np.zeros(frames)
+        start = int(at * rate)
+        audio[start : start + len(samples)] += samples[: frames - start]
+        level = active_rms_db(samples) - snr if snr is not None else -60.0
+        audio += synth.pink_noise(frames, np.random.default_rng(3 + k)) * 10 ** (level / 20)
+        path = tmp_path / f"{seat}.wav"
+        soundfile.write(path, audio.astype(np.float32), rate, subtype="FLOAT")
+        args += ["--track", f"{seat}={path}"]
+    plain = run_voicehost("rank", "--game", "bimbamm", *args, "--json", timeout=300)
+    asked = run_voicehost("rank", "--game", "bimbamm", *args, "--json", "--uncertain", timeout=300)
     assert plain.returncode == 0 and asked.returncode == 0, plain.stderr + asked.stderr
     certain = json.loads(plain.stdout)["shouts"]
     listed = json.loads(asked.stdout)["shouts"]
-    unsure = [s for s in listed if s.get("uncertain")]
-    assert unsure and all(s not in certain for s in unsure)
+    assert [(s["player"], s["phrase"], s.get("uncertain", False)) for s in listed] == [
+        ("Anna", "donkey", True),
+        ("Ben", "dog", False),
+    ]
     assert [s for s in listed if not s.get("uncertain")] == certain
-    _all_right([{k: v for k, v in s.items() if k != "uncertain"} for s in listed], fixture, 0.04)
+    for shout in listed:
+        assert abs(float(shout["onset"]) - said[str(shout["player"])][1]) <= 0.04, shout
 
 
 def test_slaps_are_ranked_and_the_last_slapper_is_right() -> None:

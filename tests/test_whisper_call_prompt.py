@@ -31,13 +31,17 @@ def noisy(segment: Segment, snr_db: float, seed: int) -> Segment:
 
 
 def test_primed_whisper_writes_the_call_it_otherwise_writes_as_a_repetition(whisper: WhisperRecognizer) -> None:
-    """The committed espeak-ng call: Whisper alone makes it "BIM BAM BAM" (best phrase "bim bim
-    bim"); with the call as its prompt, "bim bam bum"."""
+    """The committed espeak-ng call in pink noise 12 dB under it: Whisper alone makes it a
+    repetition (best phrase "bim bim bim"); with the call as its prompt, "bim bam bum", 5 nats
+    ahead of the next phrase. (The clean clip is a knife edge, 0.1-0.2 nats either way, and falls
+    to either side with the CPU's arithmetic: CTranslate2 multiplies with MKL on Intel CPUs and
+    oneDNN on others.)"""
     spoken = {p: whisper.pack.spoken_forms(p) for p in PHRASES if p != "slap"}
-    segment = clip(CALL)
+    segment = noisy(clip(CALL), 12.0, seed=2)
     samples = whisper._isolated(segment.samples, segment)
-    assert whisper.engine.analyse(samples, spoken, keep=[CALL]).scores.best()[0] != CALL
-    assert whisper.engine.analyse(samples, spoken, prompt="Bim bam bum.", keep=[CALL]).scores.best()[0] == CALL
+    assert whisper.engine.analyse(samples, spoken, keep=[CALL]).scores.best()[0] == "bim bim bim"
+    primed = whisper.engine.analyse(samples, spoken, prompt="Bim bam bum.", keep=[CALL]).scores.best()
+    assert primed[0] == CALL and primed[2] > 3.0
 
 
 def test_a_noisy_call_is_heard_with_the_prompt_and_only_asked_back_without(whisper: WhisperRecognizer) -> None:
@@ -79,6 +83,9 @@ def test_only_one_expected_phrase_of_several_words_primes_whisper(whisper: Whisp
         whisper.evidence(segment, PHRASES, likely=yells)
         assert prompts == [None, None]
         whisper.evidence(segment, PHRASES, likely=(CALL,))
-        assert prompts[2:] == ["Bim bam bum."]
+        # The call primes the first analysis; a second, unprompted one follows only when the
+        # primed one did not make the call its best (which one it is depends on the CPU's
+        # arithmetic: CTranslate2 multiplies with MKL on Intel and oneDNN elsewhere).
+        assert prompts[2] == "Bim bam bum." and prompts[3:] in ([], [None])
     finally:
         del engine.analyse  # type: ignore[method-assign]
