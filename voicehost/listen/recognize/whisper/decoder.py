@@ -205,10 +205,10 @@ class Decoder:
 
     def log_probs(self, hidden: np.ndarray) -> np.ndarray:
         """(N, vocabulary) next-token log probabilities for hidden states (N, width)."""
-        logits = hidden @ self._projection
-        top = logits.max(-1, keepdims=True)
-        out: np.ndarray = logits - top - np.log(np.exp(logits - top).sum(-1, keepdims=True))
-        return out
+        logits: np.ndarray = hidden @ self._projection
+        logits -= logits.max(-1, keepdims=True)  # in place: the (N, 51,864) arrays dominate the cost
+        logits -= np.log(np.exp(logits).sum(-1, keepdims=True))
+        return logits
 
     def next_log_probs(self, rows: list[list[int]], cross: Cross, known: Prefixes | None = None) -> np.ndarray:
         """(len(rows), vocabulary): the next-token distribution after each token row.
