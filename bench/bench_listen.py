@@ -1036,6 +1036,8 @@ def _renamed(fixture: fx.Fixture, name: str, work: Path) -> fx.Fixture:
     manifest["name"] = name
     path = work / f"{name}.json"
     path.write_text(json.dumps(manifest, indent=1))
+    if fixture.path != path:  # one manifest per recording in the work folder (--fixtures reads them all)
+        fixture.path.unlink(missing_ok=True)
     return fx.read_fixture(path)
 
 
