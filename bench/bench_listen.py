@@ -1212,8 +1212,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--enrol",
         action="store_true",
-        help="--heldout/--tune: every synthetic player enrolled (3 takes of each shouted word, pitch and rate "
+        help="--heldout/--tune: every synthetic player enrolled (--takes of each shouted word, pitch and rate "
         "jittered, quiet room); real voices are not (Speech Commands has one take per speaker and word)",
+    )
+    parser.add_argument(
+        "--takes",
+        type=int,
+        default=3,
+        metavar="N",
+        help="--enrol: takes of each word per player (voicehost enrol --takes; 2 to 5, default 3)",
     )
     parser.add_argument(
         "--jitter",
@@ -1320,9 +1327,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         seed = args.seed if args.seed != 7 else (1 if args.tune else 21)
         if args.enrol:
+            if not 1 <= args.takes <= 5:
+                parser.error("--takes: 1 to 5 takes of each word")
             if args.oracle or not hasattr(shared, "templates"):
                 parser.error("--enrol needs the Whisper recogniser (--engine whisper or auto)")
-            takes = voice_takes(shared, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, seed)
+            takes = voice_takes(shared, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, seed, args.takes)
 
             def make(fixture: fx.Fixture, game: str) -> Recognizer:
                 shared.templates = enrolled_seats(fixture, takes)  # type: ignore[attr-defined]
@@ -1360,7 +1369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 phrases,
                 f"{split} synthetic voices, seed {seed}, recogniser {engine}, {len(held)} recordings"
                 + (", with the game's context" if args.context else "")
-                + (", every player enrolled" if args.enrol else "")
+                + (f", every player enrolled ({args.takes} takes of each word)" if args.enrol else "")
                 + (", voices jittered" if args.jitter or args.learn else "")
                 + (", takes learned in play" if args.learn else ""),
                 args.context,
