@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_voicehost
 from tests.test_setup_table import CROSSTALK, Lines
 import tools.listen_fixtures as fx
 from tools.clips import vary
@@ -165,6 +165,24 @@ def test_enrolment_round_trip_through_the_virtual_table(virtual_table, tmp_path:
     assert "enrolled" in done.stderr
     found = json.loads(done.stdout)["shouts"]
     assert [(s["player"], s["phrase"]) for s in found] == [(e["player"], e["phrase"]) for e in fixture.expected]
+
+
+@pytest.mark.parametrize(
+    ("command", "takes"),
+    [
+        (("enrol", "--config", "table.toml", "--game", "bimbamm"), "6"),
+        (("setup-table", "--players", "Anna", "--enrol", "bimbamm"), "0"),
+    ],
+)
+def test_takes_out_of_range_get_one_line(command: tuple[str, ...], takes: str, tmp_path: Path) -> None:
+    """One to five takes of each word (one heard as many synthetic shouts as three, README): any
+    other count is refused in one line before anything is recorded."""
+    result = run_voicehost(
+        *command, "--takes", takes, *(("--out", str(tmp_path / "t.toml")) if "setup-table" in command else ())
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"voicehost {command[0]}: --takes {takes}: give 1 to 5 takes of each word"
+    assert result.stdout == "" and not (tmp_path / "t.toml").exists()
 
 
 def test_takes_match_their_own_word_best(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--game", choices=GAMES, default="all", help="whose words to say (default: all: both shouting games)"
     )
     parser.add_argument("--players", metavar="NAME,NAME", help="only these players (default: everyone at the table)")
-    parser.add_argument("--takes", type=int, default=3, metavar="N", help="takes of each word (2 to 5, default 3)")
+    parser.add_argument("--takes", type=int, default=3, metavar="N", help="takes of each word (1 to 5, default 3)")
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the words (default: en)")
     parser.add_argument("--voice", default=None, help="espeak-ng voice of the host")
     parser.add_argument(
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.speak.service import SpeechService, TextTranscript
     from voicehost.speak.voice import DEFAULT_RATE, EspeakVoice
 
-    if not 2 <= args.takes <= 5:
-        raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
+    if not 1 <= args.takes <= 5:
+        raise InputError(f"--takes {args.takes}: give 1 to 5 takes of each word")
     table = load_table(args.config)
     chosen = (
         table.microphone_seats

@@ -106,7 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "saved next to --out for 'play --config'",
     )
     parser.add_argument(
-        "--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (2 to 5, default 3)"
+        "--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (1 to 5, default 3)"
     )
 
 
@@ -202,8 +202,8 @@ def run(args: argparse.Namespace) -> int:
 
     players = parse_players(args.players)
     by_phone = parse_by_phone(args.by_phone, players)
-    if args.enrol and not 2 <= args.takes <= 5:
-        raise InputError(f"--takes {args.takes}: give 2 to 5 takes of each word")
+    if args.enrol and not 1 <= args.takes <= 5:
+        raise InputError(f"--takes {args.takes}: give 1 to 5 takes of each word")
     out = check_writable(args.out)
     if len(by_phone) == len(players):
         return all_on_phones(args, players, out)
