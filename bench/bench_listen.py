@@ -1220,7 +1220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         default=3,
         metavar="N",
-        help="--enrol: takes of each word per player (voicehost enrol --takes; 2 to 5, default 3)",
+        help="--enrol: takes of each word per player (voicehost enrol --takes; 1 to 5, default 3)",
     )
     parser.add_argument(
         "--jitter",
