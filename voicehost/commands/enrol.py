@@ -10,7 +10,7 @@ from voicehost.games import SHOUTED
 from voicehost.status import ExitStatus
 
 NAME = "enrol"
-HELP = "record each player saying the game's words (two or three times) so their shouts are heard better"
+HELP = "record each player saying the game's words (three times, or --takes N) so their shouts are heard better"
 DESCRIPTION = """\
 Walk the players of a table (a table.toml written by 'voicehost setup-table') through saying every
 word of the game, a few times each, into their own microphone. The takes are saved next to the
@@ -27,6 +27,17 @@ examples:
 """
 
 GAMES = (*SHOUTED, "all")
+TAKES = (1, 5)
+"""Takes of each word a player may be asked for (one did as well as three on synthetic voices: README)."""
+TAKES_HELP = f"takes of each word ({TAKES[0]} to {TAKES[1]}, default 3)"
+
+
+def check_takes(takes: int) -> None:
+    """Refuse a number of takes outside :data:`TAKES` in one line (``enrol --takes``, ``setup-table --takes``)."""
+    from voicehost.errors import InputError
+
+    if not TAKES[0] <= takes <= TAKES[1]:
+        raise InputError(f"--takes {takes}: give {TAKES[0]} to {TAKES[1]} takes of each word")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--game", choices=GAMES, default="all", help="whose words to say (default: all: both shouting games)"
     )
     parser.add_argument("--players", metavar="NAME,NAME", help="only these players (default: everyone at the table)")
-    parser.add_argument("--takes", type=int, default=3, metavar="N", help="takes of each word (1 to 5, default 3)")
+    parser.add_argument("--takes", type=int, default=3, metavar="N", help=TAKES_HELP)
     parser.add_argument("--lang", default="en", metavar="LANG", help="language of the words (default: en)")
     parser.add_argument("--voice", default=None, help="espeak-ng voice of the host")
     parser.add_argument(
@@ -78,8 +89,7 @@ def run(args: argparse.Namespace) -> int:
     from voicehost.speak.service import SpeechService, TextTranscript
     from voicehost.speak.voice import DEFAULT_RATE, EspeakVoice
 
-    if not 1 <= args.takes <= 5:
-        raise InputError(f"--takes {args.takes}: give 1 to 5 takes of each word")
+    check_takes(args.takes)
     table = load_table(args.config)
     chosen = (
         table.microphone_seats

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from voicehost.commands.enrol import TAKES_HELP, check_takes
 from voicehost.errors import AudioDeviceError, InputError
 from voicehost.games import SHOUTED
 from voicehost.status import ExitStatus
@@ -105,9 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"then record each player saying GAME's words ({', '.join(SHOUTED)} or all), "
         "saved next to --out for 'play --config'",
     )
-    parser.add_argument(
-        "--takes", type=int, default=3, metavar="N", help="--enrol: takes of each word (1 to 5, default 3)"
-    )
+    parser.add_argument("--takes", type=int, default=3, metavar="N", help=f"--enrol: {TAKES_HELP}")
 
 
 class PlayersError(InputError):
@@ -202,8 +201,8 @@ def run(args: argparse.Namespace) -> int:
 
     players = parse_players(args.players)
     by_phone = parse_by_phone(args.by_phone, players)
-    if args.enrol and not 1 <= args.takes <= 5:
-        raise InputError(f"--takes {args.takes}: give 1 to 5 takes of each word")
+    if args.enrol:
+        check_takes(args.takes)
     out = check_writable(args.out)
     if len(by_phone) == len(players):
         return all_on_phones(args, players, out)
