@@ -1,7 +1,7 @@
 """Per-player voice enrolment: each player's own takes of the game's words, matched against a shout.
 
 A table of known players can do what a general recogniser cannot: learn how *this* player says
-"bim". Each player says every word of the game three times by default (``--takes``) (``voicehost enrol``, or
+"bim". Each player says every word of the game three times by default, or ``--takes`` N times (``voicehost enrol``, or
 ``setup-table --enrol``); the takes are WAV files ``WORD-N.wav`` in one folder per player (the same
 layout ``voicehost rank --enroll NAME=DIR`` reads). A shout is compared with the takes by dynamic
 time warping over Whisper's encoder frames (20 ms, 384 values, length-normalised: a pretrained
