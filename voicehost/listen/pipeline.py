@@ -41,7 +41,7 @@ from voicehost.listen.messages import (
     Segment,
     Shout,
 )
-from voicehost.listen.onset import OnsetConfig, OnsetDetector
+from voicehost.listen.onset import OnsetConfig, OnsetDetector, peak_level_db
 from voicehost.listen.ranking import ranked, shout_from, slap_shout
 
 if TYPE_CHECKING:
@@ -85,6 +85,12 @@ class ListenConfig:
     strict_again: float = 10.0
     """Seconds: an unclear strict phrase said again by the same seat within this time of the first
     is taken (item 24: "if nothing happens, say it again"); 0: never."""
+    faint_tail_db: float | None = 10.0
+    """Bursts that end an event more than this many dB under its loudest burst are the room's
+    (the other tables' babble holding the event open, a neighbour's leak), not the shout: the
+    recogniser hears the event as if it had ended with its last burst within this range, and they
+    are not counted as words (``extra_bursts``). The reported shout keeps its event as heard.
+    None: off (README, "Hearing the shouts", item 25)."""
 
 
 @dataclass
@@ -422,7 +428,8 @@ class Listener:
         if event.end - event.onset > self.config.max_shout or not spoken or self.recognizer is None:
             return None
         likely = [p for p in item.likely if p in spoken]
-        return Segment(event, owned.samples, self.onset.rate, owned.start), spoken, likely
+        segment = Segment(event, owned.samples, self.onset.rate, owned.start)
+        return without_faint_tail(segment, self.config.faint_tail_db, self.crosstalk.tail), spoken, likely
 
     def _recognise(self, item: _Unjudged, decision: Decision) -> None:
         event, cfg = item.owned.event, self.config
@@ -460,7 +467,7 @@ class Listener:
             else:
                 decision.reason = "unclear"
                 return
-        if len(event.bursts) > len(recognition.phrase.split()) + cfg.extra_bursts:
+        if len(segment.event.bursts) > len(recognition.phrase.split()) + cfg.extra_bursts:
             decision.reason = "too_many_bursts"
             return
         decision.shout = shout_from(event, recognition, spoken, cfg.count_bursts)
@@ -510,6 +517,29 @@ class Listener:
 
         recognize: Callable[..., Recognition] = self.recognizer.recognize
         return recognize(segment, spoken, likely, known=known)
+
+
+def without_faint_tail(segment: Segment, faint_db: float | None, tail: float) -> Segment:
+    """``segment`` as if its event had ended with its last burst within ``faint_db`` dB of its
+    loudest (peak levels on the segment's audio), with ``tail`` seconds of audio after that end
+    (as the crosstalk stage gives every event); unchanged when no burst after that one is fainter
+    (see ``ListenConfig.faint_tail_db``)."""
+    bursts = segment.event.bursts
+    if faint_db is None or len(bursts) < 2:
+        return segment
+    rate, start = segment.rate, segment.start
+    levels = []
+    for a, b in bursts:
+        first = max(0, int(round((a - start) * rate)))
+        levels.append(peak_level_db(segment.samples[first : max(first + 1, int(round((b - start) * rate)))], rate))
+    loudest = max(levels)
+    last = max(k for k, level in enumerate(levels) if level >= loudest - faint_db)
+    if last == len(bursts) - 1:
+        return segment
+    end = bursts[last][1]
+    cut = min(len(segment.samples), int(round((end - start + tail) * rate)))
+    event = replace(segment.event, end=end, bursts=bursts[: last + 1])
+    return Segment(event, segment.samples[:cut], rate, start)
 
 
 def _level(shout: Shout) -> float | None:
