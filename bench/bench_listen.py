@@ -1327,8 +1327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         seed = args.seed if args.seed != 7 else (1 if args.tune else 21)
         if args.enrol:
-            if not 1 <= args.takes <= 5:
-                parser.error("--takes: 1 to 5 takes of each word")
+            from voicehost.commands.enrol import TAKES
+
+            if not TAKES[0] <= args.takes <= TAKES[1]:
+                parser.error(f"--takes: {TAKES[0]} to {TAKES[1]} takes of each word")
             if args.oracle or not hasattr(shared, "templates"):
                 parser.error("--enrol needs the Whisper recogniser (--engine whisper or auto)")
             takes = voice_takes(shared, ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES, seed, args.takes)
