@@ -131,9 +131,10 @@ def test_repeated_call_with_short_pauses_is_one_event_with_one_burst_per_word() 
 
 def test_a_shout_in_babble_is_reported_soon_after_it_ends() -> None:
     """Solo shouts 20 dB over table babble (the listening fixtures' renderer): most events are
-    reported within a second of the shout's end, not held open by babble flickering over the quiet
-    threshold after the shout's tail (measured: 5 of these 8 instead of 2; the others wait for a
-    babble burst to end, as before)."""
+    reported within 0.7 s of the shout's end, not held open by babble flickering over the quiet
+    threshold after the shout's tail nor by the other tables' fainter syllables (measured: 7 of
+    these 8, 0.39-0.60 s after the end; with the syllables holding it open, OnsetConfig.weak_hold,
+    3 of 8, and 5 within 1 s)."""
     import tools.listen_fixtures as fx
 
     renderer = fx.Renderer()
@@ -150,8 +151,60 @@ def test_a_shout_in_babble_is_reported_soon_after_it_ends() -> None:
             for event in detector.process(track[start : start + 320], start):
                 if waited is None and abs(event.onset - shout["onset"]) <= 0.05:
                     waited = (start + 320) / RATE - event.end
-        soon.append(waited is not None and waited <= 1.0)
-    assert sum(soon) >= 4, soon
+        soon.append(waited is not None and waited <= 0.7)
+    assert sum(soon) >= 6, soon
+
+
+def _murmured_scene(loud_after: bool) -> tuple[np.ndarray, float]:
+    """A shout at 0.8 s, then another table's syllables 22 dB under it every 0.4 s for 1.6 s
+    (and, with ``loud_after``, a second shout 0.2 s after the last of them; its onset returned)."""
+    rng = np.random.default_rng(3)
+    shout = set_active_level(synth.render_speech("dog", synth.ENGLISH_VOICES[2]), -18)
+    murmur = set_active_level(synth.render_speech("bam", synth.ENGLISH_VOICES[5]), -40)
+    out = synth.pink_noise(int(5.0 * RATE), rng) * 10 ** (-60 / 20)
+    out[int(0.8 * RATE) : int(0.8 * RATE) + len(shout)] += shout
+    end = 0.8 + len(shout) / RATE
+    t = end + 0.12
+    while t < end + 1.6:
+        out[int(t * RATE) : int(t * RATE) + len(murmur)] += murmur
+        t += len(murmur) / RATE + 0.12
+    second = t + 0.08
+    if loud_after:
+        out[int(second * RATE) : int(second * RATE) + len(shout)] += shout
+    return out.astype(np.float32), second
+
+
+def _events_when_out(signal: np.ndarray, config: OnsetConfig) -> list[tuple[AcousticEvent, float, float]]:
+    """Each event with the session second it came out at, and what decided_until said then."""
+    detector = OnsetDetector("Anna", config)
+    out = []
+    for start in range(0, len(signal), 320):
+        for event in detector.process(signal[start : start + 320], start):
+            out.append((event, (start + 320) / RATE, detector.decided_until()))
+    return out + [(e, len(signal) / RATE, detector.decided_until()) for e in detector.flush()]
+
+
+def test_fainter_syllables_after_a_shout_do_not_hold_its_event_open() -> None:
+    """Another table's syllables 22 dB under a shout, one after another with short pauses: the
+    shout comes out as the same event as when they held it open, about 0.6 s after its end instead
+    of after them (2 s later); they report nothing, and decided_until passes the shout's end
+    (a cluster with it can be judged). A loud word after them is an event of its own."""
+    signal, _ = _murmured_scene(loud_after=False)
+    held = _events_when_out(signal, OnsetConfig(weak_hold=True))
+    now = _events_when_out(signal, OnsetConfig())
+    assert len(held) == 1 and len(now) == 1, (held, now)
+    (old, old_out, _), (new, new_out, decided) = held[0], now[0]
+    assert (new.onset, new.end, new.bursts) == (old.onset, old.end, old.bursts)
+    assert old_out - old.end > 2.0, old_out
+    assert new_out - new.end < 0.8, new_out
+    assert decided > new.end + 0.02, decided
+
+    signal, second = _murmured_scene(loud_after=True)
+    held = _events_when_out(signal, OnsetConfig(weak_hold=True))
+    now = _events_when_out(signal, OnsetConfig())
+    assert len(held) == 1 and held[0][0].end > 3.0, held  # one 2.7 s sound: too long for a shout
+    assert len(now) == 2 and abs(now[0][0].onset - 0.8) < 0.005 and abs(now[1][0].onset - second) < 0.005, now
+    assert now[0][0].end == held[0][0].bursts[0][1], now
 
 
 def test_words_far_apart_are_separate_events() -> None:

@@ -89,6 +89,11 @@ class OnsetConfig:
     """Refinement frames a band may dip below its threshold and still count as rising."""
     search_back: float = 0.30
     """Seconds before the detection point the refinement may look."""
+    join_back: float = 0.10
+    """Seconds before its detection frame's centre an open sound's onset is taken to lie at most
+    when a cluster's completeness is decided (refinement may go back ``search_back``; on the
+    tuning recordings 0.4% of sounds go back further than 0.1 s: such a late sound is judged as a
+    cluster of its own)."""
     slap_rise: float = 0.005
     """Seconds: a slap comes within 6 dB of its peak this fast after its onset."""
     slap_length: float = 0.1
@@ -122,6 +127,13 @@ class OnsetConfig:
     weak_burst_db: float = 15.0
     """Leading and trailing bursts this much quieter than the event's loudest are background
     (babble, a breath), not part of the event."""
+    weak_hold: bool = False
+    """The old way (before 2026-12-05): bursts already ``weak_burst_db`` under the event's loudest
+    hold it open, and an open sound may have begun ``search_back`` before its detection when a
+    cluster's completeness is decided. Off: the merge gap runs from the last burst that is not
+    weak, so another table's syllables after a shout no longer keep its event (and every cluster
+    it is in) open, and the weak bursts go on as a sound of their own that reports nothing unless
+    it gets as loud; and ``join_back`` applies."""
 
     @property
     def hop_seconds(self) -> float:
@@ -232,6 +244,11 @@ class _Burst:
     """Detection frame index one past the burst's last loud frame (-1 while it lasts)."""
     peak: float = 0.0
     """Largest mean band excess so far, dB."""
+    level: float | None = None
+    """Peak level (dBFS, on its detection frames) once the burst has ended."""
+    tail: int = -1
+    """Detection frame one past the tail this burst sounded on with (the event's ``last_active``
+    when the next burst began)."""
 
 
 @dataclass
@@ -245,6 +262,13 @@ class _Event:
     measured from there). Once more than ``off_frames`` quiet frames in a row ended the tail,
     frames above the threshold that start no burst (babble flickering over it) no longer hold the
     event open."""
+    loudest: float = -np.inf
+    """Peak level (dBFS) of the sound this event continues (the bursts a louder event left behind
+    when it closed): bursts this event reports must be within ``weak_burst_db`` of it too."""
+
+    def louder(self) -> float:
+        """The loudest level heard so far in this event (or in the sound it continues)."""
+        return max([self.loudest] + [b.level for b in self.bursts if b.level is not None])
 
 
 class OnsetDetector:
@@ -384,9 +408,16 @@ class OnsetDetector:
         be reported has started: the open event's start, or what the detector has heard."""
         cfg = self.config
         frame = self._next - cfg.on_frames
+        not_before = self._last_end
         if self._event is not None:
-            frame = min(frame, self._event.bursts[0].start)
-        return (max(0, frame) * cfg.hop) / cfg.rate - cfg.search_back
+            frame = min(frame, self._first_possible(self._event))
+            not_before = self._event.quiet_before
+        if cfg.weak_hold:
+            return (max(0, frame) * cfg.hop) / cfg.rate - cfg.search_back
+        # an event's onset is refined back from its first burst's frame centre, never before the
+        # end of this seat's previous event (OnsetDetector.refine)
+        earliest = self._frame_centre(max(0, frame)) - int(cfg.join_back * cfg.rate)
+        return max(earliest, not_before) / cfg.rate
 
     def heard_until(self) -> float:
         """Session seconds (before the latency offset) of audio this detector has processed."""
@@ -445,6 +476,9 @@ class OnsetDetector:
                 self._dip_floor = excess
             if burst.end >= 0:
                 self._quiet_run = self._dip_run = 0
+                lo = max(self.history.start, self._frame_centre(burst.start) - cfg.window // 2)
+                hi = self._frame_centre(burst.end - 1) + cfg.hop // 2
+                burst.level = peak_level_db(self.history.read(lo, hi), cfg.rate)
         return self._maybe_close(k)
 
     def _after_silence(self, k: int, level: float) -> bool:
@@ -484,6 +518,8 @@ class OnsetDetector:
     def _start_burst(self, k: int) -> None:
         if self._event is None:
             self._event = _Event(quiet_before=self._last_end)
+        elif self._event.bursts:
+            self._event.bursts[-1].tail = self._event.last_active
         self._event.bursts.append(_Burst(k))
 
     def _maybe_close(self, k: int) -> list[AcousticEvent]:
@@ -495,6 +531,10 @@ class OnsetDetector:
         too_long = (k - event.bursts[0].start) * cfg.hop_seconds >= cfg.max_event
         if last.end >= 0 and (k - max(last.end, event.last_active)) * cfg.hop_seconds >= cfg.merge_gap:
             return self._close()
+        if not cfg.weak_hold:
+            closed = self._close_before_weak(k)
+            if closed is not None:
+                return closed
         if too_long:
             if last.end < 0:
                 last.end = k + 1
@@ -507,11 +547,48 @@ class OnsetDetector:
         """Session sample index at the centre of detection frame ``k``."""
         return k * self.config.hop + self.config.window // 2
 
+    def _weak(self, burst: _Burst, loudest: float, margin: float = 0.0) -> bool:
+        return burst.level is not None and burst.level < loudest - self.config.weak_burst_db - margin
+
+    def _first_possible(self, event: _Event) -> int:
+        """Detection frame of the open event's first burst that may still be part of what it
+        reports (bursts already weak stay background, however the event goes on; 3 dB of room for
+        the levels of the refined spans the event is built of)."""
+        loudest = event.louder()
+        for burst in event.bursts:
+            if not self._weak(burst, loudest, 3.0):
+                return burst.start
+        return self._next
+
+    def _close_before_weak(self, k: int) -> list[AcousticEvent] | None:
+        """Close the open event at its last burst that is not weak when the merge gap has run out
+        since it and every burst after it that began within the gap has ended weak
+        (OnsetConfig.weak_hold); the bursts after it go on as an event of their own that must get
+        as loud to report anything."""
+        cfg = self.config
+        event = self._event
+        assert event is not None
+        loudest = event.louder()
+        strong = [i for i, b in enumerate(event.bursts) if b.end >= 0 and not self._weak(b, loudest)]
+        if not strong or strong[-1] == len(event.bursts) - 1:
+            return None
+        last = event.bursts[strong[-1]]
+        gap_end = max(last.end, last.tail) + int(round(cfg.merge_gap / cfg.hop_seconds))
+        if k < gap_end or any(b.end < 0 and b.start < gap_end for b in event.bursts[strong[-1] + 1 :]):
+            return None  # a burst that began within the gap may yet be loud: it decides
+        rest, active = event.bursts[strong[-1] + 1 :], event.last_active
+        event.bursts = event.bursts[: strong[-1] + 1]
+        closed = self._close()
+        self._event = _Event(bursts=rest, quiet_before=self._last_end, last_active=active, loudest=loudest)
+        return closed
+
     def _close(self) -> list[AcousticEvent]:
         event = self._event
         assert event is not None
         self._event = None
         spans = self._burst_spans(event)
+        if not spans:
+            return []
         self._last_end = max(self._last_end, spans[-1][1])
         lead = self._leading_hits(spans)
         if not lead:
@@ -568,8 +645,8 @@ class OnsetDetector:
             spans.append((onset, end))
             limit = end
         levels = [peak_level_db(self.history.read(a, b), cfg.rate) for a, b in spans]
-        strong = [i for i, level in enumerate(levels) if level >= max(levels) - cfg.weak_burst_db]
-        return spans[strong[0] : strong[-1] + 1]
+        strong = [i for i, level in enumerate(levels) if level >= max(levels + [event.loudest]) - cfg.weak_burst_db]
+        return spans[strong[0] : strong[-1] + 1] if strong else []
 
     def refine(self, coarse: int, not_before: int) -> int:
         """The true start (session sample) of the sound detected around sample ``coarse``."""
