@@ -131,28 +131,30 @@ def test_repeated_call_with_short_pauses_is_one_event_with_one_burst_per_word() 
 
 def test_a_shout_in_babble_is_reported_soon_after_it_ends() -> None:
     """Solo shouts 20 dB over table babble (the listening fixtures' renderer): most events are
-    reported within 0.7 s of the shout's end, not held open by babble flickering over the quiet
-    threshold after the shout's tail nor by the other tables' fainter syllables (measured: 7 of
-    these 8, 0.39-0.60 s after the end; with the syllables holding it open, OnsetConfig.weak_hold,
-    3 of 8, and 5 within 1 s)."""
+    reported within a second of the shout's end, not held open by babble flickering over the quiet
+    threshold after the shout's tail (measured: 5 of these 8 instead of 2; the others wait for
+    the other tables' fainter syllables to end). With those not holding it open either
+    (OnsetConfig.weak_hold off, tried) 7 of 8 within 0.7 s (0.39-0.60 s after the end)."""
     import tools.listen_fixtures as fx
 
     renderer = fx.Renderer()
-    soon = []
+    soon, sooner = [], []
     for seed in range(1, 9):
         rendered = renderer.render(
             fx.solo("babble_solo", np.random.default_rng(seed), noise="babble", snr_db=20, seed=100 + seed)
         )
         shout = rendered.manifest["expected"][0]  # type: ignore[index]
         track = rendered.tracks[:, rendered.scenario.seats.index(shout["player"])]
-        detector = OnsetDetector(shout["player"])
-        waited = None
-        for start in range(0, len(track), 320):
-            for event in detector.process(track[start : start + 320], start):
-                if waited is None and abs(event.onset - shout["onset"]) <= 0.05:
-                    waited = (start + 320) / RATE - event.end
-        soon.append(waited is not None and waited <= 0.7)
-    assert sum(soon) >= 6, soon
+        for hold, out, limit in ((True, soon, 1.0), (False, sooner, 0.7)):
+            detector = OnsetDetector(shout["player"], OnsetConfig(weak_hold=hold))
+            waited = None
+            for start in range(0, len(track), 320):
+                for event in detector.process(track[start : start + 320], start):
+                    if waited is None and abs(event.onset - shout["onset"]) <= 0.05:
+                        waited = (start + 320) / RATE - event.end
+            out.append(waited is not None and waited <= limit)
+    assert sum(soon) >= 4, soon
+    assert sum(sooner) >= 6, sooner
 
 
 def _murmured_scene(loud_after: bool) -> tuple[np.ndarray, float]:
@@ -185,13 +187,14 @@ def _events_when_out(signal: np.ndarray, config: OnsetConfig) -> list[tuple[Acou
 
 
 def test_fainter_syllables_after_a_shout_do_not_hold_its_event_open() -> None:
-    """Another table's syllables 22 dB under a shout, one after another with short pauses: the
-    shout comes out as the same event as when they held it open, about 0.6 s after its end instead
-    of after them (2 s later); they report nothing, and decided_until passes the shout's end
-    (a cluster with it can be judged). A loud word after them is an event of its own."""
+    """Another table's syllables 22 dB under a shout, one after another with short pauses, as
+    OnsetConfig.weak_hold off has them (tried, off): the shout comes out as the same event as
+    when they hold it open (as shipped), about 0.6 s after its end instead of after them (2 s
+    later); they report nothing, and decided_until passes the shout's end (a cluster with it can
+    be judged). A loud word after them is an event of its own."""
     signal, _ = _murmured_scene(loud_after=False)
     held = _events_when_out(signal, OnsetConfig(weak_hold=True))
-    now = _events_when_out(signal, OnsetConfig())
+    now = _events_when_out(signal, OnsetConfig(weak_hold=False))
     assert len(held) == 1 and len(now) == 1, (held, now)
     (old, old_out, _), (new, new_out, decided) = held[0], now[0]
     assert (new.onset, new.end, new.bursts) == (old.onset, old.end, old.bursts)
@@ -201,7 +204,7 @@ def test_fainter_syllables_after_a_shout_do_not_hold_its_event_open() -> None:
 
     signal, second = _murmured_scene(loud_after=True)
     held = _events_when_out(signal, OnsetConfig(weak_hold=True))
-    now = _events_when_out(signal, OnsetConfig())
+    now = _events_when_out(signal, OnsetConfig(weak_hold=False))
     assert len(held) == 1 and held[0][0].end > 3.0, held  # one 2.7 s sound: too long for a shout
     assert len(now) == 2 and abs(now[0][0].onset - 0.8) < 0.005 and abs(now[1][0].onset - second) < 0.005, now
     assert now[0][0].end == held[0][0].bursts[0][1], now

@@ -90,10 +90,10 @@ class OnsetConfig:
     search_back: float = 0.30
     """Seconds before the detection point the refinement may look."""
     join_back: float = 0.10
-    """Seconds before its detection frame's centre an open sound's onset is taken to lie at most
-    when a cluster's completeness is decided (refinement may go back ``search_back``; on the
-    tuning recordings 0.4% of sounds go back further than 0.1 s: such a late sound is judged as a
-    cluster of its own)."""
+    """``weak_hold`` off: seconds before its detection frame's centre an open sound's onset is
+    taken to lie at most when a cluster's completeness is decided (refinement may go back
+    ``search_back``; on the tuning recordings 0.4% of sounds go back further than 0.1 s: such a
+    late sound is judged as a cluster of its own)."""
     slap_rise: float = 0.005
     """Seconds: a slap comes within 6 dB of its peak this fast after its onset."""
     slap_length: float = 0.1
@@ -127,13 +127,16 @@ class OnsetConfig:
     weak_burst_db: float = 15.0
     """Leading and trailing bursts this much quieter than the event's loudest are background
     (babble, a breath), not part of the event."""
-    weak_hold: bool = False
-    """The old way (before 2026-12-05): bursts already ``weak_burst_db`` under the event's loudest
-    hold it open, and an open sound may have begun ``search_back`` before its detection when a
-    cluster's completeness is decided. Off: the merge gap runs from the last burst that is not
-    weak, so another table's syllables after a shout no longer keep its event (and every cluster
-    it is in) open, and the weak bursts go on as a sound of their own that reports nothing unless
-    it gets as loud; and ``join_back`` applies."""
+    weak_hold: bool = True
+    """As shipped: bursts already ``weak_burst_db`` under the event's loudest hold it open (they
+    are dropped when it closes), and an open sound may have begun ``search_back`` before its
+    detection when a cluster's completeness is decided. Off (tried 2026-12-05, README item 26):
+    the merge gap runs from the last burst that is not weak, so another table's syllables after a
+    shout no longer keep its event (and every cluster it is in) open, the weak bursts go on as a
+    sound of their own that reports nothing unless it gets as loud, and ``join_back`` applies.
+    It answers sooner in babble, but a neighbour's slap leaking into a caller's microphone after
+    the call then is a sound of its own there, which the crosstalk stage can leave to the caller
+    (a slap on one's own call is a mistake)."""
 
     @property
     def hop_seconds(self) -> float:
