@@ -99,7 +99,10 @@ class OnsetConfig:
     slap_length: float = 0.1
     """Seconds: a slap falls 12 dB below its peak within this time."""
     slap_burst: float = 0.15
-    """Seconds: a slap's first burst is no longer than this."""
+    """Seconds: a slap's first burst is no longer than this …"""
+    slap_fade_db: float | None = 12.0
+    """… or, if longer, stays this far under its first 60 ms' peak after ``slap_length`` (10 dB
+    babble held the burst of a slap open: the slap was taken for noise). None: the length alone."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
@@ -784,6 +787,16 @@ def impulsive(samples: np.ndarray, rate: int, rise: float, length: float) -> boo
     return reach <= rise and fallen.size > 0 and (top + fallen[0] - emerge) / 1000 <= length
 
 
+def faded(samples: np.ndarray, rate: int, after: float, fall_db: float) -> bool:
+    """True when the 10 ms level stays ``fall_db`` under the peak of the first 60 ms from
+    ``after`` seconds on: what keeps the burst going is the room (babble), not the sound."""
+    smooth = _envelope_db(samples, rate, smooth=10)
+    start = int(after * 1000)
+    if smooth.size <= start:
+        return True
+    return bool(np.all(smooth[start:] < float(np.max(smooth[:60])) - fall_db))
+
+
 def classify(
     samples: np.ndarray, cfg: OnsetConfig, first_burst: int | None = None, burst: int | None = None
 ) -> EventKind:
@@ -794,6 +807,8 @@ def classify(
     a word that starts with a sharp plosive ("cat") goes on."""
     head = samples[:first_burst] if first_burst else samples
     short = burst is None or burst <= cfg.slap_burst * cfg.rate
+    if not short and cfg.slap_fade_db is not None and burst is not None:
+        short = faded(samples[:burst], cfg.rate, cfg.slap_length, cfg.slap_fade_db)
     if short and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
         return EventKind.SLAP
     return EventKind.VOICE if voicing(samples, cfg.rate) >= cfg.voiced_min else EventKind.NOISE
