@@ -482,6 +482,7 @@ class OnsetDetector:
                 self._dip_floor = excess
             if burst.end >= 0:
                 self._quiet_run = self._dip_run = 0
+            if burst.end >= 0 and not cfg.weak_hold:
                 lo = max(self.history.start, self._frame_centre(burst.start) - cfg.window // 2)
                 hi = self._frame_centre(burst.end - 1) + cfg.hop // 2
                 burst.level = peak_level_db(self.history.read(lo, hi), cfg.rate)
