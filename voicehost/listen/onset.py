@@ -100,9 +100,11 @@ class OnsetConfig:
     """Seconds: a slap falls 12 dB below its peak within this time."""
     slap_burst: float = 0.15
     """Seconds: a slap's first burst is no longer than this …"""
-    slap_fade_db: float | None = 12.0
-    """… or, if longer, stays this far under its first 60 ms' peak after ``slap_length`` (10 dB
-    babble held the burst of a slap open: the slap was taken for noise). None: the length alone."""
+    slap_fade_db: float | None = None
+    """None (as shipped): the length alone. Tried (2026-12-05, README item 27, off): a longer first
+    burst also counts when it stays this far under its first 60 ms' peak after ``slap_length``
+    (10 dB babble held some slaps' bursts open, and they were taken for noise); 12 dB found two
+    more tuning slaps, none held out, and two more false slaps in the real talk."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
