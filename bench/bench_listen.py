@@ -421,6 +421,10 @@ class ClassTally:
     clean: int = 0
     """Races at gaps >= 20 ms whose every shout was heard with the right phrase."""
     clean_first_right: int = 0
+    slap_races: int = 0
+    """Slap races (two or more slaps) whose every slap was heard as a slap."""
+    last_slap_right: int = 0
+    """… of which the last slap reported (the slapper the rules penalise) is the true last one."""
     uncertain: int = 0
     asked_right: int = 0
     """Missed shouts that an uncertain report would have asked back with the right phrase ("Ben: cat?")."""
@@ -570,6 +574,19 @@ def score_heldout(
             tally.latencies.append(latency)
             if e is decisive:
                 tally.verdicts.append(latency)
+    slaps = [e for e in expected if e["phrase"] == "slap"]
+    if cls == "slaps" and len(slaps) > 1:
+        heard = [f for e, f in match.pairs if e["phrase"] == "slap" and f["phrase"] == "slap"]
+        if len(heard) == len(slaps):
+            reported = [f for f in found if f["phrase"] == "slap"]
+            tally.slap_races += 1
+            tally.last_slap_right += (
+                max(reported, key=lambda f: float(f["onset"]))["player"]
+                == max(  # type: ignore[arg-type]
+                    slaps,
+                    key=lambda e: float(e["onset"]),  # type: ignore[arg-type]
+                )["player"]
+            )
     if cls == "race" and len(expected) > 1:
         tally.races += 1
         right_first = (
@@ -621,6 +638,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
                 "first_right",
                 "clean",
                 "clean_first_right",
+                "slap_races",
+                "last_slap_right",
                 "uncertain",
                 "asked_right",
                 "likely_expected",
@@ -653,6 +672,11 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         + (", wall clock" if CLOCK is time.perf_counter else ", CPU")
         + f" {cpu / max(audio, 1e-9):.3f} s per s of audio"
     )
+    if total.slap_races:
+        print(
+            f"  slap races whose slaps were all heard: the last slap reported (the slapper penalised) is the"
+            f" true last one in {pct(total.last_slap_right, total.slap_races)}"
+        )
     if total.likely_expected:
         other_expected = (
             sum(t.expected for (c, _), t in tallies.items() if c in ("solo", "race")) - total.likely_expected
