@@ -579,14 +579,12 @@ def score_heldout(
         heard = [f for e, f in match.pairs if e["phrase"] == "slap" and f["phrase"] == "slap"]
         if len(heard) == len(slaps):
             reported = [f for f in found if f["phrase"] == "slap"]
+
+            def last(rows: Sequence[dict[str, object]]) -> object:
+                return max(rows, key=lambda r: float(r["onset"]))["player"]  # type: ignore[arg-type]
+
             tally.slap_races += 1
-            tally.last_slap_right += (
-                max(reported, key=lambda f: float(f["onset"]))["player"]
-                == max(  # type: ignore[arg-type]
-                    slaps,
-                    key=lambda e: float(e["onset"]),  # type: ignore[arg-type]
-                )["player"]
-            )
+            tally.last_slap_right += last(reported) == last(slaps)
     if cls == "race" and len(expected) > 1:
         tally.races += 1
         right_first = (

@@ -416,12 +416,14 @@ class OnsetDetector:
         be reported has started: the open event's start, or what the detector has heard."""
         cfg = self.config
         frame = self._next - cfg.on_frames
+        if cfg.weak_hold:
+            if self._event is not None:
+                frame = min(frame, self._event.bursts[0].start)
+            return (max(0, frame) * cfg.hop) / cfg.rate - cfg.search_back
         not_before = self._last_end
         if self._event is not None:
             frame = min(frame, self._first_possible(self._event))
             not_before = self._event.quiet_before
-        if cfg.weak_hold:
-            return (max(0, frame) * cfg.hop) / cfg.rate - cfg.search_back
         # an event's onset is refined back from its first burst's frame centre, never before the
         # end of this seat's previous event (OnsetDetector.refine)
         earliest = self._frame_centre(max(0, frame)) - int(cfg.join_back * cfg.rate)
