@@ -11,7 +11,10 @@ every source found so far is predicted with a short FIR filter (a delay, a gain 
 reflections) fitted only on the frames where that seat's channel is coherent with the source, and
 subtracted. If what remains still rises clearly above the channel's noise and keeps much of the
 channel's energy, the seat made a sound of its own, and its onset is found again on the remainder;
-otherwise its event was a leak and is reported once, as ``leaked_to`` of its source. A seat with
+otherwise its event was a leak and is reported once, as ``leaked_to`` of its source. Where
+several sources leak in at the same moment (three claps within 40 ms), no frame holds one leak
+alone and the one-at-a-time fit finds none: the seat is tried again with all sources' leaks
+fitted together, and checked again once every source's channel is clean. A seat with
 several events in one cluster (a slap after its own yell, a shout while a neighbour talks on) is
 one sound for the fitting; each of its later events is its own only where the cancelled channel
 shows a sound of its own within it, and its audio (for the kind and for the recogniser) stops
@@ -79,6 +82,20 @@ class CrosstalkConfig:
     used to 'predict' and cancel it)."""
     min_frames: int = 3
     """Fewer usable frames than this: no leak is fitted."""
+    joint: bool = True
+    """Several neighbours' sounds leaking in at the same moment (claps 10 ms apart) leave no
+    stretch that holds one leak alone, so the one-at-a-time fit finds none coherent and the rest
+    passes for a sound of the seat's own. With this on, such a seat is tried again with every
+    source's leak fitted together (:func:`_joint_cancel`): when it is not the seat's own sound
+    there, it is a leak. Once every source's channel is clean (after ``passes``), each later
+    source is checked again the same way, and a seat with a slap among its events finds its
+    onset again on that remainder too."""
+    joint_voice_onsets: bool = False
+    """Also find voiced events' onsets again on the joint remainder (tried, off: on the tuning
+    split it heard 4 more shouts with the truth as recogniser but put one more race's first
+    shouter wrong; a voice's own quiet start is sometimes taken for a neighbour's leak)."""
+    joint_fit_frames: int = 40
+    """At most this many frames inform a joint fit (its cost grows with frames times sources²)."""
     own_margin_db: float = 8.0
     """A remainder frame is own sound when it is this far above the remainder's noise …"""
     own_share_db: float = -8.0
@@ -167,6 +184,20 @@ def resolve(
     leaks: dict[SeatName, dict[SeatName, _Leak]] = {}
     leaked: dict[SeatName, list[SeatName]] = {}
     clean: dict[SeatName, np.ndarray] = {}
+    joints: dict[tuple[SeatName, frozenset[SeatName]], np.ndarray | None] = {}
+    slapping = {s for s, group in groups.items() if any(e.kind == EventKind.SLAP for e in group)}
+
+    def jointly(seat: SeatName) -> np.ndarray | None:
+        """``seat``'s channel minus every other source's leak, fitted together (cached)."""
+        among = frozenset(s for s in sources if s != seat)
+        if (seat, among) not in joints:
+            joints[seat, among] = (
+                _joint_cancel(signals[seat], {s: (clean[s], span(s)) for s in among}, rate, cfg)
+                if cfg.joint and len(among) > 1
+                else None
+            )
+        return joints[seat, among]
+
     for seat in order:
         remainder, fitted = _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
@@ -175,21 +206,41 @@ def resolve(
             if not sources
             else _own_onset(remainder, signals[seat], rate, cfg, onset_cfg)
         )
+        if onset is not None and cfg.joint and len(sources) > 1:
+            joint = jointly(seat)
+            if joint is not None and _own_onset(joint, signals[seat], rate, cfg, onset_cfg) is None:
+                onset = None
         if onset is not None:
             sources[seat] = onset
             clean[seat] = remainder
         else:
             owner = max(fitted, key=lambda s: fitted[s].gain_db) if fitted else order[0]
             leaked.setdefault(owner, []).append(seat)
+    last: dict[SeatName, dict[SeatName, _Leak]] = {}
     for _ in range(cfg.passes):
-        clean = {
-            seat: _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources if s != seat}, rate, cfg)[0]
+        done = {
+            seat: _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources if s != seat}, rate, cfg)
             for seat in sources
         }
+        clean = {seat: found[0] for seat, found in done.items()}
+        last = {seat: found[1] for seat, found in done.items()}
+    joints.clear()
+    if cfg.joint:
+        # With every source's channel now clean of the others, a seat taken for a source early
+        # (its neighbours' leaks overlapping, none yet known) may show nothing of its own.
+        for seat in [s for s in sources if s != order[0]]:
+            joint = jointly(seat)
+            if joint is not None and last.get(seat) and _own_onset(joint, signals[seat], rate, cfg, onset_cfg) is None:
+                fitted = last[seat]
+                del sources[seat], clean[seat]
+                leaked.setdefault(max(fitted, key=lambda s: fitted[s].gain_db), []).append(seat)
     owned = []
     for seat, onset in sources.items():
         if len(sources) > 1:
             onset = _recheck_onset(clean[seat], signals[seat], onset, rate, cfg, onset_cfg)
+            joint = jointly(seat) if seat in slapping or cfg.joint_voice_onsets else None
+            if joint is not None:
+                onset = _recheck_onset(joint, signals[seat], onset, rate, cfg, onset_cfg)
         leaked_to = tuple(leaked.get(seat, ()))
         mine = _own_events(groups[seat], clean[seat], signals[seat], onset, t0, rate, cfg, onset_cfg)
         for k, (event, start) in enumerate(mine):
@@ -339,6 +390,122 @@ def _cancel(
             remainder = remainder - leak.apply(source)
             fitted[seat] = leak
     return remainder, fitted
+
+
+def _joint_cancel(
+    target: np.ndarray,
+    sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]],
+    rate: int,
+    cfg: CrosstalkConfig,
+) -> np.ndarray | None:
+    """``target`` minus the leaks of all ``sources`` fitted together (one least-squares FIR per
+    source, solved at once), or None when no joint fit can be made. For several neighbours'
+    sounds leaking in at the same moment (claps 10 ms apart), where no frame holds one leak
+    alone and the one-at-a-time fit finds none coherent. Frames inform the fit where the delayed
+    sources together explain the target (per-frame regression), then where the fit explains it."""
+    n = int(cfg.frame * rate)
+    frames = len(target) // n
+    lags: dict[SeatName, int] = {}
+    loud = np.zeros(frames, dtype=bool)
+    for seat, (source, span) in sources.items():
+        src_db = np.full(frames, -140.0)
+        level = _frame_db(source, n, n)[:frames]
+        src_db[: len(level)] = level
+        noise = float(np.median(src_db[: max(1, int((cfg.pre - 0.05) * rate) // n)]))
+        index = np.arange(frames) * n
+        mine = (index >= span[0] - n) & (index < span[1]) & (src_db >= noise + cfg.source_over_noise_db)
+        if np.count_nonzero(mine) < cfg.min_frames:
+            continue
+        peak = int(np.flatnonzero(mine)[np.argmax(src_db[mine])]) * n
+        start = max(0, peak - int(0.02 * rate))
+        lag = _best_lag(source, target, rate, cfg, start, start + int(0.06 * rate))
+        if lag is None:
+            continue
+        lags[seat] = lag
+        k = min(frames, lag // n)
+        loud |= mine
+        loud[k:] |= mine[: frames - k]  # and where its leak arrives
+    if len(lags) < 2:
+        return None
+    delayed = {s: [_delay(sources[s][0], lags[s] + d) for d in (-1, 0, 1)] for s in lags}
+    columns = [c for s in lags for c in delayed[s]]
+    picked = np.flatnonzero(loud)
+    rows = picked[:, None] * n + np.arange(n)[None, :]
+    y = target[rows]
+    a = np.stack([c[rows] for c in columns], axis=2)
+    gram = np.einsum("fnk,fnj->fkj", a, a)
+    gram += np.eye(len(columns))[None] * (1e-6 * np.trace(gram, axis1=1, axis2=2)[:, None, None] + 1e-14)
+    coef = np.linalg.solve(gram, np.einsum("fnk,fn->fk", a, y)[..., None])[..., 0]
+    left = np.sum((y - np.einsum("fnk,fk->fn", a, coef)) ** 2, axis=1)
+    good = np.zeros(frames, dtype=bool)
+    good[picked] = left <= (1 - cfg.coherence_min**2) * np.sum(y**2, axis=1)
+    if np.count_nonzero(good) < cfg.min_frames:
+        return None
+    leaks = _joint_wiener(sources, lags, target, good, n, rate, cfg)
+    share = _frame_db(target - _predicted(leaks, sources, target), n, n) - _frame_db(target, n, n)
+    explained = loud & (share[:frames] <= cfg.explained_db)
+    if np.count_nonzero(explained) >= cfg.min_frames:
+        leaks = _joint_wiener(sources, lags, target, explained, n, rate, cfg)
+    if any(leak.gain_db > cfg.max_gain_db for leak in leaks.values()):
+        return None
+    out: np.ndarray = target - _predicted(leaks, sources, target)
+    # A cancellation never adds sound: where the fit would make a frame louder (sources that
+    # hold each other's leaks are nearly collinear there), the target stays as it was.
+    worse = np.flatnonzero(_frame_db(out, n, n) > _frame_db(target, n, n))
+    for f in worse:
+        out[f * n : (f + 1) * n] = target[f * n : (f + 1) * n]
+    return out
+
+
+def _predicted(
+    leaks: Mapping[SeatName, _Leak],
+    sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]],
+    like: np.ndarray,
+) -> np.ndarray:
+    """The sum of the sources' predicted leaks."""
+    total = np.zeros_like(like)
+    for seat, leak in leaks.items():
+        total += leak.apply(sources[seat][0])
+    return total
+
+
+def _joint_wiener(
+    sources: Mapping[SeatName, tuple[np.ndarray, tuple[int, int]]],
+    lags: Mapping[SeatName, int],
+    target: np.ndarray,
+    frames: np.ndarray,
+    n: int,
+    rate: int,
+    cfg: CrosstalkConfig,
+) -> dict[SeatName, _Leak]:
+    """Least-squares FIRs of several sources into ``target`` at once, on the chosen frames (each
+    frame weighted by the target's own level there, so quiet frames count as much as loud)."""
+    chosen = np.flatnonzero(frames)
+    if chosen.size > cfg.joint_fit_frames:  # spread over the whole span, not its first part only
+        chosen = chosen[np.linspace(0, chosen.size - 1, cfg.joint_fit_frames).round().astype(int)]
+    counts = {s: int((cfg.taps_before + cfg.taps_after) * rate) + 1 for s in lags}
+    rows = (chosen[:, None] * n + np.arange(n)[None, :]).ravel()
+    y = target[rows]
+    scale = np.repeat(1.0 / (np.sqrt(np.mean(y.reshape(chosen.size, n) ** 2, axis=1)) + 1e-9), n)
+    # float32 and columns in time order (taps reversed after the solve): a third of the cost.
+    design = np.empty((rows.size, sum(counts.values())), dtype=np.float32)
+    firsts: dict[SeatName, int] = {}
+    columns: dict[SeatName, slice] = {}
+    at = 0
+    for seat, lag in lags.items():
+        count = counts[seat]
+        first = firsts[seat] = lag - int(cfg.taps_before * rate)
+        pad = count + abs(first) + 1
+        padded = np.concatenate([np.zeros(pad), sources[seat][0], np.zeros(pad)])
+        windows = np.lib.stride_tricks.sliding_window_view(padded, count)
+        columns[seat] = slice(at, at + count)
+        design[:, columns[seat]] = windows[rows - first - count + 1 + pad]
+        at += count
+    design *= scale[:, None].astype(np.float32)
+    gram = (design.T @ design).astype(np.float64)
+    gram += np.eye(len(gram)) * (1e-5 * np.trace(gram) / len(gram) + 1e-12)
+    solved = np.linalg.solve(gram, design.T.astype(np.float64) @ (y * scale))
+    return {seat: _Leak(solved[columns[seat]][::-1].copy(), firsts[seat]) for seat in lags}
 
 
 def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
