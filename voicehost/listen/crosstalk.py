@@ -483,24 +483,21 @@ def _joint_wiener(
     chosen = np.flatnonzero(frames)
     if chosen.size > cfg.joint_fit_frames:  # spread over the whole span, not its first part only
         chosen = chosen[np.linspace(0, chosen.size - 1, cfg.joint_fit_frames).round().astype(int)]
-    counts = {s: int((cfg.taps_before + cfg.taps_after) * rate) + 1 for s in lags}
+    count = int((cfg.taps_before + cfg.taps_after) * rate) + 1
     rows = (chosen[:, None] * n + np.arange(n)[None, :]).ravel()
     y = target[rows]
     scale = np.repeat(1.0 / (np.sqrt(np.mean(y.reshape(chosen.size, n) ** 2, axis=1)) + 1e-9), n)
     # float32 and columns in time order (taps reversed after the solve): a third of the cost.
-    design = np.empty((rows.size, sum(counts.values())), dtype=np.float32)
+    design = np.empty((rows.size, count * len(lags)), dtype=np.float32)
     firsts: dict[SeatName, int] = {}
     columns: dict[SeatName, slice] = {}
-    at = 0
-    for seat, lag in lags.items():
-        count = counts[seat]
+    for k, (seat, lag) in enumerate(lags.items()):
         first = firsts[seat] = lag - int(cfg.taps_before * rate)
         pad = count + abs(first) + 1
         padded = np.concatenate([np.zeros(pad), sources[seat][0], np.zeros(pad)])
         windows = np.lib.stride_tricks.sliding_window_view(padded, count)
-        columns[seat] = slice(at, at + count)
+        columns[seat] = slice(k * count, (k + 1) * count)
         design[:, columns[seat]] = windows[rows - first - count + 1 + pad]
-        at += count
     design *= scale[:, None].astype(np.float32)
     gram = (design.T @ design).astype(np.float64)
     gram += np.eye(len(gram)) * (1e-5 * np.trace(gram) / len(gram) + 1e-12)
