@@ -408,15 +408,10 @@ def _joint_cancel(
     lags: dict[SeatName, int] = {}
     loud = np.zeros(frames, dtype=bool)
     for seat, (source, span) in sources.items():
-        src_db = np.full(frames, -140.0)
-        level = _frame_db(source, n, n)[:frames]
-        src_db[: len(level)] = level
-        noise = float(np.median(src_db[: max(1, int((cfg.pre - 0.05) * rate) // n)]))
-        index = np.arange(frames) * n
-        mine = (index >= span[0] - n) & (index < span[1]) & (src_db >= noise + cfg.source_over_noise_db)
+        mine = _loud_frames(source, span, n, rate, cfg)[:frames]  # every channel has the target's length
         if np.count_nonzero(mine) < cfg.min_frames:
             continue
-        peak = int(np.flatnonzero(mine)[np.argmax(src_db[mine])]) * n
+        peak = int(np.flatnonzero(mine)[np.argmax(_frame_db(source, n, n)[:frames][mine])]) * n
         start = max(0, peak - int(0.02 * rate))
         lag = _best_lag(source, target, rate, cfg, start, start + int(0.06 * rate))
         if lag is None:
@@ -524,10 +519,7 @@ def fit_leak(
     frames where the target seat makes its own sound do not bend it.
     """
     n = int(cfg.frame * rate)
-    src_db = _frame_db(source, n, n)
-    noise = float(np.median(src_db[: max(1, int((cfg.pre - 0.05) * rate) // n)]))
-    inside = (np.arange(len(src_db)) * n >= span[0] - n) & (np.arange(len(src_db)) * n < span[1])
-    loud = inside & (src_db >= noise + cfg.source_over_noise_db)
+    loud = _loud_frames(source, span, n, rate, cfg)
     if np.count_nonzero(loud) < cfg.min_frames:
         return None
     first_loud = int(np.flatnonzero(loud)[0]) * n
@@ -549,6 +541,15 @@ def fit_leak(
     good = loud & (left_db - tgt_db <= cfg.explained_db)
     leak = _wiener(source, target, lag, good, n, rate, cfg) or leak
     return leak if leak.gain_db <= cfg.max_gain_db else None
+
+
+def _loud_frames(source: np.ndarray, span: tuple[int, int], n: int, rate: int, cfg: CrosstalkConfig) -> np.ndarray:
+    """Per frame of ``n`` samples: inside the source's own event ``span`` and ``source_over_noise_db``
+    above the source's noise before the cluster (the frames that may inform a leak fit)."""
+    src_db = _frame_db(source, n, n)
+    noise = float(np.median(src_db[: max(1, int((cfg.pre - 0.05) * rate) // n)]))
+    index = np.arange(len(src_db)) * n
+    return np.asarray((index >= span[0] - n) & (index < span[1]) & (src_db >= noise + cfg.source_over_noise_db))
 
 
 def _coherence(source: np.ndarray, target: np.ndarray, lag: int, n: int, slack: int = 2) -> np.ndarray:
