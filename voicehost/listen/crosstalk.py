@@ -102,6 +102,18 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
+    own_short_frames: int = 2
+    """A sharp sound is own with fewer frames: this many consecutive ones (0: off) that are …
+    (a slap in 10 dB babble stands over the babble for two frames, and an earlier slapper was
+    taken for the later one's leak; 2026-12-05, README item 29) …"""
+    own_short_margin_db: float = 12.0
+    """… this far above the remainder's noise, …"""
+    own_short_share_db: float = -3.0
+    """… still hold this share of the channel's energy (the fit cancelled next to nothing there:
+    a leak's remainder that the fit only half explained is not taken) …"""
+    own_short_peak_db: float = 6.0
+    """… and come within this of the remainder's loudest frame from there on (a leak arriving
+    before the seat's own louder sound is not it)."""
     far_field: bool = True
     """Drop sounds that come from the table speaker (see below). Off when the host's voice is
     cancelled with its reference signal: then only players' sounds remain, and a group shouting
@@ -638,10 +650,17 @@ def _own_onset(
     rem_db, chan_db = _frame_db(remainder, n, hop), _frame_db(channel, n, hop)
     noise_frames = max(3, int((cfg.pre - 0.05) * 100))
     noise = float(np.median(rem_db[:noise_frames]))
+    first = max(noise_frames, after // hop)
     own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
-    own[: max(noise_frames, after // hop)] = False
+    own[:first] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
+    if cfg.own_short_frames and first < len(rem_db):
+        sharp = (rem_db > noise + cfg.own_short_margin_db) & (rem_db - chan_db > cfg.own_short_share_db)
+        sharp &= rem_db >= float(np.max(rem_db[first:])) - cfg.own_short_peak_db
+        sharp[:first] = False
+        run = np.convolve(sharp.astype(int), np.ones(cfg.own_short_frames, dtype=int), mode="valid")
+        hits = np.union1d(hits, np.flatnonzero(run >= cfg.own_short_frames))
     if hits.size == 0:
         return None
     coarse = int(hits[0]) * hop + n // 2

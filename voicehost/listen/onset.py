@@ -79,6 +79,11 @@ class OnsetConfig:
     fine_hop: int = 16
     """Samples between refinement frames (1 ms at 16 kHz)."""
     fine_bands: int = 8
+    fine_from_peak: bool = True
+    """Each band walks back from its loudest refinement frame near the detection point, not from
+    the last one: a slap is over 30 ms after the frame that detected it, and 10 dB babble coming
+    back after it stopped the walk at the babble (the slap's onset put 30 ms late, then taken for
+    a neighbour's leak). Off: as before 2026-12-05 (README item 29)."""
     fine_sigma: float = 2.0
     """A band has emerged when its fine energy exceeds its noise median by this many deviations."""
     fine_strong_db: float = 12.0
@@ -105,6 +110,18 @@ class OnsetConfig:
     burst also counts when it stays this far under its first 60 ms' peak after ``slap_length``
     (10 dB babble held some slaps' bursts open, and they were taken for noise); 12 dB found two
     more tuning slaps, none held out, and two more false slaps in the real talk."""
+    slap_unvoiced: float | None = 0.3
+    """A first burst longer than ``slap_burst`` still counts when the sound is unvoiced (voicing,
+    see :func:`voicing`, under this; None: never) …"""
+    slap_unvoiced_length: float = 0.06
+    """… and falls 12 dB under its peak within this many seconds (not ``slap_length``): 10 dB
+    babble holds a slap's burst open, yet a slap is as sharp and short as ever under it; a voice's
+    residue is voiced or fades slower (2026-12-05, README item 29)."""
+    slap_whole: bool = True
+    """A slap whose burst the detector ended early (babble starting again 5 ms after it) may fall
+    12 dB only after the next burst has begun: when the first burst alone is not a slap, the
+    whole sound is tried (a neighbour's slap after one's own only raises it again, so it cannot
+    pass for one's fall). Off: as before 2026-12-05 (README item 29)."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
@@ -704,14 +721,16 @@ def fine_onset(fine: np.ndarray, noise: tuple[np.ndarray, np.ndarray], cfg: Onse
     kernel = np.ones(3) / 3
     smooth = np.stack([np.convolve(fine[:, b], kernel, mode="same") for b in range(fine.shape[1])], axis=1)
     last = len(smooth) - 1
-    tail = smooth[max(0, last - 3 * cfg.fine_window // cfg.fine_hop) :]
+    begin = max(0, last - 3 * cfg.fine_window // cfg.fine_hop)
+    tail = smooth[begin:]
     onsets = []
     for b in range(smooth.shape[1]):
         if tail[:, b].max() < median[b] + cfg.fine_strong_db:
             continue
         above = smooth[:, b] > median[b] + cfg.fine_sigma * deviation[b]
         first, gap = None, 0
-        for t in range(last, -1, -1):
+        start = begin + int(np.argmax(tail[:, b])) if cfg.fine_from_peak else last
+        for t in range(start, -1, -1):
             if above[t]:
                 first, gap = t, 0
             elif first is not None:
@@ -816,7 +835,13 @@ def classify(
         short = faded(samples[:burst], cfg.rate, cfg.slap_length, cfg.slap_fade_db)
     if short and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
         return EventKind.SLAP
-    return EventKind.VOICE if voicing(samples, cfg.rate) >= cfg.voiced_min else EventKind.NOISE
+    if short and cfg.slap_whole and first_burst and impulsive(samples, cfg.rate, cfg.slap_rise, cfg.slap_length):
+        return EventKind.SLAP
+    voiced = voicing(samples, cfg.rate)
+    if not short and cfg.slap_unvoiced is not None and voiced < cfg.slap_unvoiced:
+        if impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_unvoiced_length):
+            return EventKind.SLAP
+    return EventKind.VOICE if voiced >= cfg.voiced_min else EventKind.NOISE
 
 
 def _envelope_db(samples: np.ndarray, rate: int, smooth: int = 2) -> np.ndarray:
