@@ -251,3 +251,33 @@ def test_the_callers_own_clap_among_the_neighbours_leaks_is_heard(seed: int) -> 
     assert sorted(o.event.seat for o in owned) == ["Anna", "Ben", "Cleo", "Dev"]
     assert owned[0].event.seat == "Ben" and owned[-1].event.seat == "Anna"
     assert abs(owned[-1].event.onset - 1.065) <= 0.02
+
+
+def _slap_pair(seed: int) -> Table:
+    """Ben slaps, Cleo 10 ms later, in a loud room (pink noise at -30 dB: the level of the
+    benchmark's 10 dB babble); each slap leaks into the other two seats (-13 to -15 dB, 5 to 7 ms,
+    a reflection 5 ms later)."""
+    rng = np.random.default_rng(seed)
+    table = Table(("Anna", "Ben", "Cleo"), 2.0, seed=seed, noise_db=-30.0)
+    table.shout(
+        "Ben", set_active_level(synth.slap(RATE, rng), -16), 1.0, {"Anna": (-15, 0.006), "Cleo": (-13, 0.0054)}, 0.005
+    )
+    table.shout(
+        "Cleo", set_active_level(synth.slap(RATE, rng), -16), 1.01, {"Anna": (-14, 0.0066), "Ben": (-13, 0.0054)}, 0.005
+    )
+    return table
+
+
+def test_a_slap_10_ms_after_a_neighbours_in_a_loud_room_is_its_own() -> None:
+    """A slap stands over a loud room for two 10 ms frames only; with three needed (own_short_frames
+    0, as before 2026-12-05) the later slapper's own slap was missed on one of these six tables (its
+    onset put on its voice-like tail 26 ms later). Now both slaps are heard on all six, in order,
+    the later one's onset within 10 ms (on the earlier one's leak, 5 ms before its own)."""
+    before = []
+    for seed in range(11, 17):
+        owned = _resolve(_slap_pair(seed))
+        assert [(o.event.seat, o.event.kind.value) for o in owned] == [("Ben", "slap"), ("Cleo", "slap")], seed
+        assert abs(owned[0].event.onset - 1.0) <= 0.01 and abs(owned[1].event.onset - 1.01) <= 0.01, seed
+        old = _resolve(_slap_pair(seed), cfg=CrosstalkConfig(own_short_frames=0))
+        before.append([(o.event.seat, o.event.kind.value) for o in old] == [("Ben", "slap"), ("Cleo", "slap")])
+    assert not all(before)

@@ -349,3 +349,21 @@ def test_history_keeps_the_newest_samples_by_session_frame() -> None:
     )
     history.write(np.ones(50, np.float32), 100)
     assert history.start == 50 and np.all(history.read(0, 50) == 0)
+
+
+def test_a_short_sound_keeps_its_onset_when_the_room_comes_back_before_the_detection_point() -> None:
+    """The refinement walks back to where the bands emerged. A slap is over 30 ms after the frame
+    that detected it; when 10 dB babble comes back in that time (after a gap longer than
+    ``fine_hold``), walking back from the last frame stopped at the babble and put the slap's onset
+    30 ms late (then taken for a neighbour's leak). Each band now walks back from its own peak
+    (OnsetConfig.fine_from_peak; off: as before, the babble's onset)."""
+    from voicehost.listen.onset import fine_onset
+
+    bands = 8
+    fine = np.full((60, bands), -40.0)
+    fine[38:46] = -10.0  # the slap: 8 ms, 30 dB over the room (within the last 24 frames)
+    fine[56:60] = -33.0  # the room comes back 10 ms later, 7 dB up (its frames count as emerged)
+    noise = (np.full(bands, -40.0), np.full(bands, 1.0))
+    assert fine_onset(fine, noise, OnsetConfig()) in (37, 38)
+    assert fine_onset(fine, noise, OnsetConfig(fine_from_peak=False)) in (55, 56)
+

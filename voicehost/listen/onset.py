@@ -117,11 +117,6 @@ class OnsetConfig:
     """… and falls 12 dB under its peak within this many seconds (not ``slap_length``): 10 dB
     babble holds a slap's burst open, yet a slap is as sharp and short as ever under it; a voice's
     residue is voiced or fades slower (2026-12-05, README item 29)."""
-    slap_whole: bool = True
-    """A slap whose burst the detector ended early (babble starting again 5 ms after it) may fall
-    12 dB only after the next burst has begun: when the first burst alone is not a slap, the
-    whole sound is tried (a neighbour's slap after one's own only raises it again, so it cannot
-    pass for one's fall). Off: as before 2026-12-05 (README item 29)."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
@@ -834,8 +829,6 @@ def classify(
     if not short and cfg.slap_fade_db is not None and burst is not None:
         short = faded(samples[:burst], cfg.rate, cfg.slap_length, cfg.slap_fade_db)
     if short and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length):
-        return EventKind.SLAP
-    if short and cfg.slap_whole and first_burst and impulsive(samples, cfg.rate, cfg.slap_rise, cfg.slap_length):
         return EventKind.SLAP
     voiced = voicing(samples, cfg.rate)
     if not short and cfg.slap_unvoiced is not None and voiced < cfg.slap_unvoiced:
