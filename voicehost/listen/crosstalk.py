@@ -102,10 +102,11 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
-    own_short_frames: int = 2
-    """A sharp sound is own with fewer frames: this many consecutive ones (0: off) that are …
-    (a slap in 10 dB babble stands over the babble for two frames, and an earlier slapper was
-    taken for the later one's leak; 2026-12-05, README item 29) …"""
+    own_short_frames: int = 0
+    """0 as shipped. Tried (2026-12-05, README item 29, off): a sharp sound is also own with this
+    many consecutive frames (2) that are … (a slap in 10 dB babble stands over the babble for two
+    frames, and an earlier slapper was taken for the later one's leak; on the tuning split +2
+    shouts, held out none, and 6 more slaps in the real talk) …"""
     own_short_margin_db: float = 12.0
     """… this far above the remainder's noise, …"""
     own_short_share_db: float = -3.0

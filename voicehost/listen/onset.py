@@ -79,11 +79,11 @@ class OnsetConfig:
     fine_hop: int = 16
     """Samples between refinement frames (1 ms at 16 kHz)."""
     fine_bands: int = 8
-    fine_from_peak: bool = True
-    """Each band walks back from its loudest refinement frame near the detection point, not from
-    the last one: a slap is over 30 ms after the frame that detected it, and 10 dB babble coming
-    back after it stopped the walk at the babble (the slap's onset put 30 ms late, then taken for
-    a neighbour's leak). Off: as before 2026-12-05 (README item 29)."""
+    fine_from_peak: bool = False
+    """Off as shipped. Tried (2026-12-05, README item 29, off): each band walks back from its
+    loudest refinement frame near the detection point, not from the last one (a slap is over 30 ms
+    after the frame that detected it, and 10 dB babble coming back after it stopped the walk at the
+    babble); on the tuning split one more slap, held out none, and more slaps in the real talk."""
     fine_sigma: float = 2.0
     """A band has emerged when its fine energy exceeds its noise median by this many deviations."""
     fine_strong_db: float = 12.0
@@ -110,13 +110,14 @@ class OnsetConfig:
     burst also counts when it stays this far under its first 60 ms' peak after ``slap_length``
     (10 dB babble held some slaps' bursts open, and they were taken for noise); 12 dB found two
     more tuning slaps, none held out, and two more false slaps in the real talk."""
-    slap_unvoiced: float | None = 0.3
-    """A first burst longer than ``slap_burst`` still counts when the sound is unvoiced (voicing,
-    see :func:`voicing`, under this; None: never) …"""
+    slap_unvoiced: float | None = None
+    """None as shipped. Tried (2026-12-05, README item 29, off): a first burst longer than
+    ``slap_burst`` still counts when the sound is unvoiced (voicing, see :func:`voicing`, under
+    this: 0.3) …"""
     slap_unvoiced_length: float = 0.06
     """… and falls 12 dB under its peak within this many seconds (not ``slap_length``): 10 dB
-    babble holds a slap's burst open, yet a slap is as sharp and short as ever under it; a voice's
-    residue is voiced or fades slower (2026-12-05, README item 29)."""
+    babble holds a slap's burst open, yet a slap is as sharp and short as ever under it. On the
+    tuning split 3 more slaps, held out none, and 3 more slaps in the real talk."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
