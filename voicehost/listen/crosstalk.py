@@ -106,7 +106,8 @@ class CrosstalkConfig:
     """0 as shipped. Tried (2026-12-05, README item 29, off): a sharp sound is also own with this
     many consecutive frames (2) that are … (a slap in 10 dB babble stands over the babble for two
     frames, and an earlier slapper was taken for the later one's leak; on the tuning split +2
-    shouts, held out none, and 6 more slaps in the real talk) …"""
+    shouts, held out none; of the 12 more slaps in the real talk with all three parts of item 29
+    on, 6 go with this one) …"""
     own_short_margin_db: float = 12.0
     """… this far above the remainder's noise, …"""
     own_short_share_db: float = -3.0

@@ -83,7 +83,8 @@ class OnsetConfig:
     """Off as shipped. Tried (2026-12-05, README item 29, off): each band walks back from its
     loudest refinement frame near the detection point, not from the last one (a slap is over 30 ms
     after the frame that detected it, and 10 dB babble coming back after it stopped the walk at the
-    babble); on the tuning split one more slap, held out none, and more slaps in the real talk."""
+    babble); on the tuning split one more slap, held out none; of the 12 more slaps in the real talk
+    with all three parts of item 29 on, 6 go with this one."""
     fine_sigma: float = 2.0
     """A band has emerged when its fine energy exceeds its noise median by this many deviations."""
     fine_strong_db: float = 12.0
@@ -117,7 +118,8 @@ class OnsetConfig:
     slap_unvoiced_length: float = 0.06
     """… and falls 12 dB under its peak within this many seconds (not ``slap_length``): 10 dB
     babble holds a slap's burst open, yet a slap is as sharp and short as ever under it. On the
-    tuning split 3 more slaps, held out none, and 3 more slaps in the real talk."""
+    tuning split 3 more slaps, held out none; of the 12 more slaps in the real talk with all three
+    parts of item 29 on, 3 go with this one."""
     voiced_min: float = 0.3
     """Normalised cross-correlation at the pitch period (60-400 Hz) a voice reaches in its
     strongest frames."""
