@@ -144,6 +144,8 @@ class OwnedEvent:
     """float32 mono, crosstalk-cancelled, from ``start``."""
     start: float
     """Seconds (session time, after the latency offset) of ``samples[0]``."""
+    heard: AcousticEvent | None = None
+    """The detector's event it was found in (the object the cluster was given)."""
 
 
 @dataclass
@@ -751,7 +753,7 @@ def _owned_event(
         bursts=bursts,
         leaked_to=leaked_to,
     )
-    return OwnedEvent(found, samples, t0 + max(0, onset - lead) / rate)
+    return OwnedEvent(found, samples, t0 + max(0, onset - lead) / rate, event)
 
 
 __all__ = ["CrosstalkConfig", "OwnedEvent", "SeatAudio", "resolve", "fit_leak", "EventKind"]

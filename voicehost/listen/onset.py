@@ -20,7 +20,7 @@ audio was cut into blocks. Everything is numpy; nothing here blocks or reads a c
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -317,6 +317,11 @@ class OnsetDetector:
         self._tracker = MinimumTracker(cfg.bands, cfg.floor_span, cfg.floor_sub)
         self._next = 0
         """Index of the next detection frame to compute."""
+        self._levels: dict[tuple[int, int], float] = {}
+        """Ended bursts' levels (:meth:`settled`), by (start, end) detection frame."""
+        self._settled_sound: tuple[tuple[int, int | None], AcousticEvent | None] | None = None
+        """The last settled sound asked for (:meth:`open_sound` with ``bursts``), by its first burst
+        and burst count."""
         self._started: int | None = None
         """Detection frame index where this seat's audio began (set by the first block)."""
         self._bg_values: deque[float] = deque(maxlen=cfg.background_frames)
@@ -443,6 +448,73 @@ class OnsetDetector:
         # end of this seat's previous event (OnsetDetector.refine)
         earliest = self._frame_centre(max(0, frame)) - int(cfg.join_back * cfg.rate)
         return max(earliest, not_before) / cfg.rate
+
+    def starts_from(self) -> float:
+        """Session seconds (before the latency offset) before which no sound this detector has
+        not yet detected can start: ``join_back`` before the next detection frame (0.4% of sounds
+        go back further), never before the end of this seat's previous event. For judging
+        a cluster's first sound early (:attr:`~voicehost.listen.pipeline.ListenConfig.early`; the
+        open event is there as :meth:`open_sound`)."""
+        cfg = self.config
+        frame = self._next - cfg.on_frames
+        earliest = self._frame_centre(max(0, frame)) - int(cfg.join_back * cfg.rate)
+        return max(earliest, self._last_end) / cfg.rate
+
+    def open_sound(self, bursts: int | None = None) -> AcousticEvent | None:
+        """The open event as it would be reported if it closed now (``bursts``: with only its
+        first so many bursts); None: no open event, or one too young for its onset to be refined.
+        Its onset is a lower bound of the one it will be reported with: its first strong burst can
+        only move later as louder bursts come."""
+        cfg = self.config
+        event = self._event
+        if event is None or not event.bursts:
+            return None
+        if self.history.end < self._frame_centre(event.bursts[0].start) + cfg.window // 2 + 2 * cfg.fine_window:
+            return None
+        key = (event.bursts[0].start, bursts)
+        if bursts is not None and self._settled_sound is not None and self._settled_sound[0] == key:
+            return self._settled_sound[1]  # the same ended bursts: the same sound
+        ended = [b if b.end >= 0 else replace(b, end=max(self._next, b.start + 1)) for b in event.bursts[:bursts]]
+        spans = self._burst_spans(_Event(bursts=ended, quiet_before=event.quiet_before, loudest=event.loudest))
+        sound = self._event_of(spans) if spans else None
+        if bursts is not None:
+            self._settled_sound = (key, sound)
+        return sound
+
+    def settled(self, faint_db: float) -> int | None:
+        """How many of the open event's first bursts make a sound that has ended, though the event
+        goes on (the room's babble holding it open): the merge gap has run out since the last burst
+        within ``faint_db`` of the loudest, and every burst since stayed fainter. None: not so (or
+        no open event)."""
+        cfg = self.config
+        event = self._event
+        if event is None or not event.bursts:
+            return None
+        levels = [self._burst_level(b) for b in event.bursts]
+        loudest = max(levels + [event.loudest])
+        loud = [i for i, level in enumerate(levels) if level >= loudest - faint_db]
+        if not loud:
+            return None
+        last = event.bursts[loud[-1]]
+        if last.end < 0 or (self._next - last.end) * cfg.hop_seconds < cfg.merge_gap:
+            return None
+        return loud[-1] + 1
+
+    def _burst_level(self, burst: _Burst) -> float:
+        """Peak level (dBFS) of a burst of the open event so far (an ended one's is kept)."""
+        cfg = self.config
+        key = (burst.start, burst.end)
+        if burst.end >= 0 and key in self._levels:
+            return self._levels[key]
+        lo = max(self.history.start, self._frame_centre(burst.start) - cfg.window // 2)
+        end = burst.end if burst.end >= 0 else self._next
+        hi = max(lo + 1, self._frame_centre(end - 1) + cfg.hop // 2)
+        level = peak_level_db(self.history.read(lo, hi), cfg.rate)
+        if burst.end >= 0:
+            if len(self._levels) > 64:
+                self._levels.clear()
+            self._levels[key] = level
+        return level
 
     def heard_until(self) -> float:
         """Session seconds (before the latency offset) of audio this detector has processed."""

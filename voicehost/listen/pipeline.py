@@ -24,6 +24,8 @@ span the listener learnt of only after hearing it is dropped.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -85,6 +87,15 @@ class ListenConfig:
     strict_again: float = 10.0
     """Seconds: an unclear strict phrase said again by the same seat within this time of the first
     is taken (item 24: "if nothing happens, say it again"); 0: never."""
+    early: bool = False
+    """Judge a cluster's first sounds before the cluster is complete: once every seat's detector
+    is past ``early_window`` after a sound's onset (no sound that could precede it or be its
+    source can still start), it is resolved among the cluster's sounds closed so far and judged;
+    the first shout kept is out without waiting for the later shouters to end. Those sounds are
+    not judged again when the cluster is complete."""
+    early_window: float = 0.1
+    """Seconds after a sound's onset within which another seat's sound may still make it a leak
+    or precede it (``echo_window`` plus the onset bounds' slack)."""
     faint_tail_db: float | None = 10.0
     """Bursts that end an event more than this many dB under its loudest burst are the room's
     (the other tables' babble holding the event open, a neighbour's leak), not the shout: the
@@ -195,6 +206,13 @@ class Listener:
         """Sounds whose PocketSphinx passes the helper decoded while Whisper worked here."""
         self._shared: list[Future[object]] = []
         """The helper's last such work (it is idle when that and every handed-out sound are done)."""
+        self._early: dict[int, bool] = {}
+        """id of a pending event decided before its cluster was complete → a shout was kept from it."""
+        self._early_open: list[tuple[AcousticEvent, bool]] = []
+        """Open sounds judged early (the room held their event open), and whether a shout was kept."""
+        self._early_tried: frozenset[tuple[SeatName, float, float]] = frozenset()
+        """The closed sounds of the incomplete cluster last looked at early (looked at again when
+        another closes)."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
@@ -317,6 +335,8 @@ class Listener:
                     self._pending.remove(event)
                 owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
                 events = tuple(o.event for o in owned_events)
+                decided = {id(e) for e in cluster if self._early.pop(id(e), None) is not None}
+                owned_events = [o for o in owned_events if not self._forget_early(o.heard, decided)]
                 self._unjudged.extend(
                     _Unjudged(o, events, *self._moment(o.event.seat), self._is_ignored(o.event)) for o in owned_events
                 )
@@ -329,7 +349,109 @@ class Listener:
                 shouts.extend(self._drop_faint_echoes([shout], item.cluster))
             if shouts and not final:
                 break
+        if self.config.early and not final and not shouts and not self._unjudged:
+            shouts = self._judge_early()
         return ranked(shouts)
+
+    def _judge_early(self) -> list[Shout]:
+        """The first shout of a cluster that is not complete yet, when it can be told already
+        (``config.early``). Candidates: the closed sounds, and the open sounds that have ended
+        though the room holds their event open (:meth:`OnsetDetector.settled`, ``faint_tail_db``),
+        that no undetected sound can precede or be a leak of (``early_window``). They are resolved
+        with every seat's open sound as it is now and judged in onset order until one is kept (an
+        open sound of its own that is earlier decides first: it waits). A closed sound judged so
+        is not judged again with its cluster; an open one's event is not when it is the same sound
+        (:meth:`_early_decided`)."""
+        cfg = self.config
+        closed = [e for e in self._pending if id(e) not in self._early]
+        going: dict[SeatName, tuple[AcousticEvent | None, bool]] = {}
+        for seat, detector in self._detectors.items():
+            count = detector.settled(cfg.faint_tail_db) if cfg.faint_tail_db is not None else None
+            sound = detector.open_sound(count) if count is not None else None
+            # a slap is never a settled sound: talk's one loud plosive then fainter talk is not one
+            keep = sound is not None and sound.kind is not EventKind.SLAP
+            going[seat] = (sound, keep and sound is not None and not self._early_decided(sound))
+        settled = [sound for sound, ready in going.values() if sound is not None and ready]
+        bound = min((d.starts_from() - d.offset for d in self._detectors.values()), default=0.0)
+        ready = [e for e in closed + settled if e.onset + cfg.early_window < bound]
+        if not ready:
+            return []
+        first = min(e.onset for e in ready)
+        if any(e.onset < first and self._early.get(id(e)) for e in self._pending):
+            return []
+        tried = frozenset((e.seat, round(e.onset, 4), round(e.end, 4)) for e in ready)
+        if tried == self._early_tried:
+            return []
+        self._early_tried = tried
+        opened = [going[s][0] if going[s][1] else d.open_sound() for s, d in self._detectors.items()]
+        sounds = self._pending + [o for o in opened if o is not None]
+        cluster = _cluster_of(sounds, first)
+        if any(self._kept_early(e) for e in cluster):
+            return []  # this cluster's first shout is out; the rest waits for the whole cluster
+        owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
+        events = tuple(o.event for o in owned_events)
+        ids = {id(e) for e in ready}
+        shouts: list[Shout] = []
+        for owned in owned_events:
+            heard = owned.heard
+            if heard is None or id(heard) not in ids:
+                if heard is not None and self._early_decided(heard):
+                    continue
+                break  # a sound still going, or one an undetected sound may precede: it decides first
+            item = _Unjudged(owned, events, *self._moment(owned.event.seat), self._is_ignored(owned.event))
+            shout = self._judge(item)
+            kept = self._drop_faint_echoes([shout], events) if shout is not None else []
+            self._mark_early(heard, bool(kept))
+            if kept:
+                shouts = kept
+                break
+        if not shouts:
+            owners = {id(o.heard) for o in owned_events}
+            for e in cluster:
+                if id(e) in ids and id(e) not in owners:
+                    self._mark_early(e, False)  # no owner of its own among the sounds so far
+        return shouts
+
+    def _forget_early(self, event: AcousticEvent | None, decided: set[int]) -> bool:
+        """Whether the complete cluster's ``event`` was judged early: one of its ``decided``
+        closed sounds, or the same as an open sound judged early (that record is then dropped)."""
+        if event is None:
+            return False
+        if id(event) in decided:
+            return True
+        same = self._same_open(event)
+        if same is not None:
+            self._early_open.remove(same)
+            return True
+        return False
+
+    def _mark_early(self, sound: AcousticEvent, kept: bool) -> None:
+        if any(sound is e for e in self._pending):
+            self._early[id(sound)] = kept
+        else:
+            self._early_open.append((sound, kept))
+            del self._early_open[:-32]
+
+    def _early_decided(self, event: AcousticEvent) -> bool:
+        """``event`` (closed, or an open one's sound now) was judged early: itself, or as the same
+        open sound (same seat, same onset within 20 ms, no louder)."""
+        return id(event) in self._early or self._same_open(event) is not None
+
+    def _kept_early(self, event: AcousticEvent) -> bool:
+        if self._early.get(id(event)):
+            return True
+        same = self._same_open(event)
+        return same is not None and same[1]
+
+    def _same_open(self, event: AcousticEvent) -> tuple[AcousticEvent, bool] | None:
+        for sound, kept in self._early_open:
+            if (
+                sound.seat == event.seat
+                and abs(sound.onset - event.onset) <= 0.02
+                and event.level_db <= sound.level_db + 1.0
+            ):
+                return sound, kept
+        return None
 
     def _drop_faint_echoes(self, shouts: list[Shout], events: Sequence[AcousticEvent] = ()) -> list[Shout]:
         """A last guard against a leak taken for a shout: a sound that starts while another
@@ -517,6 +639,21 @@ class Listener:
 
         recognize: Callable[..., Recognition] = self.recognizer.recognize
         return recognize(segment, spoken, likely, known=known)
+
+
+def _cluster_of(sounds: Sequence[AcousticEvent], first: float) -> list[AcousticEvent]:
+    """The sounds overlapping, transitively, the one that starts at ``first`` (as
+    :meth:`Listener._next_cluster` groups them)."""
+    cluster: list[AcousticEvent] = []
+    end = -math.inf
+    for event in sorted(sounds, key=lambda e: e.onset):
+        if event.onset > end + 0.02:
+            if cluster and cluster[0].onset <= first <= end:
+                break
+            cluster, end = [], -math.inf
+        cluster.append(event)
+        end = max(end, event.end)
+    return cluster
 
 
 def without_faint_tail(segment: Segment, faint_db: float | None, tail: float) -> Segment:
