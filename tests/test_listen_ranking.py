@@ -324,8 +324,7 @@ def test_a_shout_the_rooms_babble_holds_open_is_out_soon_after_it_ends() -> None
     syllables, fainter than ``faint_tail_db`` under the shout, hold its event open, but with
     ListenConfig.early the shout is judged once the merge gap has run out after its last loud
     burst: at least 7 of these 8 are out within 0.5 s of their end (8 when written; judged when the
-    event closes, 2), each
-    the same shout (player, phrase, onset)."""
+    event closes, 2), each the same shout (player, phrase, onset)."""
     import tools.listen_fixtures as fx
 
     renderer = fx.Renderer()
