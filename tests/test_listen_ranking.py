@@ -306,14 +306,14 @@ def _out_times(fixture: Fixture, config: ListenConfig) -> list[tuple[Shout, floa
 @pytest.mark.parametrize("fixture", [f for f in ALL if f.expected], ids=lambda f: f.name)
 def test_the_first_shout_is_out_once_its_own_sound_has_ended(fixture: Fixture) -> None:
     """ListenConfig.early: a race's first shout is judged as soon as its own sound has ended (the
-    merge gap after it), not when the last shouter's has: out within 0.45 s of its end (0.37-0.38 s
-    on every fixture), and every shout the same as when each race is judged whole (early off, where
-    the four-player race's winner waits 0.99 s)."""
+    merge gap after it and its tail), not when the last shouter's has: out within 0.5 s of its end
+    (0.38-0.49 s here), and every shout the same as when each race is judged whole (early off,
+    where the four-player race's winner waits 0.99 s)."""
     early = _out_times(fixture, ListenConfig(early=True))
     whole = _out_times(fixture, ListenConfig(early=False))
     assert [s.to_json() for s in ranked([s for s, _ in early])] == [s.to_json() for s in ranked([s for s, _ in whole])]
     winner, out = min(early, key=lambda p: p[0].onset)
-    assert out - winner.end <= 0.45, out - winner.end
+    assert out - winner.end <= 0.5, out - winner.end
     if fixture.name == "race4_babble20":
         winner, out = min(whole, key=lambda p: p[0].onset)
         assert out - winner.end > 0.9, out - winner.end

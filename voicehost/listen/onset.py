@@ -164,6 +164,10 @@ class OnsetConfig:
         return self.hop / self.rate
 
 
+RISE = 0.05
+"""Seconds a burst runs before its level so far tells whether it is faint (:meth:`OnsetDetector.settled`)."""
+
+
 class History:
     """The last ``capacity`` samples of one channel, addressed by session frame index."""
 
@@ -484,21 +488,30 @@ class OnsetDetector:
     def settled(self, faint_db: float) -> int | None:
         """How many of the open event's first bursts make a sound that has ended, though the event
         goes on (the room's babble holding it open): the merge gap has run out since the last burst
-        within ``faint_db`` of the loudest, and every burst since stayed fainter. None: not so (or
-        no open event)."""
+        within ``faint_db`` of the loudest (and the tail it sounded on with), and every burst since
+        stayed fainter. None: not so (or no open event)."""
         cfg = self.config
         event = self._event
         if event is None or not event.bursts:
             return None
+        gap = int(round(cfg.merge_gap / cfg.hop_seconds))
+        if not any(0 <= b.end <= self._next - gap for b in event.bursts):
+            return None  # nothing has ended long enough ago (most calls: cheap)
+        newest = event.bursts[-1]
+        if newest.end < 0 and (self._next - newest.start) * cfg.hop_seconds < RISE:
+            return None  # a burst just begun may yet be loud
         levels = [self._burst_level(b) for b in event.bursts]
         loudest = max(levels + [event.loudest])
         loud = [i for i, level in enumerate(levels) if level >= loudest - faint_db]
         if not loud:
             return None
-        last = event.bursts[loud[-1]]
-        if last.end < 0 or (self._next - last.end) * cfg.hop_seconds < cfg.merge_gap:
+        i = loud[-1]
+        last = event.bursts[i]
+        # it sounds on with its tail, as the detector measures the merge gap (OnsetDetector._maybe_close)
+        sounding = last.tail if i + 1 < len(event.bursts) else event.last_active
+        if last.end < 0 or (self._next - max(last.end, sounding)) * cfg.hop_seconds < cfg.merge_gap:
             return None
-        return loud[-1] + 1
+        return i + 1
 
     def _burst_level(self, burst: _Burst) -> float:
         """Peak level (dBFS) of a burst of the open event so far (an ended one's is kept)."""

@@ -87,12 +87,11 @@ class ListenConfig:
     strict_again: float = 10.0
     """Seconds: an unclear strict phrase said again by the same seat within this time of the first
     is taken (item 24: "if nothing happens, say it again"); 0: never."""
-    early: bool = False
-    """Judge a cluster's first sounds before the cluster is complete: once every seat's detector
-    is past ``early_window`` after a sound's onset (no sound that could precede it or be its
-    source can still start), it is resolved among the cluster's sounds closed so far and judged;
-    the first shout kept is out without waiting for the later shouters to end. Those sounds are
-    not judged again when the cluster is complete."""
+    early: bool = True
+    """Judge a cluster's first sounds before the cluster is complete (:meth:`Listener._judge_early`):
+    a race's winner is out once its own sound has ended, not when the last shouter's has, and a
+    shout the room's babble holds open once its last loud burst has (README, "Hearing the
+    shouts", item 30). Off: each cluster is judged when complete."""
     early_window: float = 0.1
     """Seconds after a sound's onset within which another seat's sound may still make it a leak
     or precede it (``echo_window`` plus the onset bounds' slack)."""
@@ -117,6 +116,10 @@ class Decision:
     """Why no shout: 'noise', 'ignored', 'too_long', 'too_many_bursts', 'rejected', 'not_allowed',
     'faint_echo', 'unclear' (a strict phrase not taken: :attr:`Listener.strict`); 'uncertain' for a
     shout reported as uncertain."""
+
+
+_Moment = tuple[tuple[str, ...], tuple[str, ...], Mapping[SeatName, Sequence[str]]]
+"""The phrases allowed, those expected, and the seats' own (:meth:`Listener.set_phrases`)."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +213,8 @@ class Listener:
         """id of a pending event decided before its cluster was complete → a shout was kept from it."""
         self._early_open: list[tuple[AcousticEvent, bool]] = []
         """Open sounds judged early (the room held their event open), and whether a shout was kept."""
+        self._kept_moment: _Moment | None = None
+        """The phrases when a shout was last judged early (the rest of its cluster is judged with them)."""
         self._early_tried: frozenset[tuple[SeatName, float, float]] = frozenset()
         """The closed sounds of the incomplete cluster last looked at early (looked at again when
         another closes)."""
@@ -245,12 +250,13 @@ class Listener:
         allowed = set(self.phrases)
         self.seat_phrases = {seat: tuple(p for p in own if p in allowed) for seat, own in (seat_phrases or {}).items()}
 
-    def _moment(self, seat: SeatName) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The phrases ``seat`` may say now and those of them the game expects."""
-        own = self.seat_phrases.get(seat)
+    def _moment(self, seat: SeatName, moment: _Moment | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The phrases ``seat`` may say now (or at ``moment``) and those of them the game expects."""
+        phrases, likely, seats = moment or (tuple(self.phrases), tuple(self.likely), self.seat_phrases)
+        own = seats.get(seat)
         if own is None:
-            return tuple(self.phrases), tuple(self.likely)
-        return tuple(own), tuple(p for p in self.likely if p in own)
+            return tuple(phrases), tuple(likely)
+        return tuple(own), tuple(p for p in likely if p in own)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -335,10 +341,15 @@ class Listener:
                     self._pending.remove(event)
                 owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
                 events = tuple(o.event for o in owned_events)
-                decided = {id(e) for e in cluster if self._early.pop(id(e), None) is not None}
-                owned_events = [o for o in owned_events if not self._forget_early(o.heard, decided)]
+                decided = {id(e): kept for e in cluster if (kept := self._early.pop(id(e), None)) is not None}
+                states = [self._forget_early(o.heard, decided) for o in owned_events]
+                # after a shout judged early the game may have moved on: the rest is judged with
+                # the phrases of the moment that shout was judged (as if the cluster had been complete)
+                moment = self._kept_moment if any(states) else None
                 self._unjudged.extend(
-                    _Unjudged(o, events, *self._moment(o.event.seat), self._is_ignored(o.event)) for o in owned_events
+                    _Unjudged(o, events, *self._moment(o.event.seat, moment), self._is_ignored(o.event))
+                    for o, state in zip(owned_events, states)
+                    if state is None
                 )
                 self._hand_out()
                 if not self._unjudged:
@@ -404,6 +415,7 @@ class Listener:
             self._mark_early(heard, bool(kept))
             if kept:
                 shouts = kept
+                self._kept_moment = (tuple(self.phrases), tuple(self.likely), dict(self.seat_phrases))
                 break
         if not shouts:
             owners = {id(o.heard) for o in owned_events}
@@ -412,18 +424,19 @@ class Listener:
                     self._mark_early(e, False)  # no owner of its own among the sounds so far
         return shouts
 
-    def _forget_early(self, event: AcousticEvent | None, decided: set[int]) -> bool:
-        """Whether the complete cluster's ``event`` was judged early: one of its ``decided``
-        closed sounds, or the same as an open sound judged early (that record is then dropped)."""
+    def _forget_early(self, event: AcousticEvent | None, decided: Mapping[int, bool]) -> bool | None:
+        """Whether the complete cluster's ``event`` was judged early and a shout kept (None: not
+        judged early): one of its ``decided`` closed sounds, or the same as an open sound judged
+        early (that record is then dropped)."""
         if event is None:
-            return False
+            return None
         if id(event) in decided:
-            return True
+            return decided[id(event)]
         same = self._same_open(event)
         if same is not None:
             self._early_open.remove(same)
-            return True
-        return False
+            return same[1]
+        return None
 
     def _mark_early(self, sound: AcousticEvent, kept: bool) -> None:
         if any(sound is e for e in self._pending):
