@@ -52,7 +52,7 @@ def hear(recording: Recording, config: ListenConfig) -> tuple[Listener, FakeReco
 
 def test_the_murmur_after_a_shout_is_neither_heard_nor_counted_as_words() -> None:
     recording = shout_then_murmur(-24.0)  # 12 dB under the shout: kept by the onset stage
-    listener, fake = hear(recording, ListenConfig())
+    listener, fake = hear(recording, ListenConfig(early=False))
     (decision,) = listener.decisions
     assert len(decision.event.bursts) == 5 and decision.event.end > 2.0  # the event as heard
     assert decision.shout is not None and decision.shout.phrase == "dog"
@@ -60,6 +60,15 @@ def test_the_murmur_after_a_shout_is_neither_heard_nor_counted_as_words() -> Non
     ((segment, _),) = fake.calls
     assert len(segment.event.bursts) == 1 and abs(segment.event.end - 1.16) < 0.02  # the shout alone
     assert abs(len(segment.samples) / RATE - (segment.event.end - segment.start + 0.3)) < 0.001
+
+    # as shipped (ListenConfig.early) the shout is judged once it has ended, while the murmur still
+    # holds its event open: the same shout, reported as the sound that ended (item 30)
+    early, fake = hear(recording, ListenConfig())
+    (judged,) = early.decisions
+    assert judged.shout is not None and judged.shout.phrase == "dog" and judged.shout.onset == decision.shout.onset
+    assert len(judged.event.bursts) == 1 and abs(judged.shout.end - 1.16) < 0.02
+    ((segment, _),) = fake.calls
+    assert len(segment.event.bursts) == 1 and abs(segment.event.end - 1.16) < 0.02
 
     before, fake = hear(recording, ListenConfig(faint_tail_db=None))
     assert before.decisions[0].shout is None and before.decisions[0].reason == "too_many_bursts"
