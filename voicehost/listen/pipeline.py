@@ -12,6 +12,9 @@ Per seat an :class:`~voicehost.listen.onset.OnsetDetector` finds events; once ev
 past the end of a group of overlapping events (a *cluster*), :func:`~voicehost.listen.crosstalk.
 resolve` gives each sound one owner with its own audio; slaps become "slap", voiced events go to
 the recogniser with the phrases allowed at that moment, and the shouts come out sorted by onset.
+A cluster's first sounds need not wait for it to be complete (``ListenConfig.early``): once a
+sound has ended and no sound can still start before it, it is resolved with the other seats'
+sounds as they are so far and judged, so a race's winner is out without waiting for the others.
 
 The host's own voice reaches every microphone from the table speaker. With a
 :class:`~voicehost.listen.echo.Reference` (what the speaker played), each seat's channel first goes
@@ -25,7 +28,6 @@ span the listener learnt of only after hearing it is dropped.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
@@ -216,8 +218,7 @@ class Listener:
         self._kept_moment: _Moment | None = None
         """The phrases when a shout was last judged early (the rest of its cluster is judged with them)."""
         self._early_tried: frozenset[tuple[SeatName, float, float]] = frozenset()
-        """The closed sounds of the incomplete cluster last looked at early (looked at again when
-        another closes)."""
+        """The candidates last looked at early (seat, onset, end): looked at again when they change."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
