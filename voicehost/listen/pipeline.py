@@ -340,9 +340,11 @@ class Listener:
                     break
                 for event in cluster:
                     self._pending.remove(event)
+                decided = {id(e): kept for e in cluster if (kept := self._early.pop(id(e), None)) is not None}
+                if len(decided) == len(cluster):
+                    continue  # every sound of it was judged early: nothing left to resolve
                 owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
                 events = tuple(o.event for o in owned_events)
-                decided = {id(e): kept for e in cluster if (kept := self._early.pop(id(e), None)) is not None}
                 states = [self._forget_early(o.heard, decided) for o in owned_events]
                 # after a shout judged early the game may have moved on: the rest is judged with
                 # the phrases of the moment that shout was judged (as if the cluster had been complete)
