@@ -383,9 +383,11 @@ class Listener:
             count = detector.settled(cfg.faint_tail_db) if cfg.faint_tail_db is not None else None
             sound = detector.open_sound(count) if count is not None else None
             # a slap is never a settled sound: talk's one loud plosive then fainter talk is not one
-            keep = sound is not None and sound.kind is not EventKind.SLAP
-            going[seat] = (sound, keep and sound is not None and not self._early_decided(sound))
-        settled = [sound for sound, ready in going.values() if sound is not None and ready]
+            new = sound is not None and sound.kind is not EventKind.SLAP and not self._early_decided(sound)
+            going[seat] = (sound, new)
+        settled = [sound for sound, new in going.values() if sound is not None and new]
+        if not closed and not settled:
+            return []  # most blocks
         bound = min((d.starts_from() - d.offset for d in self._detectors.values()), default=0.0)
         ready = [e for e in closed + settled if e.onset + cfg.early_window < bound]
         if not ready:
@@ -504,14 +506,7 @@ class Listener:
 
     def _next_cluster(self) -> list[AcousticEvent]:
         """The earliest pending event and every pending event overlapping it (transitively)."""
-        events = sorted(self._pending, key=lambda e: e.onset)
-        cluster = [events[0]]
-        end = events[0].end
-        for event in events[1:]:
-            if event.onset <= end + 0.02:
-                cluster.append(event)
-                end = max(end, event.end)
-        return cluster
+        return _cluster_of(self._pending, min(e.onset for e in self._pending))
 
     # --- judging one owned event -------------------------------------------------------------
 
@@ -658,8 +653,7 @@ class Listener:
 
 
 def _cluster_of(sounds: Sequence[AcousticEvent], first: float) -> list[AcousticEvent]:
-    """The sounds overlapping, transitively, the one that starts at ``first`` (as
-    :meth:`Listener._next_cluster` groups them)."""
+    """The sounds overlapping, transitively (within 20 ms), the one that starts at ``first``."""
     cluster: list[AcousticEvent] = []
     end = -math.inf
     for event in sorted(sounds, key=lambda e: e.onset):
