@@ -449,6 +449,7 @@ def listen_timed(
     seat_phrases: Mapping[str, Sequence[str]] | None = None,
     strict: Collection[str] = (),
     strict_way: Mapping[str, float | bool] | None = None,
+    racing: Sequence[str] = (),
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
@@ -470,7 +471,7 @@ def listen_timed(
         helper=HELPER,
         strict=frozenset(strict),
     )
-    listener.set_phrases(phrases, likely, seat_phrases)
+    listener.set_phrases(phrases, likely, seat_phrases, racing)
     out: list[tuple[Shout, float]] = []
     cpu = 0.0
     busy = 0.0
@@ -705,6 +706,14 @@ def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
     return (animals[k % len(animals)],)
 
 
+def racing_of(fixture: fx.Fixture) -> tuple[str, ...]:
+    """--context: what players race to shout (``Listener.set_phrases``' ``racing``): every animal
+    while a Bim Bamm! race window is open (its races, solo shouts and table talk); else nothing."""
+    if fixture.manifest["game"] != "bimbamm":
+        return ()
+    return ("cat", "dog", "pig", "donkey", "hen")
+
+
 def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, takes: int = 3) -> dict[str, object]:
     """--enrol: every synthetic voice's enrolment takes of every shouted word (``voicehost enrol``'s
     words), as encoder frames: voice label -> word -> takes. Each take is the voice with its pitch
@@ -867,7 +876,10 @@ def run_heldout(
         game = str(fixture.manifest["game"])
         decisions: list[Decision] = []
         likely = context_of(fixture, k) if context else ()
-        shouts, spent = listen_timed(rec, make(fixture, game), phrases_for(game), decisions=decisions, likely=likely)
+        racing = racing_of(fixture) if context else ()
+        shouts, spent = listen_timed(
+            rec, make(fixture, game), phrases_for(game), decisions=decisions, likely=likely, racing=racing
+        )
         cpu += spent
         audio += rec.duration
         if after is not None:
@@ -1023,6 +1035,7 @@ def run_talk_with_commands(
                 make(fixture, "bimbamm"),
                 phrases,
                 likely=context_of(fixture, k),
+                racing=racing_of(fixture),
                 strict=commands if strict else (),
                 strict_way=way,
             )

@@ -155,6 +155,27 @@ def test_the_phrases_the_game_expects_reach_the_recogniser() -> None:
     assert recognizer.likely and all(likely == ("dog",) for likely in recognizer.likely)
 
 
+def test_a_sound_just_after_another_seats_has_the_racing_phrases_as_likely_too() -> None:
+    """set_phrases(racing=...) (a Bim Bamm! race: every animal): the shouts after the first of a
+    race, each starting within ``corroborate`` of another seat's, are judged with the racing
+    phrases as likely too; the first one with the game's likely phrases only. With the window
+    shorter than the race's gaps, or off, nobody gets them."""
+    fixture = read_fixture(FIXTURES / "race4_babble20.json")
+    rec = fixture.load()
+    racing = ("cat", "dog", "pig", "donkey", "hen")
+    order = [str(e["player"]) for e in sorted(fixture.expected, key=lambda e: float(e["onset"]))]
+    for window, raced in ((0.3, set(order[1:])), (0.001, set()), (None, set())):
+        recognizer = _truth(fixture)
+        listener = Listener(rec.seats, recognizer, BIMBAMM_PHRASES, config=ListenConfig(corroborate=window))
+        listener.set_phrases(BIMBAMM_PHRASES, likely=["dog"], racing=[*racing, "zebra"])
+        shouts = [s for b in FileSource(rec, 4096).blocks() for s in listener.feed(b)] + listener.flush()
+        assert sorted(s.player for s in shouts) == sorted(order)
+        likely: dict[str, tuple[str, ...]] = {}
+        for (segment, _), got in zip(recognizer.calls, recognizer.likely):
+            likely.setdefault(segment.event.seat, got)  # each seat's shout (Ben's later murmur is alone)
+        assert likely == {seat: ("dog", "cat", "pig", "donkey", "hen") if seat in raced else ("dog",) for seat in order}
+
+
 def test_a_seat_can_listen_for_fewer_phrases_than_the_table() -> None:
     """set_phrases(seat_phrases=...): that seat's sounds are judged with its own phrases (and the
     expected ones among them), a phrase only the others may say is not reported from it; the

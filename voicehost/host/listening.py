@@ -141,9 +141,11 @@ class AudioInput:
         live: bool = False,
         likely: Callable[[], Sequence[str]] | None = None,
         seat_phrases: Callable[[Sequence[str]], Mapping[str, Sequence[str]]] | None = None,
+        racing: Callable[[], Sequence[str]] | None = None,
     ) -> None:
         self.listener = listener
         self.likely = likely
+        self.racing = racing
         self.seat_phrases = seat_phrases
         self._read = read
         self.clock = clock
@@ -192,7 +194,8 @@ class AudioInput:
             phrases = list(self.phrases())
             likely = list(self.likely()) if self.likely is not None else []
             seats = self.seat_phrases(phrases) if self.seat_phrases is not None else None
-            self.listener.set_phrases(phrases, likely, seats)
+            racing = list(self.racing()) if self.racing is not None else []
+            self.listener.set_phrases(phrases, likely, seats, racing)
             wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - self.clock.now()))
             blocks = self._read(wait)
             self._apply_reference()

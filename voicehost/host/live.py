@@ -143,6 +143,12 @@ def likely_phrases(flow: Any) -> list[str]:
     return list(likely()) if callable(likely) else []
 
 
+def racing_phrases(flow: Any) -> list[str]:
+    """The phrases players race to shout now (``Flow.racing``; none for a game without races)."""
+    racing = getattr(flow, "racing", None)
+    return list(racing()) if callable(racing) else []
+
+
 class TableClock:
     """The wall clock of a live session, started again once the table is ready (recogniser loaded,
     speaker open, sound flowing from every microphone), so that t = 0 is when the game begins —
@@ -222,6 +228,7 @@ def build_live(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
+        racing=lambda: racing_phrases(holder["flow"]),
         seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         recorder=recorder,
         tap=tap,
@@ -505,6 +512,7 @@ def build_replay(
         clock,
         lambda: listening_phrases(holder["flow"]),
         likely=lambda: likely_phrases(holder["flow"]),
+        racing=lambda: racing_phrases(holder["flow"]),
         seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         spans=read_spans(Path(folder) / SPANS_FILE),
     )

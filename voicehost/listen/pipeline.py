@@ -103,6 +103,10 @@ class ListenConfig:
     recogniser hears the event as if it had ended with its last burst within this range, and they
     are not counted as words (``extra_bursts``). The reported shout keeps its event as heard.
     None: off (README, "Hearing the shouts", item 25)."""
+    corroborate: float | None = 0.3
+    """Seconds: a voice sound of its own that starts within this after another seat's own voice
+    sound (a race: one shout makes the next likely) has the ``racing`` phrases of
+    :meth:`Listener.set_phrases` as likely too (README, "Hearing the shouts", item 31). None: off."""
 
 
 @dataclass
@@ -120,7 +124,7 @@ class Decision:
     shout reported as uncertain."""
 
 
-_Moment = tuple[tuple[str, ...], tuple[str, ...], Mapping[SeatName, Sequence[str]]]
+_Moment = tuple[tuple[str, ...], tuple[str, ...], Mapping[SeatName, Sequence[str]], tuple[str, ...]]
 """The phrases allowed, those expected, and the seats' own (:meth:`Listener.set_phrases`)."""
 
 
@@ -178,6 +182,8 @@ class Listener:
     echo: EchoConfig = field(default_factory=EchoConfig)
     likely: Sequence[str] = ()
     """Phrases the game expects now (:meth:`set_phrases`)."""
+    racing: Sequence[str] = ()
+    """Phrases players race to shout now (:meth:`set_phrases`)."""
     seat_phrases: Mapping[SeatName, Sequence[str]] = field(default_factory=dict)
     """Seats that may say only some of :attr:`phrases` now (:meth:`set_phrases`)."""
     helper: Helper | None = None
@@ -196,7 +202,7 @@ class Listener:
             raise ValueError(f"seat names must be distinct: {list(self.seats)}")
         self.seats = tuple(self.seats)
         self.strict = frozenset(self.strict)
-        self.set_phrases(self.phrases, self.likely, self.seat_phrases)
+        self.set_phrases(self.phrases, self.likely, self.seat_phrases, self.racing)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []
@@ -240,24 +246,50 @@ class Listener:
         phrases: Sequence[str],
         likely: Sequence[str] = (),
         seat_phrases: Mapping[SeatName, Sequence[str]] | None = None,
+        racing: Sequence[str] = (),
     ) -> None:
         """The phrases allowed from now on (what the game accepts at this moment); ``likely``: those
         of them the game expects (a race's animal; see :meth:`Recognizer.recognize`);
         ``seat_phrases``: the seats that may say only some of them now (in a Bim Bam Bum! turn a
         yell alone means something only from the player whose turn it is), each with the phrases
-        its microphone listens for (phrases not in ``phrases`` are left out)."""
+        its microphone listens for (phrases not in ``phrases`` are left out); ``racing``: the
+        phrases players race to shout now (in a Bim Bamm! race every animal: a mistaken player
+        shouts another), likely too for a sound that starts just after another seat's
+        (``config.corroborate``)."""
         self.phrases = tuple(phrases)
         self.likely = tuple(p for p in likely if p in self.phrases)
         allowed = set(self.phrases)
         self.seat_phrases = {seat: tuple(p for p in own if p in allowed) for seat, own in (seat_phrases or {}).items()}
+        self.racing = tuple(p for p in racing if p in allowed)
 
-    def _moment(self, seat: SeatName, moment: _Moment | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The phrases ``seat`` may say now (or at ``moment``) and those of them the game expects."""
-        phrases, likely, seats = moment or (tuple(self.phrases), tuple(self.likely), self.seat_phrases)
+    def _now(self) -> _Moment:
+        return (tuple(self.phrases), tuple(self.likely), dict(self.seat_phrases), tuple(self.racing))
+
+    def _moment(
+        self, seat: SeatName, moment: _Moment | None = None, raced: bool = False
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The phrases ``seat`` may say now (or at ``moment``) and those of them the game expects
+        (``raced``: the racing phrases too)."""
+        phrases, likely, seats, racing = moment or self._now()
+        if raced:
+            likely = tuple(dict.fromkeys((*likely, *racing)))
         own = seats.get(seat)
         if own is None:
             return tuple(phrases), tuple(likely)
         return tuple(own), tuple(p for p in likely if p in own)
+
+    def _item(self, owned: OwnedEvent, owners: tuple[AcousticEvent, ...], moment: _Moment | None = None) -> _Unjudged:
+        """``owned`` to be judged with the phrases of now (or of ``moment``); ``owners``: the
+        sounds of their own in its cluster. A voice sound that starts within
+        ``config.corroborate`` after another seat's voice sound of its own is a racing shout
+        more likely than not (:meth:`set_phrases`' ``racing``)."""
+        event = owned.event
+        window = self.config.corroborate
+        raced = window is not None and any(
+            e.seat != event.seat and e.kind is EventKind.VOICE and 0.0 <= event.onset - e.onset <= window
+            for e in owners
+        )
+        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event))
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -350,9 +382,7 @@ class Listener:
                 # the phrases of the moment that shout was judged (as if the cluster had been complete)
                 moment = self._kept_moment if any(states) else None
                 self._unjudged.extend(
-                    _Unjudged(o, events, *self._moment(o.event.seat, moment), self._is_ignored(o.event))
-                    for o, state in zip(owned_events, states)
-                    if state is None
+                    self._item(o, events, moment) for o, state in zip(owned_events, states) if state is None
                 )
                 self._hand_out()
                 if not self._unjudged:
@@ -414,13 +444,13 @@ class Listener:
                 if heard is not None and self._early_decided(heard):
                     continue
                 break  # a sound still going, or one an undetected sound may precede: it decides first
-            item = _Unjudged(owned, events, *self._moment(owned.event.seat), self._is_ignored(owned.event))
+            item = self._item(owned, events)
             shout = self._judge(item)
             kept = self._drop_faint_echoes([shout], events) if shout is not None else []
             self._mark_early(heard, bool(kept))
             if kept:
                 shouts = kept
-                self._kept_moment = (tuple(self.phrases), tuple(self.likely), dict(self.seat_phrases))
+                self._kept_moment = self._now()
                 break
         if not shouts:
             owners = {id(o.heard) for o in owned_events}

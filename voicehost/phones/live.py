@@ -26,6 +26,7 @@ from voicehost.host.live import (
     TableClock,
     _span_forwarder,
     likely_phrases,
+    racing_phrases,
     listening_phrases,
     make_listener,
     seat_phrases,
@@ -275,6 +276,7 @@ def build_phones(
             tap=tap,
             live=True,
             likely=lambda: likely_phrases(holder["flow"]),
+            racing=lambda: racing_phrases(holder["flow"]),
             seat_phrases=lambda every: seat_phrases(holder["flow"], every),
         )
         holder["forward"] = _span_forwarder(audio)

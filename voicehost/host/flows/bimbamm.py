@@ -850,6 +850,13 @@ class BimBammFlow(Flow):
             return []
         return [a.value for a in self.state.race]
 
+    def racing(self) -> list[str]:
+        """While a race is open, every animal: a player who shouts one just after another player
+        most likely shouts too, the racing animal or, by mistake, their own."""
+        if self.state is None or self.state.phase is not bb.Phase.RACE:
+            return []
+        return [a.value for a in bb.Animal]
+
     def _explain(self, error: IllegalAction, action: object) -> str:
         state = self._state()
         reason = getattr(error, "reason", "")
