@@ -448,7 +448,7 @@ def listen_timed(
     queued: bool | None = None,
     seat_phrases: Mapping[str, Sequence[str]] | None = None,
     strict: Collection[str] = (),
-    strict_way: Mapping[str, float | bool] | None = None,
+    strict_way: Mapping[str, float | bool | None] | None = None,
     racing: Sequence[str] = (),
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
@@ -467,7 +467,7 @@ def listen_timed(
         recording.seats,
         recognizer,
         phrases,
-        config=replace(ListenConfig(report_uncertain=report_uncertain), **(strict_way or {})),
+        config=replace(ListenConfig(report_uncertain=report_uncertain), **(strict_way or {})),  # type: ignore[arg-type]
         helper=HELPER,
         strict=frozenset(strict),
     )
@@ -1055,6 +1055,42 @@ def run_talk_with_commands(
                 )
 
 
+def run_reactions(fixtures: Sequence[fx.Fixture], make: Callable[[fx.Fixture, str], Recognizer], title: str) -> None:
+    """--context: the races with a reaction (tools.listen_fixtures.reactions_set), as shipped and
+    with the race's corroboration off (``ListenConfig.corroborate``): the reactions taken for a game
+    word (false alarms) and asked back, and the race shouts heard right."""
+    from voicehost.commands.rank import game_phrases
+    from voicehost.listen.pipeline import ListenConfig
+
+    print(f"\n{title}: races with a reaction 0.05-0.3 s after the first shout ({len(fixtures)} recordings)")
+    for how, window in (("shipped (corroborate 0.3 s)", ListenConfig().corroborate), ("corroboration off", None)):
+        taken: list[str] = []
+        asked: list[str] = []
+        heard = total = 0
+        for n, fixture in enumerate(fixtures, 1):
+            shouts, _ = listen_timed(
+                fixture.load(),
+                make(fixture, "bimbamm"),
+                game_phrases("bimbamm", "en"),
+                likely=context_of(fixture, n),
+                racing=racing_of(fixture),
+                strict_way={"corroborate": window},
+            )
+            for shout, _ in shouts:
+                truth = fixture.sound_at(shout.player, shout.onset)
+                if truth is not None and truth["kind"] == "chatter":
+                    (asked if shout.uncertain else taken).append(shout.phrase)
+            found = [shout.to_json() for shout, _ in shouts if not shout.uncertain]
+            heard += fx.match(found, fixture.expected).phrases_right()
+            total += len(fixture.expected)
+            print(f"\r[{n}/{len(fixtures)}] reactions {fixture.name:30}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+        print(
+            f"  {how:28} reactions taken for a game word {len(taken)} of {len(fixtures)} ({tally(taken)}),"
+            f" asked back {len(asked)} ({tally(asked)}); race shouts heard right {heard}/{total}"
+        )
+
+
 def real_heldout_set(folder: Path, seed: int, work: Path, rounds: int) -> list[fx.Fixture]:
     """Real voices for the held-out table: races (as :func:`real_voice_set`), solo shouts (one
     player, same clips) and table talk made of the real other words (named *_chatter_*)."""
@@ -1418,6 +1454,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 run_talk_in_bim_bam_bum(held, make, phrases, f"{split} synthetic voices")
                 run_talk_with_commands(held, make, f"{split} synthetic voices", goodbye=True)
                 run_talk_with_commands(held, make, f"{split} synthetic voices")
+                plain = fx.Renderer()  # never jittered: the reactions are measured as rendered
+                voices = ENGLISH_VOICES if args.tune else HELDOUT_ENGLISH_VOICES
+                reactions = [
+                    fx.read_fixture(fx.write(plain.render(scenario), work))
+                    for scenario in fx.reactions_set(seed, voices, args.rounds)
+                ]
+                run_reactions(reactions, make, f"{split} synthetic voices")
         if args.speech_commands:
             real = real_heldout_set(args.speech_commands, seed, work, args.real_races)
             run_heldout(

@@ -75,6 +75,9 @@ CHATTER_SENTENCES = (
 """Table talk without any target word."""
 CONFUSABLE_WORDS = ("pick", "dock", "monkey", "bomb", "bin", "boom", "ten", "cut", "dug", "ship shape", "hand", "bank")
 """Single non-target words close to targets (known recogniser confusions)."""
+REACTIONS = ("what", "no way", "oh no", "wait", "hey", "too slow", *CONFUSABLE_WORDS)
+"""What a player who does not race may say just as the others shout (:func:`reactions_set`):
+reactions, and the words a recogniser takes for game words."""
 
 
 @dataclass(frozen=True)
@@ -710,6 +713,48 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
             slap_gaps = [float(rng.choice(gaps)) for _ in range(1 + k % 2)]
             out.append(_voiced_slaps(f"ho_slaps_{tag}", rng, noise, snr, base + 4, voices, slap_gaps))
             out.append(_voiced_chatter(f"ho_chatter_{tag}", rng, 20.0, noise, snr, base + 5, voices))
+            k += 1
+    return out
+
+
+def reactions_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> list[Scenario]:
+    """Races with a reaction (README, "Hearing the shouts", item 31): per round and condition (as
+    :func:`heldout_set`), a race of 2 or 3 players at a table of four, and a player who does not
+    race says one of :data:`REACTIONS` 0.05-0.3 s after the first shout's onset, as loud as talk
+    or as a shout. The reaction is table talk: any game word heard from it is a false alarm.
+    Its own random stream (``seed`` + 7777): the other sets stay as they were."""
+    rng = np.random.default_rng(seed + 7777)
+    out: list[Scenario] = []
+    gaps = (5, 10, 20, 30, 50, 100)
+    conditions = (("pink", 30), ("pink", 20), ("quiet", 40), ("babble", 20), ("babble", 10))
+    k = 0
+    for r in range(rounds):
+        for noise, snr in conditions:
+            players = 2 + k % 2
+            scenario = race(
+                f"ho_react_{noise}{snr}_{r}",
+                rng,
+                [float(rng.choice(gaps)) for _ in range(players - 1)],
+                noise=noise,
+                snr_db=snr,
+                seed=seed * 10000 + 5000 + k,
+                seats=4,
+                voices=voices,
+            )
+            shouters = {s.seat for s in scenario.sounds}
+            quiet = [seat for seat in scenario.seats if seat not in shouters]
+            seat = quiet[int(rng.integers(len(quiet)))]
+            pool = _voices(rng, 1, "en", voices)
+            first = min(s.onset for s in scenario.sounds)
+            reaction = Sound(
+                seat,
+                "chatter",
+                first + float(rng.uniform(0.05, 0.3)),
+                str(rng.choice(REACTIONS)),
+                pool[0],
+                level_db=float(rng.uniform(CHATTER_DB, SHOUT_DB)),
+            )
+            out.append(replace(scenario, sounds=(*scenario.sounds, reaction)))
             k += 1
     return out
 
