@@ -360,9 +360,13 @@ def test_the_microphones_listen_for_what_each_phase_allows(tmp_path: Path) -> No
     assert "exchange" in flow.phrases() and "exchange with the player on my left" in flow.phrases()  # type: ignore[attr-defined]
     assert not any("ben" in p.split() for p in flow.phrases())  # type: ignore[attr-defined]
     assert flow.likely() == []  # type: ignore[attr-defined]  # no race: no shout is expected
+    assert flow.racing() == []  # type: ignore[attr-defined]
     flow.state = changed(state, phase=bb.Phase.RACE, race=(bb.Animal.PIG,))  # type: ignore[attr-defined]
     assert "flip seven" not in flow.phrases() and "pig" in flow.phrases()  # type: ignore[attr-defined]
     assert flow.likely() == ["pig"]  # type: ignore[attr-defined]  # the race's animal is what the recogniser expects
+    # a shout just after another's: any animal (a mistaken player shouts another), all of them heard now
+    assert flow.racing() == [a.value for a in bb.Animal]  # type: ignore[attr-defined]
+    assert set(flow.racing()) <= set(flow.phrases())  # type: ignore[attr-defined]
     pigs = [i for i, t in enumerate(state.tiles) if t.showing is bb.Animal.PIG]
     flow.state = changed(state, phase=bb.Phase.SCORER, scorer="Ben", scored=bb.Animal.PIG)  # type: ignore[attr-defined]
     scorer = flow.phrases()  # type: ignore[attr-defined]

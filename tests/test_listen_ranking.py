@@ -373,3 +373,22 @@ def test_a_shout_the_rooms_babble_holds_open_is_out_soon_after_it_ends() -> None
             soon[early] += bool(mine) and mine[0][1] - mine[0][0].end <= 0.5
         assert [s.to_json() for s, _ in heard[True]] == [s.to_json() for s, _ in heard[False]]
     assert soon[True] >= 7 and soon[False] <= 3, soon
+
+
+def test_the_host_hands_the_listener_the_phrases_of_the_race() -> None:
+    """AudioInput (live and replayed sessions) sets the flow's likely and racing phrases on the
+    listener before every block; racing phrases the game does not hear now are left out."""
+    from voicehost.clock import SimClock
+    from voicehost.host.listening import AudioInput
+
+    listener = Listener(("Anna", "Ben"), None, [])
+    audio = AudioInput(
+        listener,
+        lambda timeout: None,
+        SimClock(),
+        lambda: ["cat", "dog", "flip two"],
+        likely=lambda: ["dog"],
+        racing=lambda: ["cat", "dog", "pig"],
+    )
+    assert audio.next(None) is None  # the recording has ended
+    assert listener.likely == ("dog",) and listener.racing == ("cat", "dog")
