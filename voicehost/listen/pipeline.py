@@ -133,7 +133,7 @@ class Decision:
 
 
 _Moment = tuple[tuple[str, ...], tuple[str, ...], Mapping[SeatName, Sequence[str]], tuple[str, ...]]
-"""The phrases allowed, those expected, and the seats' own (:meth:`Listener.set_phrases`)."""
+"""The phrases allowed, those expected, the seats' own and the racing ones (:meth:`Listener.set_phrases`)."""
 
 
 @dataclass(frozen=True)
@@ -232,9 +232,9 @@ class Listener:
         self._kept_moment: _Moment | None = None
         """The phrases when a shout was last judged early (the rest of its cluster is judged with them)."""
         self._early_tried: frozenset[tuple[SeatName, float, float]] = frozenset()
+        """The candidates last looked at early (seat, onset, end): looked at again when they change."""
         self._early_tries: dict[float, int] = {}
         """Early resolutions so far of the cluster that starts at this onset (rounded, seconds)."""
-        """The candidates last looked at early (seat, onset, end): looked at again when they change."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
