@@ -38,7 +38,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Sequence
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as voicehost/__init__.py sets it, before NumPy loads
 
@@ -448,7 +448,7 @@ def listen_timed(
     queued: bool | None = None,
     seat_phrases: Mapping[str, Sequence[str]] | None = None,
     strict: Collection[str] = (),
-    strict_way: Mapping[str, float | bool | None] | None = None,
+    strict_way: Mapping[str, Any] | None = None,
     racing: Sequence[str] = (),
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
@@ -457,7 +457,8 @@ def listen_timed(
     blocks in order, so a block waits while an earlier one is still being worked on; the latency
     then ends when the worker is done with the block (the CPU time of every earlier call counts
     where it overlaps). ``strict``: the listener's strict phrases (a live host's: its commands);
-    ``strict_way``: ListenConfig's ``ask_strict``/``strict_again`` when not as shipped (item 24)."""
+    ``strict_way``: ListenConfig settings when not as shipped (item 24's ``ask_strict``/``strict_again``,
+    item 31's ``corroborate``); ``racing``: the listener's racing phrases (item 31)."""
     if queued is None:
         queued = QUEUED
     from voicehost.listen.pipeline import ListenConfig, Listener
@@ -467,7 +468,7 @@ def listen_timed(
         recording.seats,
         recognizer,
         phrases,
-        config=replace(ListenConfig(report_uncertain=report_uncertain), **(strict_way or {})),  # type: ignore[arg-type]
+        config=replace(ListenConfig(report_uncertain=report_uncertain), **(strict_way or {})),
         helper=HELPER,
         strict=frozenset(strict),
     )
@@ -709,9 +710,7 @@ def context_of(fixture: fx.Fixture, k: int) -> tuple[str, ...]:
 def racing_of(fixture: fx.Fixture) -> tuple[str, ...]:
     """--context: what players race to shout (``Listener.set_phrases``' ``racing``): every animal
     while a Bim Bamm! race window is open (its races, solo shouts and table talk); else nothing."""
-    if fixture.manifest["game"] != "bimbamm":
-        return ()
-    return ("cat", "dog", "pig", "donkey", "hen")
+    return fx.BIMBAMM_PHRASES if fixture.manifest["game"] == "bimbamm" else ()
 
 
 def voice_takes(recognizer: Recognizer, voices: Sequence[object], seed: int, takes: int = 3) -> dict[str, object]:

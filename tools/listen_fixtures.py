@@ -682,6 +682,12 @@ def turn_call(
     )
 
 
+HELDOUT_GAPS_MS = (5, 10, 20, 30, 50, 100)
+"""Onset gaps (ms) between a held-out race's shouts and slaps."""
+HELDOUT_CONDITIONS = (("pink", 30), ("pink", 20), ("quiet", 40), ("babble", 20), ("babble", 10))
+"""Room noise and SNR (dB) of each held-out round."""
+
+
 def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> list[Scenario]:
     """The held-out listening set (README, "Listening: measured"): per round and condition, a solo
     shout, a race of 2-4 players, a Bim Bam Bum! call with pile number, a slap race after "bim bam
@@ -689,11 +695,9 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
     10 dB (reported apart). ``voices`` should be voices no setting was chosen on."""
     rng = np.random.default_rng(seed)
     out: list[Scenario] = []
-    gaps = (5, 10, 20, 30, 50, 100)
-    conditions = (("pink", 30), ("pink", 20), ("quiet", 40), ("babble", 20), ("babble", 10))
     k = 0
     for r in range(rounds):
-        for noise, snr in conditions:
+        for noise, snr in HELDOUT_CONDITIONS:
             base = seed * 10000 + k * 10
             tag = f"{noise}{snr}_{r}"
             out.append(solo(f"ho_solo_{tag}", rng, noise=noise, snr_db=snr, seed=base + 1, voices=voices))
@@ -702,7 +706,7 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
                 race(
                     f"ho_race_{tag}",
                     rng,
-                    [float(rng.choice(gaps)) for _ in range(players - 1)],
+                    [float(rng.choice(HELDOUT_GAPS_MS)) for _ in range(players - 1)],
                     noise=noise,
                     snr_db=snr,
                     seed=base + 2,
@@ -710,7 +714,7 @@ def heldout_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> lis
                 )
             )
             out.append(turn_call(f"ho_call_{tag}", rng, noise=noise, snr_db=snr, seed=base + 3, voices=voices))
-            slap_gaps = [float(rng.choice(gaps)) for _ in range(1 + k % 2)]
+            slap_gaps = [float(rng.choice(HELDOUT_GAPS_MS)) for _ in range(1 + k % 2)]
             out.append(_voiced_slaps(f"ho_slaps_{tag}", rng, noise, snr, base + 4, voices, slap_gaps))
             out.append(_voiced_chatter(f"ho_chatter_{tag}", rng, 20.0, noise, snr, base + 5, voices))
             k += 1
@@ -725,16 +729,14 @@ def reactions_set(seed: int, voices: Sequence[SynthVoice], rounds: int = 4) -> l
     Its own random stream (``seed`` + 7777): the other sets stay as they were."""
     rng = np.random.default_rng(seed + 7777)
     out: list[Scenario] = []
-    gaps = (5, 10, 20, 30, 50, 100)
-    conditions = (("pink", 30), ("pink", 20), ("quiet", 40), ("babble", 20), ("babble", 10))
     k = 0
     for r in range(rounds):
-        for noise, snr in conditions:
+        for noise, snr in HELDOUT_CONDITIONS:
             players = 2 + k % 2
             scenario = race(
                 f"ho_react_{noise}{snr}_{r}",
                 rng,
-                [float(rng.choice(gaps)) for _ in range(players - 1)],
+                [float(rng.choice(HELDOUT_GAPS_MS)) for _ in range(players - 1)],
                 noise=noise,
                 snr_db=snr,
                 seed=seed * 10000 + 5000 + k,

@@ -234,7 +234,7 @@ class Listener:
         self._early_tried: frozenset[tuple[SeatName, float, float]] = frozenset()
         """The candidates last looked at early (seat, onset, end): looked at again when they change."""
         self._early_tries: dict[float, int] = {}
-        """Early resolutions so far of the cluster that starts at this onset (rounded, seconds)."""
+        """Early resolutions so far of the crowded cluster that starts at this onset (rounded, seconds)."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
@@ -444,13 +444,13 @@ class Listener:
         cluster = _cluster_of(sounds, first)
         if any(self._kept_early(e) for e in cluster):
             return []  # this cluster's first shout is out; the rest waits for the whole cluster
-        start = round(min(e.onset for e in cluster), 3)
-        crowded = len({e.seat for e in cluster}) > cfg.early_crowd
-        if crowded and self._early_tries.get(start, 0) >= cfg.early_tries:
-            return []  # each try resolves the whole cluster: the rest waits for it to be complete
-        self._early_tries[start] = self._early_tries.get(start, 0) + 1
-        for key in [k for k in self._early_tries if k < start - 30.0]:
-            del self._early_tries[key]
+        if len({e.seat for e in cluster}) > cfg.early_crowd:
+            start = round(min(e.onset for e in cluster), 3)
+            tries = self._early_tries.get(start, 0)
+            if tries >= cfg.early_tries:
+                return []  # each try resolves the whole cluster: the rest waits for it to be complete
+            self._early_tries = {k: n for k, n in self._early_tries.items() if k >= start - 30.0}
+            self._early_tries[start] = tries + 1
         owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
         events = tuple(o.event for o in owned_events)
         ids = {id(e) for e in ready}

@@ -26,9 +26,9 @@ from voicehost.host.live import (
     TableClock,
     _span_forwarder,
     likely_phrases,
-    racing_phrases,
     listening_phrases,
     make_listener,
+    racing_phrases,
     seat_phrases,
     session_settings,
 )
