@@ -375,6 +375,60 @@ def test_a_shout_the_rooms_babble_holds_open_is_out_soon_after_it_ends() -> None
     assert soon[True] >= 7 and soon[False] <= 3, soon
 
 
+def test_an_eight_seat_race_is_not_resolved_again_while_its_first_sound_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Eight players shout within 0.26 s in 20 dB babble (the benchmark's eight-seat race, seed
+    9). Each early try resolves the whole cluster (about 0.6 CPU s here); the first try stops at
+    the first shouter's sound, which is still going. Another try while that sound is the same
+    would stop at it again: none is made (``Listener._early_wait``), so the tries left judge the
+    winner once its sound has ended. Two resolutions of the race before the first shout is out
+    (three before, and only the whole cluster then judged it), out 0.42 s after its end (0.54),
+    and every shout the same as judging the race whole."""
+    from dataclasses import replace
+
+    import tools.listen_fixtures as fx
+    import voicehost.listen.pipeline as pipeline
+
+    rng = np.random.default_rng(17)
+    gaps = [float(g) for g in rng.choice((5, 10, 20, 30, 50, 100), 7)]
+    scenario = fx.race("race8", rng, gaps, noise="babble", snr_db=20, seed=17, seats=8)
+    rendered = fx.Renderer().render(replace(scenario, duration=max(scenario.duration, 8.0)))
+    truth = rendered.manifest["expected"]
+    said = {str(e["player"]): (str(e["phrase"]), float(e["onset"]), float(e["end"])) for e in truth}  # type: ignore[union-attr]
+
+    def heard_right(segment: Segment) -> str | None:  # the seat's shout where its sound overlaps it
+        phrase, onset, end = said.get(segment.event.seat, ("", 0.0, -1.0))
+        return phrase if segment.event.onset < end and segment.event.end > onset else None
+
+    sizes: list[int] = []
+
+    def counted(cluster: Sequence[AcousticEvent], *args: object) -> object:
+        sizes.append(len({e.seat for e in cluster}))
+        return resolve(cluster, *args)
+
+    resolve = pipeline.resolve
+    monkeypatch.setattr(pipeline, "resolve", counted)
+    heard: dict[bool, list[tuple[Shout, float, int]]] = {}
+    for early in (True, False):
+        sizes.clear()
+        listener = Listener(
+            rendered.scenario.seats,
+            FakeRecognizer(heard_right),
+            BIMBAMM_PHRASES,
+            config=ListenConfig(early=early),
+        )
+        out = []
+        for start in range(0, len(rendered.tracks), 320):
+            block = AudioBlock(rendered.tracks[start : start + 320], start, fx.RATE)
+            out += [(s, (start + 320) / fx.RATE, sum(n > 4 for n in sizes)) for s in listener.feed(block)]
+        heard[early] = out + [(s, len(rendered.tracks) / fx.RATE, sum(n > 4 for n in sizes)) for s in listener.flush()]
+    assert len(heard[True]) == 8
+    assert sorted(str(s.to_json()) for s, _, _ in heard[True]) == sorted(str(s.to_json()) for s, _, _ in heard[False])
+    winner, out, resolutions = min(heard[True], key=lambda p: p[0].onset)
+    assert resolutions <= 2 and out - winner.end <= 0.45, (resolutions, out - winner.end)
+
+
 def test_the_host_hands_the_listener_the_phrases_of_the_race() -> None:
     """AudioInput (live and replayed sessions) sets the flow's likely and racing phrases on the
     listener before every block; racing phrases the game does not hear now are left out."""

@@ -244,9 +244,9 @@ def resolve(
     if cfg.joint:
         # With every source's channel now clean of the others, a seat taken for a source early
         # (its neighbours' leaks overlapping, none yet known) may show nothing of its own.
-        for seat in [s for s in sources if s != order[0]]:
+        for seat in [s for s in sources if s != order[0] and last.get(s)]:
             joint = jointly(seat)
-            if joint is not None and last.get(seat) and _own_onset(joint, signals[seat], rate, cfg, onset_cfg) is None:
+            if joint is not None and _own_onset(joint, signals[seat], rate, cfg, onset_cfg) is None:
                 fitted = last[seat]
                 del sources[seat], clean[seat]
                 leaked.setdefault(max(fitted, key=lambda s: fitted[s].gain_db), []).append(seat)
@@ -516,9 +516,11 @@ def _joint_wiener(
     return {seat: _Leak(solved[columns[seat]][::-1].copy(), firsts[seat]) for seat in lags}
 
 
-def _frame_db(x: np.ndarray, n: int, hop: int) -> np.ndarray:
+def _frame_db(x: np.ndarray, n: int, hop: int, at: np.ndarray | None = None) -> np.ndarray:
+    """Level (dB) of each frame of ``n`` samples every ``hop``; ``at``: of those frames only."""
     count = 1 + (len(x) - n) // hop if len(x) >= n else 0
-    index = np.arange(n)[None, :] + hop * np.arange(count)[:, None]
+    frames = np.arange(count) if at is None else at
+    index = np.arange(n)[None, :] + hop * frames[:, None]
     return np.asarray(10 * np.log10(np.mean(x[index] ** 2, axis=1) + 1e-14), dtype=np.float64)
 
 
@@ -538,23 +540,28 @@ def fit_leak(
     loud = _loud_frames(source, span, n, rate, cfg)
     if np.count_nonzero(loud) < cfg.min_frames:
         return None
-    first_loud = int(np.flatnonzero(loud)[0]) * n
+    at = np.flatnonzero(loud)  # only these frames inform the fit: nothing is computed for the rest
+    first_loud = int(at[0]) * n
     lags = [_best_lag(source, target, rate, cfg, first_loud, first_loud + int(w * rate)) for w in cfg.lag_windows]
     found = [lag for lag in lags if lag is not None]
     if not found:
         return None
-    lag = max(found, key=lambda d: (float(np.mean(_coherence(source, target, d, n)[loud])), -d))
-    coherent = loud & (_coherence(source, target, lag, n) >= cfg.coherence_min)
+    coherence = {d: _coherence(source, target, d, n, at=at) for d in dict.fromkeys(found)}
+    lag = max(found, key=lambda d: (float(np.mean(coherence[d])), -d))
+    coherent = np.zeros_like(loud)
+    coherent[at[coherence[lag] >= cfg.coherence_min]] = True
     if np.count_nonzero(coherent) < cfg.min_frames:
         return None
-    tgt_db = _frame_db(target, n, n)
-    ratio = tgt_db - _frame_db(_delay(source, lag), n, n)
-    coherent &= ratio <= float(np.min(ratio[coherent])) + cfg.ratio_spread_db
+    tgt_db = _frame_db(target, n, n, at=at)
+    ratio = tgt_db - _frame_db(_delay(source, lag), n, n, at=at)
+    mine = coherent[at]
+    coherent[at] &= ratio <= float(np.min(ratio[mine])) + cfg.ratio_spread_db
     leak = _wiener(source, target, lag, coherent, n, rate, cfg)
     if leak is None:
         return None
-    left_db = _frame_db(target - leak.apply(source), n, n)
-    good = loud & (left_db - tgt_db <= cfg.explained_db)
+    left_db = _frame_db(target - leak.apply(source), n, n, at=at)
+    good = np.zeros_like(loud)
+    good[at] = left_db - tgt_db <= cfg.explained_db
     leak = _wiener(source, target, lag, good, n, rate, cfg) or leak
     return leak if leak.gain_db <= cfg.max_gain_db else None
 
@@ -568,15 +575,22 @@ def _loud_frames(source: np.ndarray, span: tuple[int, int], n: int, rate: int, c
     return np.asarray((index >= span[0] - n) & (index < span[1]) & (src_db >= noise + cfg.source_over_noise_db))
 
 
-def _coherence(source: np.ndarray, target: np.ndarray, lag: int, n: int, slack: int = 2) -> np.ndarray:
+def _coherence(
+    source: np.ndarray, target: np.ndarray, lag: int, n: int, slack: int = 2, at: np.ndarray | None = None
+) -> np.ndarray:
     """Per frame of ``n`` samples: the best normalised correlation between ``target`` and the
-    source delayed by ``lag`` ± ``slack`` samples (a fractional delay blurs the exact lag)."""
-    frames = len(target) // n
-    a = target[: frames * n].reshape(frames, n)
-    best = np.full(frames, -1.0)
+    source delayed by ``lag`` ± ``slack`` samples (a fractional delay blurs the exact lag);
+    ``at``: of those frames only."""
+    frames = np.arange(len(target) // n) if at is None else at
+    rows = frames[:, None] * n + np.arange(n)[None, :]
+    a = target[rows]
+    energy = np.sum(a**2, axis=1)
+    pad = abs(lag) + slack
+    padded = np.concatenate([np.zeros(pad, dtype=source.dtype), source, np.zeros(pad, dtype=source.dtype)])
+    best = np.full(len(frames), -1.0)
     for d in range(lag - slack, lag + slack + 1):
-        b = _delay(source, d)[: frames * n].reshape(frames, n)
-        c = np.sum(a * b, axis=1) / (np.sqrt(np.sum(a**2, axis=1) * np.sum(b**2, axis=1)) + 1e-14)
+        b = padded[rows - d + pad]  # the source delayed by d (zeros outside it), as _delay gives it
+        c = np.sum(a * b, axis=1) / (np.sqrt(energy * np.sum(b**2, axis=1)) + 1e-14)
         best = np.maximum(best, c)
     return best
 

@@ -235,6 +235,9 @@ class Listener:
         """The candidates last looked at early (seat, onset, end): looked at again when they change."""
         self._early_tries: dict[float, int] = {}
         """Early resolutions so far of the crowded cluster that starts at this onset (rounded, seconds)."""
+        self._early_wait: AcousticEvent | None = None
+        """The sound an early try found first in its cluster but could not judge yet (still going):
+        no try while it is the same and not a candidate (:meth:`_waiting`)."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
         if self.reference is not None:
@@ -432,6 +435,8 @@ class Listener:
         ready = [e for e in closed + settled if e.onset + cfg.early_window < bound]
         if not ready:
             return []
+        if self._early_wait is not None and self._waiting(ready):
+            return []  # the last try's first sound still goes on: a try now would stop at it again
         first = min(e.onset for e in ready)
         if any(e.onset < first and self._early.get(id(e)) for e in self._pending):
             return []
@@ -460,6 +465,8 @@ class Listener:
             if heard is None or id(heard) not in ids:
                 if heard is not None and self._early_decided(heard):
                     continue
+                if heard is not None:
+                    self._early_wait = heard
                 break  # a sound still going, or one an undetected sound may precede: it decides first
             item = self._item(owned, events)
             shout = self._judge(item)
@@ -475,6 +482,29 @@ class Listener:
                 if id(e) in ids and id(e) not in owners:
                     self._mark_early(e, False)  # no owner of its own among the sounds so far
         return shouts
+
+    def _waiting(self, ready: Sequence[AcousticEvent]) -> bool:
+        """The sound the last early try stopped at (``_early_wait``) is not a candidate yet and
+        still there as it was (closed, or its seat's open sound with the same onset and end): a
+        new try would resolve the cluster only to stop at it again (an eight-seat race: about 0.6
+        CPU s each). Else it is forgotten (a sound that grew may turn out a leak in part)."""
+        wait = self._early_wait
+        assert wait is not None
+
+        def same(e: AcousticEvent | None) -> bool:
+            return (
+                e is not None
+                and e.seat == wait.seat
+                and abs(e.onset - wait.onset) <= 0.02
+                and abs(e.end - wait.end) <= 0.02
+            )
+
+        if not any(same(e) for e in ready) and (
+            any(same(e) for e in self._pending) or same(self._detectors[wait.seat].open_sound())
+        ):
+            return True
+        self._early_wait = None
+        return False
 
     def _forget_early(self, event: AcousticEvent | None, decided: Mapping[int, bool]) -> bool | None:
         """Whether the complete cluster's ``event`` was judged early and a shout kept (None: not
