@@ -102,6 +102,13 @@ class ListenConfig:
     of audio (README, "Hearing the shouts", item 33)."""
     early_crowd: int = 4
     """Seats in a cluster up to which early judgement tries as often as a sound ends."""
+    early_earliest: bool = True
+    """A cluster with sounds of more than ``early_crowd`` seats is tried early only once its
+    earliest sound not yet judged is a candidate itself: while that sound goes on it decides
+    first (unless it turns out a leak), so a try would resolve the crowd only to wait for it.
+    Eight-seat races in 20 dB babble, seeds 8-22, truth as recogniser, 20 ms blocks, queued CPU
+    time: the first shout out 1.33 s after its end on average, 1.12 s with this (README,
+    "Hearing the shouts", item 34)."""
     early_window: float = 0.1
     """Seconds after a sound's onset within which another seat's sound may still make it a leak
     or precede it (``echo_window`` plus the onset bounds' slack)."""
@@ -450,6 +457,9 @@ class Listener:
         if any(self._kept_early(e) for e in cluster):
             return []  # this cluster's first shout is out; the rest waits for the whole cluster
         if len({e.seat for e in cluster}) > cfg.early_crowd:
+            earliest = min((e for e in cluster if not self._early_decided(e)), key=lambda e: e.onset, default=None)
+            if cfg.early_earliest and earliest is not None and not any(e is earliest for e in ready):
+                return []  # it would decide first: a try now would resolve the crowd only to wait for it
             start = round(min(e.onset for e in cluster), 3)
             tries = self._early_tries.get(start, 0)
             if tries >= cfg.early_tries:
