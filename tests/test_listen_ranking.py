@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from voicehost.listen.crosstalk import CrosstalkConfig
 from voicehost.listen.fake import FakeRecognizer
 from tools.listen_fixtures import BIMBAMBUM_CALLS, BIMBAMM_PHRASES, Fixture, fixtures_in, match, read_fixture
 from voicehost.listen.messages import AcousticEvent, AudioBlock, EventKind, Segment, Shout
@@ -386,7 +387,7 @@ def test_an_eight_seat_race_is_not_resolved_again_while_its_first_sound_goes_on(
     winner is out. Without it the first try stops at that sound, still going, and no other try
     is made while it is the same (``Listener._early_wait``): two. Before both, three, and only
     the whole cluster judged the winner (out 0.54 s after its end; now 0.42 s). Every shout the
-    same as judging the race whole."""
+    same as judging the race whole, and as resolving it with the joint fit."""
     from dataclasses import replace
 
     import tools.listen_fixtures as fx
@@ -403,31 +404,43 @@ def test_an_eight_seat_race_is_not_resolved_again_while_its_first_sound_goes_on(
         phrase, onset, end = said.get(segment.event.seat, ("", 0.0, -1.0))
         return phrase if segment.event.onset < end and segment.event.end > onset else None
 
-    sizes: list[int] = []
+    sizes: list[tuple[int, bool]] = []
 
     def counted(cluster: Sequence[AcousticEvent], *args: object) -> object:
-        sizes.append(len({e.seat for e in cluster}))
+        crosstalk = args[-1]
+        assert isinstance(crosstalk, CrosstalkConfig)
+        sizes.append((len({e.seat for e in cluster}), crosstalk.joint))
         return resolve(cluster, *args)
+
+    def crowded() -> int:  # resolutions of clusters with sounds of more than four seats so far
+        return sum(n > 4 for n, _ in sizes)
 
     resolve = pipeline.resolve
     monkeypatch.setattr(pipeline, "resolve", counted)
-    heard: dict[bool, list[tuple[Shout, float, int]]] = {}
-    for early in (True, False):
+    runs = {
+        "early": ListenConfig(early_earliest=earliest),
+        "whole": ListenConfig(early=False, early_earliest=earliest),
+        "joint": ListenConfig(early_earliest=earliest, crowd_joint=True),
+    }
+    heard: dict[str, list[tuple[Shout, float, int]]] = {}
+    joints: dict[str, set[bool]] = {}
+    for name, config in runs.items():
         sizes.clear()
-        listener = Listener(
-            rendered.scenario.seats,
-            FakeRecognizer(heard_right),
-            BIMBAMM_PHRASES,
-            config=ListenConfig(early=early, early_earliest=earliest),
-        )
+        listener = Listener(rendered.scenario.seats, FakeRecognizer(heard_right), BIMBAMM_PHRASES, config=config)
         out = []
         for start in range(0, len(rendered.tracks), 320):
             block = AudioBlock(rendered.tracks[start : start + 320], start, fx.RATE)
-            out += [(s, (start + 320) / fx.RATE, sum(n > 4 for n in sizes)) for s in listener.feed(block)]
-        heard[early] = out + [(s, len(rendered.tracks) / fx.RATE, sum(n > 4 for n in sizes)) for s in listener.flush()]
-    assert len(heard[True]) == 8
-    assert sorted(str(s.to_json()) for s, _, _ in heard[True]) == sorted(str(s.to_json()) for s, _, _ in heard[False])
-    winner, out, resolutions = min(heard[True], key=lambda p: p[0].onset)
+            out += [(s, (start + 320) / fx.RATE, sum(n > 4 for n, _ in sizes)) for s in listener.feed(block)]
+        heard[name] = out + [
+            (s, len(rendered.tracks) / fx.RATE, sum(n > 4 for n, _ in sizes)) for s in listener.flush()
+        ]
+        joints[name] = {joint for n, joint in sizes if n > 4}
+    assert len(heard["early"]) == 8
+    for name in ("whole", "joint"):
+        assert [s.to_json() for s, _, _ in heard["early"]] == [s.to_json() for s, _, _ in heard[name]], name
+    # the crowd of voices is resolved without the joint fit (ListenConfig.crowd_joint): the same shouts
+    assert joints == {"early": {False}, "whole": {False}, "joint": {True}}
+    winner, out, resolutions = min(heard["early"], key=lambda p: p[0].onset)
     assert resolutions == (1 if earliest else 2) and out - winner.end <= 0.45, (resolutions, out - winner.end)
 
 

@@ -109,6 +109,12 @@ class ListenConfig:
     Eight-seat races in 20 dB babble, seeds 8-22, truth as recogniser, 20 ms blocks, queued CPU
     time: the first shout out 1.33 s after its end on average, 1.12 s with this (README,
     "Hearing the shouts", item 34)."""
+    crowd_joint: bool = False
+    """Fit the neighbours' leaks jointly (``CrosstalkConfig.joint``) also for a cluster of voices
+    only with sounds of more than ``early_crowd`` seats. The joint fit is for claps arriving at
+    once (README, "Hearing the shouts", item 28); in 58 resolutions of eight-seat voice races it
+    changed nothing (the same owners, onsets and audio, bit for bit) and took 60% of their time.
+    Off: such a cluster is resolved without it (item 34)."""
     early_window: float = 0.1
     """Seconds after a sound's onset within which another seat's sound may still make it a leak
     or precede it (``echo_window`` plus the onset bounds' slack)."""
@@ -395,7 +401,7 @@ class Listener:
                 decided = {id(e): kept for e in cluster if (kept := self._early.pop(id(e), None)) is not None}
                 if len(decided) == len(cluster):
                     continue  # every sound of it was judged early: nothing left to resolve
-                owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
+                owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self._crosstalk(cluster))
                 events = tuple(o.event for o in owned_events)
                 states = [self._forget_early(o.heard, decided) for o in owned_events]
                 # after a shout judged early the game may have moved on: the rest is judged with
@@ -466,7 +472,7 @@ class Listener:
                 return []  # each try resolves the whole cluster: the rest waits for it to be complete
             self._early_tries = {k: n for k, n in self._early_tries.items() if k >= start - 30.0}
             self._early_tries[start] = tries + 1
-        owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self.crosstalk)
+        owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self._crosstalk(cluster))
         events = tuple(o.event for o in owned_events)
         ids = {id(e) for e in ready}
         shouts: list[Shout] = []
@@ -492,6 +498,15 @@ class Listener:
                 if id(e) in ids and id(e) not in owners:
                     self._mark_early(e, False)  # no owner of its own among the sounds so far
         return shouts
+
+    def _crosstalk(self, cluster: Sequence[AcousticEvent]) -> CrosstalkConfig:
+        """The crosstalk settings for resolving ``cluster``: without the joint fit for a crowd of
+        voices (``config.crowd_joint``)."""
+        if self.config.crowd_joint or not self.crosstalk.joint:
+            return self.crosstalk
+        if len({e.seat for e in cluster}) <= self.config.early_crowd or any(e.kind is EventKind.SLAP for e in cluster):
+            return self.crosstalk
+        return replace(self.crosstalk, joint=False)
 
     def _waiting(self, ready: Sequence[AcousticEvent]) -> bool:
         """The sound the last early try stopped at (``_early_wait``) is not a candidate yet and
