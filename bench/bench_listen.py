@@ -435,6 +435,9 @@ class ClassTally:
     verdicts: list[float] = field(default_factory=list)
     """Latency of the shout a verdict waits for: the first shout (solo, race, call) or the last slap
     of a slap race, when heard right."""
+    waits: list[float] = field(default_factory=list)
+    """… of which the wait for the audio: from the shout's end to the end of the block it came out
+    after (the detector's merge gap and the sound's tail; no computing counted)."""
 
 
 def listen_timed(
@@ -450,6 +453,7 @@ def listen_timed(
     strict: Collection[str] = (),
     strict_way: Mapping[str, Any] | None = None,
     racing: Sequence[str] = (),
+    waited: dict[tuple[str, float], float] | None = None,
 ) -> tuple[list[tuple[Shout, float]], float]:
     """The pipeline fed in ``block``-frame blocks: each shout with the latency at which it came out
     (session time at the end of that block + the CPU time of that feed call − the shout's end), and
@@ -458,7 +462,10 @@ def listen_timed(
     then ends when the worker is done with the block (the CPU time of every earlier call counts
     where it overlaps). ``strict``: the listener's strict phrases (a live host's: its commands);
     ``strict_way``: ListenConfig settings when not as shipped (item 24's ``ask_strict``/``strict_again``,
-    item 31's ``corroborate``); ``racing``: the listener's racing phrases (item 31)."""
+    item 31's ``corroborate``); ``racing``: the listener's racing phrases (item 31); ``waited``:
+    filled with each shout's wait for the audio, by (player, onset rounded to 0.1 ms): the end of
+    the block it came out after (the recording's end for the last ones) − its end, the latency it
+    would have if judging took no time."""
     if queued is None:
         queued = QUEUED
     from voicehost.listen.pipeline import ListenConfig, Listener
@@ -485,12 +492,16 @@ def listen_timed(
         busy = max(now, busy) + spent
         done = busy if queued else now + spent
         out.extend((sh, done - sh.end) for sh in shouts)
+        if waited is not None:
+            waited.update(((sh.player, round(sh.onset, 4)), now - sh.end) for sh in shouts)
     t0 = CLOCK()
     final = listener.flush()
     spent = CLOCK() - t0
     cpu += spent
     done = max(recording.duration, busy) + spent if queued else recording.duration + spent
     out.extend((sh, done - sh.end) for sh in final)
+    if waited is not None:
+        waited.update(((sh.player, round(sh.onset, 4)), recording.duration - sh.end) for sh in final)
     if decisions is not None:
         decisions.extend(listener.decisions)
     return sorted(out, key=lambda p: p[0].onset), cpu
@@ -540,8 +551,9 @@ def score_heldout(
     shouts: Sequence[tuple[Shout, float]],
     tallies: dict[tuple[str, str], ClassTally],
     likely: Sequence[str] = (),
+    waited: Mapping[tuple[str, float], float] | None = None,
 ) -> None:
-    """Add one held-out fixture to its (class, condition) tally."""
+    """Add one held-out fixture to its (class, condition) tally (``waited``: see :func:`listen_timed`)."""
     name = fixture.name
     cls = next((c for c in CLASSES if f"_{c}_" in name), "race")
     noise = fixture.manifest["noise"]
@@ -576,6 +588,8 @@ def score_heldout(
             tally.latencies.append(latency)
             if e is decisive:
                 tally.verdicts.append(latency)
+                key = (str(f["player"]), round(float(f["onset"]), 4))  # type: ignore[arg-type]
+                tally.waits.append(waited.get(key, float("nan")) if waited is not None else float("nan"))
     slaps = [e for e in expected if e["phrase"] == "slap"]
     if cls == "slaps" and len(slaps) > 1:
         heard = [f for e, f in match.pairs if e["phrase"] == "slap" and f["phrase"] == "slap"]
@@ -649,8 +663,10 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
             total.chatter_seconds += t.chatter_seconds
             total.latencies += t.latencies
             total.verdicts += t.verdicts
+            total.waits += t.waits
     lat = np.array([x for x in total.latencies if np.isfinite(x)]) * 1000
     verdict = np.array([x for x in total.verdicts if np.isfinite(x)]) * 1000
+    waits = np.array([x for x in total.waits if np.isfinite(x)]) * 1000
     minutes = total.chatter_seconds / 60
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
     print(
@@ -665,7 +681,13 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
         + (
             " (verdict: the first shout, or a slap race's last slap:"
-            f" {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms)"
+            f" {np.median(verdict):.0f}/{np.percentile(verdict, 95):.0f} ms"
+            + (
+                f"; of which waiting for the audio {np.median(waits):.0f}/{np.percentile(waits, 95):.0f} ms"
+                if waits.size
+                else ""
+            )
+            + ")"
             if verdict.size
             else ""
         )
@@ -876,14 +898,21 @@ def run_heldout(
         decisions: list[Decision] = []
         likely = context_of(fixture, k) if context else ()
         racing = racing_of(fixture) if context else ()
+        waited: dict[tuple[str, float], float] = {}
         shouts, spent = listen_timed(
-            rec, make(fixture, game), phrases_for(game), decisions=decisions, likely=likely, racing=racing
+            rec,
+            make(fixture, game),
+            phrases_for(game),
+            decisions=decisions,
+            likely=likely,
+            racing=racing,
+            waited=waited,
         )
         cpu += spent
         audio += rec.duration
         if after is not None:
             after(fixture, shouts)
-        score_heldout(fixture, shouts, tallies, likely)
+        score_heldout(fixture, shouts, tallies, likely, waited)
         for reason in miss_reasons(fixture, shouts, decisions):
             why[reason] = why.get(reason, 0) + 1
         print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
