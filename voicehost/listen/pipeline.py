@@ -128,6 +128,16 @@ class ListenConfig:
     """Seconds: a voice sound of its own that starts within this after another seat's own voice
     sound (a race: one shout makes the next likely) has the ``racing`` phrases of
     :meth:`Listener.set_phrases` as likely too (README, "Hearing the shouts", item 31). None: off."""
+    race_gap: float | None = 0.2
+    """Seconds: the detectors' merge gap (``OnsetConfig.merge_gap``, else 0.35 s) while players
+    race to shout single words (:meth:`Listener.set_phrases` ``racing``: a Bim Bamm! race's
+    animals): a shout is judged that much sooner after its end. A gap must outlast the pauses
+    inside one shout: the pauses of "bam … bam … bam" (up to 300 ms) need the long one, the
+    closures inside one word ("donkey") do not (a command said in a race with a longer pause
+    between its words is heard as two sounds and not taken). The audio the judgement reads then
+    ends ``race_gap`` after the cluster's last sound (the recogniser's tail beyond it,
+    ``CrosstalkConfig.tail``, is silence), however much more has arrived, so the decisions do not
+    depend on the block size (README, "Hearing the shouts", item 35). None: the merge gap always."""
 
 
 @dataclass
@@ -174,13 +184,21 @@ class _Span:
 
 
 class _Audio:
-    """Adapter giving crosstalk access to the detectors' histories."""
+    """Adapter giving crosstalk access to the detectors' histories, up to ``horizon`` (session
+    seconds) when one is set: later samples read as zeros."""
 
     def __init__(self, detectors: Mapping[SeatName, OnsetDetector]) -> None:
         self._detectors = detectors
+        self.horizon: float | None = None
 
     def read(self, seat: SeatName, start: int, end: int) -> np.ndarray:
-        return self._detectors[seat].history.read(start, end)
+        detector = self._detectors[seat]
+        if self.horizon is None:
+            return detector.history.read(start, end)
+        stop = max(start, min(end, int(round((self.horizon + detector.offset) * detector.config.rate))))
+        out = np.zeros(max(0, end - start), dtype=np.float32)
+        out[: stop - start] = detector.history.read(start, stop)
+        return out
 
 
 @dataclass
@@ -225,6 +243,7 @@ class Listener:
         self.strict = frozenset(self.strict)
         self.set_phrases(self.phrases, self.likely, self.seat_phrases, self.racing)
         self._detectors = {s: OnsetDetector(s, self.onset, self.offsets.get(s, 0.0)) for s in self.seats}
+        self._set_gap()
         self._audio = _Audio(self._detectors)
         self._pending: list[AcousticEvent] = []
         self._unjudged: list[_Unjudged] = []
@@ -287,6 +306,30 @@ class Listener:
         allowed = set(self.phrases)
         self.seat_phrases = {seat: tuple(p for p in own if p in allowed) for seat, own in (seat_phrases or {}).items()}
         self.racing = tuple(p for p in racing if p in allowed)
+        self._set_gap()
+
+    def _set_gap(self) -> None:
+        """The detectors' merge gap for this moment (``config.race_gap``)."""
+        detectors: Mapping[SeatName, OnsetDetector] = getattr(self, "_detectors", {})
+        gap = self.onset.merge_gap
+        race_gap = self.config.race_gap
+        if race_gap is not None and self.racing and all(len(p.split()) == 1 for p in self.racing):
+            gap = min(gap, race_gap)
+        self._gap = gap
+        for detector in detectors.values():
+            if detector.config.merge_gap != gap:
+                detector.config = replace(detector.config, merge_gap=gap)
+
+    def _resolve(self, cluster: Sequence[AcousticEvent], ended: Sequence[AcousticEvent]) -> list[OwnedEvent]:
+        """:func:`resolve` ``cluster``; with a merge gap shorter than the audio the resolution reads
+        after it (``config.race_gap``), that audio ends the gap after the last of ``ended`` (the
+        sounds known to have ended: it has arrived), not where the blocks happen to end."""
+        short = self._gap < max(self.crosstalk.post, self.crosstalk.tail)
+        self._audio.horizon = max(e.end for e in ended) + self._gap if short and ended else None
+        try:
+            return resolve(cluster, self._audio, self._all_offsets(), self.onset, self._crosstalk(cluster))
+        finally:
+            self._audio.horizon = None
 
     def _now(self) -> _Moment:
         return (tuple(self.phrases), tuple(self.likely), dict(self.seat_phrases), tuple(self.racing))
@@ -401,7 +444,7 @@ class Listener:
                 decided = {id(e): kept for e in cluster if (kept := self._early.pop(id(e), None)) is not None}
                 if len(decided) == len(cluster):
                     continue  # every sound of it was judged early: nothing left to resolve
-                owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self._crosstalk(cluster))
+                owned_events = self._resolve(cluster, cluster)
                 events = tuple(o.event for o in owned_events)
                 states = [self._forget_early(o.heard, decided) for o in owned_events]
                 # after a shout judged early the game may have moved on: the rest is judged with
@@ -472,7 +515,7 @@ class Listener:
                 return []  # each try resolves the whole cluster: the rest waits for it to be complete
             self._early_tries = {k: n for k, n in self._early_tries.items() if k >= start - 30.0}
             self._early_tries[start] = tries + 1
-        owned_events = resolve(cluster, self._audio, self._all_offsets(), self.onset, self._crosstalk(cluster))
+        owned_events = self._resolve(cluster, [e for e in cluster if any(e is r for r in ready + closed)])
         events = tuple(o.event for o in owned_events)
         ids = {id(e) for e in ready}
         shouts: list[Shout] = []
