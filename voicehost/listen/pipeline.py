@@ -135,9 +135,10 @@ class ListenConfig:
     inside one shout: the pauses of "bam … bam … bam" (up to 300 ms) need the long one, the
     closures inside one word ("donkey") do not (a command said in a race with a longer pause
     between its words is heard as two sounds and not taken). The audio the judgement reads then
-    ends ``race_gap`` after the cluster's last sound (the recogniser's tail beyond it,
-    ``CrosstalkConfig.tail``, is silence), however much more has arrived, so the decisions do not
-    depend on the block size (README, "Hearing the shouts", item 35). None: the merge gap always."""
+    ends ``race_gap`` after the cluster's last ended sound (the recogniser's tail beyond it,
+    ``CrosstalkConfig.tail``, is silence), however much more has arrived: what a complete cluster
+    is judged on does not depend on where the blocks happen to end (README, "Hearing the shouts",
+    item 35). None: the merge gap always."""
 
 
 @dataclass
