@@ -3,28 +3,17 @@ shout's end to the end of the block it came out after) and how much is judging."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, bench_listen
 from tools.listen_fixtures import read_fixture
 from voicehost.listen.onset import OnsetConfig
-
-
-def _bench() -> object:
-    spec = importlib.util.spec_from_file_location("bench_listen_for_latency_test", ROOT / "bench" / "bench_listen.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_each_shout_s_wait_for_the_audio_is_recorded_and_the_verdict_s_is_tallied() -> None:
     """A committed two-seat race replayed with the truth as recogniser (20 ms blocks): every shout
     has its wait, at least the detector's merge gap after its end and at most its latency (judging
     costs time), and the held-out tally keeps the decisive (first) shout's wait beside its latency."""
-    bench = _bench()
+    bench = bench_listen()
     fixture = read_fixture(ROOT / "audio_fixtures" / "race2_quiet.json")
     recording = fixture.load()
     waited: dict[tuple[str, float], float] = {}

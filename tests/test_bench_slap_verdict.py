@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import bench_listen
 from tools.listen_fixtures import Fixture
 from voicehost.listen.messages import Shout
-
-
-def _bench() -> object:
-    spec = importlib.util.spec_from_file_location("bench_listen_for_test", ROOT / "bench" / "bench_listen.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _fixture() -> Fixture:
@@ -38,7 +27,7 @@ def test_the_last_slap_reported_is_checked_against_the_true_last_one() -> None:
     """Every slap heard and the last one right: counted right; the caller's leak reported as a slap
     after everyone's, or the last slap placed before the other one: counted wrong; a slap not
     heard: the race is not counted."""
-    bench = _bench()
+    bench = bench_listen()
     cases = [
         (_shouts(("Anna", "bim bam bum", 0.5), ("Ben", "slap", 1.80), ("Cleo", "slap", 1.86)), (1, 1)),
         (
