@@ -216,6 +216,12 @@ class AudioInput:
             if deadline is not None and self.clock.now() >= deadline:
                 return []
 
+    def judging(self, before: float) -> bool:
+        """True while the listener still judges a sound that began before ``before`` (session
+        seconds): the session holds a timer due then until it is reported or dropped."""
+        judging = getattr(self.listener, "judging", None)
+        return bool(judging(before)) if judging is not None and not self._ended else False
+
     def close(self) -> None:
         """Finish the recording (if any) and stop the listener's helper process (if any)."""
         stop = getattr(self.listener, "close", None)

@@ -306,6 +306,10 @@ class LiveMicrophones:
             if heard is None or heard or self._changes or (deadline is not None and self.clock.now() >= deadline):
                 return heard
 
+    def judging(self, before: float) -> bool:
+        """True while a sound that began before ``before`` is still being judged (:meth:`AudioInput.judging`)."""
+        return self.audio.judging(before)
+
     def microphone_changes(self) -> list[tuple[tuple[str, ...], bool]]:
         """(players, lost) for every microphone device that stopped (lost) or came back since the last call."""
         changes, self._changes = self._changes, []

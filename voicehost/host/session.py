@@ -188,6 +188,12 @@ CONFIRM_WINDOW = 4.0
 """Seconds after the host's question a player has to answer it."""
 QUIT_WINDOW = 10.0
 """Seconds after "quit" the table has to confirm it (the game's clocks wait meanwhile)."""
+HOLD_MAX = 2.0
+"""Seconds a timer that came due may wait while the microphones' listener still judges a sound
+that began before it: a shout whose voice began inside a race or turn window belongs to it,
+though its verdict comes 0.5-1.3 s after it ends (README, "Hearing the shouts", item 36)."""
+HOLD_STEP = 0.05
+"""Seconds between two looks at the listener while a timer waits for it."""
 
 
 def grammar(flow: Flow) -> list[str]:
@@ -261,6 +267,9 @@ class Session:
         """(who said quit, deadline) while the host asks the table to confirm it."""
         self.stopped = False
         """True once the table confirmed "quit": the game stops unfinished, its log can be resumed."""
+        self._later: list[Heard] = []
+        """Heard items that began at or after the deadline of a timer that is due but waits for the
+        listener (:data:`HOLD_MAX`): the game gets them after that timer has fired."""
 
     def run(self, *, resume_from: Sequence[JsonObject] | None = None) -> Outcome:
         """Start (or resume) the game and loop until it is over or the input ends.
@@ -281,21 +290,18 @@ class Session:
             changes = getattr(self.input, "microphone_changes", None)
             for players, lost in changes() if changes is not None else ():
                 self.microphones_changed(players, lost)
-            for item in heard:
-                self.dispatch(item)
-                self._check_log()
-                if self.flow.over or self.stopped:
-                    break
+            due = self._due_timer()
+            self._later.extend(item for item in heard if due is not None and item.onset >= due)
+            self._dispatch_all([item for item in heard if due is None or item.onset < due])
             self._expire_questions()
             # While a player is asked back (or the table whether to quit), the game's timers wait:
             # a race or a turn window must not close before a confirmed shout (with its original
             # onset) reaches the game.
-            if not self.paused and not self.flow.over and not self.stopped and not self._holding():
-                for name in self.host.timers.pop_due(self.host.clock.now()):
-                    self.flow.on_timer(name)
-                    self._check_log()
-                    if self.flow.over:
-                        break
+            if self._timers_may_fire():
+                self._fire_timers()
+            if self._later and self._due_timer() is None:
+                later, self._later = self._later, []
+                self._dispatch_all(later)
         if self.stopped:
             return Outcome(False, self.host.events, "quit")
         self._after_game()
@@ -323,6 +329,46 @@ class Session:
                 else:
                     return
             deadline = self.host.clock.now() + AFTER_GAME
+
+    def _dispatch_all(self, heard: Sequence[Heard]) -> None:
+        for item in heard:
+            if self.flow.over or self.stopped:
+                return
+            self.dispatch(item)
+            self._check_log()
+
+    def _timers_may_fire(self) -> bool:
+        return not self.paused and not self.flow.over and not self.stopped and not self._holding()
+
+    def _due_timer(self) -> float | None:
+        """The deadline of a timer that is due but waits for the microphones' listener (it judges
+        a sound that began before it; at most :data:`HOLD_MAX`); None: no timer waits."""
+        if getattr(self.input, "judging", None) is None or not self._timers_may_fire():
+            return None
+        due = self.host.timers.next_due()
+        return due if due is not None and due <= self.host.clock.now() else None
+
+    def _fire_timers(self) -> None:
+        """Fire the timers that came due, earliest first; heard items that waited for one go to
+        the game after it. A timer waits while the input (live or recorded microphones) still
+        judges a sound that began before its deadline, at most :data:`HOLD_MAX`."""
+        judging = getattr(self.input, "judging", None)
+        now = self.host.clock.now()
+        while (due := self.host.timers.next_due()) is not None and due <= now:
+            if judging is not None and now < due + HOLD_MAX and judging(due):
+                return
+            for name in self.host.timers.pop_due(due):
+                self.flow.on_timer(name)
+                self._check_log()
+                if self.flow.over:
+                    return
+            after = self.host.timers.next_due()
+            before = after if after is not None and after <= now else float("inf")
+            ready = [item for item in self._later if item.onset < before]
+            self._later = [item for item in self._later if item.onset >= before]
+            self._dispatch_all(ready)
+            if not self._timers_may_fire():
+                return
 
     def _holding(self) -> bool:
         """True while the game's clocks wait for an answer to the host's question."""
@@ -489,7 +535,9 @@ class Session:
             due.append(self._quit_asked[1])
         timer = self.host.timers.next_due()
         if timer is not None and not self._holding():
-            due.append(timer)
+            now = self.host.clock.now()
+            # a due timer waiting for the listener: look again soon
+            due.append(min(now + HOLD_STEP, timer + HOLD_MAX) if timer <= now else timer)
         return min(due) if due else None
 
     def _ask_quit(self, player: str) -> None:

@@ -464,6 +464,17 @@ class OnsetDetector:
         earliest = self._frame_centre(max(0, frame)) - int(cfg.join_back * cfg.rate)
         return max(earliest, self._last_end) / cfg.rate
 
+    def open_since(self) -> tuple[float, float] | None:
+        """(session seconds before the latency offset where the open event's first burst began,
+        seconds it has lasted so far); None: no open event. Its onset, once reported, is at most
+        ``join_back`` earlier."""
+        event = self._event
+        if event is None or not event.bursts:
+            return None
+        cfg = self.config
+        start = event.bursts[0].start
+        return self._frame_centre(start) / cfg.rate, (self._next - start) * cfg.hop_seconds
+
     def open_sound(self, bursts: int | None = None) -> AcousticEvent | None:
         """The open event as it would be reported if it closed now (``bursts``: with only its
         first so many bursts); None: no open event, or one too young for its onset to be refined.

@@ -421,6 +421,27 @@ class Listener:
             self._pending.extend(detector.flush())
         return self._decide(final=True)
 
+    def judging(self, before: float) -> bool:
+        """True while a sound that began before ``before`` (session seconds) may still be reported
+        as a shout: it is still sounding (and not yet longer than ``config.max_shout``), or it has
+        ended and waits for its cluster or its recognition. The session holds a timer that came
+        due at ``before`` until it is not (a race's last shout belongs to the race)."""
+        if any(item.owned.event.onset < before for item in self._unjudged):
+            return True
+        if any(e.onset < before and not self._early_decided(e) for e in self._pending):
+            return True
+        for detector in self._detectors.values():
+            open_since = detector.open_since()
+            if open_since is None or open_since[1] > self.config.max_shout:
+                continue
+            sound = detector.open_sound()
+            if sound is None:  # too young to refine its onset: it is at most join_back earlier
+                if open_since[0] - detector.offset - self.onset.join_back < before:
+                    return True
+            elif sound.onset < before and not self._early_decided(sound):
+                return True
+        return False
+
     # --- clusters -------------------------------------------------------------------------------
 
     def _heard_until(self) -> float:

@@ -1,0 +1,136 @@
+"""Shouts at the end of a Bim Bamm! race window: scored, or lost because their verdict came after it?
+
+A whole recorded session through the real stack, as ``voicehost replay`` runs it (the host's
+voice rendered by espeak-ng and cancelled, the players' synthetic voices, PocketSphinx): the start
+of audio_fixtures/sessions/bimbamm_two_players.toml (Anna and Ben flip the two tiles that make
+five dogs; Ben holds the dog), with Ben's "dog" beginning DELTA seconds before the race window's
+end. For each of the 8 synthetic English voices for Ben (the race's end found by a replay without
+the shout) and each DELTA, the session is replayed twice: with the race held while the listener
+still judges a sound that began inside it (session.HOLD_MAX, README item 36) and without
+(HOLD_MAX 0, as before). Prints, per DELTA, how many of the shouts were heard at all, how many
+scored each way, and how long the race's end was held (seconds after the deadline).
+
+    python bench/bench_race_end.py [--work DIR] [--deltas 0.1,0.3,...] [--voices 0,1,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SPEC = """game = "bimbamm"
+players = ["Anna", "Ben"]
+seed = 2
+options = {{ first_player = "Anna", cards = "dealt" }}
+voices = [2, {voice}]
+script = \"\"\"
+22.00 Anna: flip nine
+25.28 Ben: flip twelve
+{shout}\"\"\"
+"""
+
+
+def replay(folder: Path, hold: float | None) -> list[dict[str, Any]]:
+    """The session's events replayed through the real listener (``hold``: HOLD_MAX; None: as shipped)."""
+    from voicehost.eventlog import read_events
+    from voicehost.host import session
+    from voicehost.host.live import build_replay
+
+    shipped = session.HOLD_MAX
+    session.HOLD_MAX = shipped if hold is None else hold
+    log = folder.parent / f"{folder.name}-{hold}.jsonl"
+    log.unlink(missing_ok=True)
+    try:
+        built, _ = build_replay(folder, log=log, stdout=io.StringIO())
+        try:
+            session.Session(built.flow, built.input, built.host).run()
+        finally:
+            built.close()
+    finally:
+        session.HOLD_MAX = shipped
+    return read_events(log)
+
+
+def render(work: Path, name: str, voice: int, shout: str) -> Path:
+    from tools.session_fixtures import generate_fresh
+
+    spec = work / f"{name}.toml"
+    spec.write_text(SPEC.format(voice=voice, shout=shout))
+    with contextlib.redirect_stdout(io.StringIO()):
+        generate_fresh(spec, work)
+    return work / name
+
+
+def race_end(events: list[dict[str, Any]]) -> tuple[int, float]:
+    """(index of the race event, time of the event that closed it)."""
+    race = next(i for i, e in enumerate(events) if e["type"] == "race")
+    closing = next(e for e in events[race + 1 :] if e["type"] != "shout")  # the point, or the next turn
+    return race, float(closing["t"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--work", type=Path, default=None, help="folder for the rendered sessions (default: a temporary one)"
+    )
+    parser.add_argument(
+        "--deltas", default="0.1,0.3,0.5,0.7,0.9,1.1", help="seconds before the race's end Ben's shout begins"
+    )
+    parser.add_argument("--voices", default="0,1,2,3,4,5,6,7", help="Ben's synthetic voices (indices)")
+    args = parser.parse_args(argv)
+    deltas = [float(d) for d in args.deltas.split(",")]
+    voices = [int(v) for v in args.voices.split(",")]
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-race-end-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rows: dict[float, list[tuple[bool, bool, bool, float]]] = {d: [] for d in deltas}
+    for voice in voices:
+        dry = replay(render(work, f"dry{voice}", voice, ""), 0.0)
+        _, deadline = race_end(dry)
+        for delta in deltas:
+            at = round(deadline - delta, 2)
+            folder = render(work, f"v{voice}d{delta}", voice, f"{at:.2f} Ben: dog\n")
+            outcome = []
+            for hold in (0.0, None):
+                events = replay(folder, hold)
+                race, closed = race_end(events)
+                heard = any(e["type"] == "shout" and e["player"] == "Ben" for e in events[race:])
+                scored = any(e["type"] == "point" and e["player"] == "Ben" for e in events[race:])
+                outcome.append((heard, scored, closed - deadline))
+            (_, before, _), (heard, after, held) = outcome
+            rows[delta].append((heard, before, after, held))
+            print(
+                f"voice {voice} delta {delta:.1f}: race ends {deadline:.2f} s; heard {heard}; "
+                f"scored without hold {before}, with {after}; closed {held:+.2f} s",
+                flush=True,
+            )
+    print()
+    print(
+        "| shout begins before the race's end | heard | scored, race not held (before) "
+        "| scored, race held (item 36) | race's end held, p50 / max |"
+    )
+    print("|---|---|---|---|---|")
+    total = [0, 0, 0, 0]
+    for delta in deltas:
+        got = rows[delta]
+        holds = [h for *_, h in got]
+        heard, before, after = (sum(r[i] for r in got) for i in range(3))
+        total = [total[0] + len(got), total[1] + heard, total[2] + before, total[3] + after]
+        print(
+            f"| {delta:.1f} s | {heard}/{len(got)} | {before}/{len(got)} | {after}/{len(got)} | "
+            f"{statistics.median(holds):.2f} / {max(holds):.2f} s |"
+        )
+    print(f"| all | {total[1]}/{total[0]} | {total[2]}/{total[0]} | {total[3]}/{total[0]} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
