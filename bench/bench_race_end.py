@@ -70,11 +70,35 @@ def render(work: Path, name: str, voice: int, shout: str) -> Path:
     return work / name
 
 
-def race_end(events: list[dict[str, Any]]) -> tuple[int, float]:
-    """(index of the race event, time of the event that closed it)."""
+def race_end(events: list[dict[str, Any]]) -> float:
+    """When the race closed: the time of the first event after it that is not a shout (the point, a
+    mistake or the next turn)."""
     race = next(i for i, e in enumerate(events) if e["type"] == "race")
-    closing = next(e for e in events[race + 1 :] if e["type"] != "shout")  # the point, or the next turn
-    return race, float(closing["t"])
+    return float(next(e for e in events[race + 1 :] if e["type"] != "shout")["t"])
+
+
+def outcome(events: list[dict[str, Any]]) -> tuple[str, float]:
+    """(what became of Ben's dog, when the race closed)."""
+    race = next((i for i, e in enumerate(events) if e["type"] == "race"), None)
+    if race is None:
+        return "no race", 0.0
+    later = events[race + 1 :]
+    shout = next((e for e in later if e["type"] == "shout" and e["player"] == "Ben"), None)
+    if shout is None:
+        what = "missed"
+    elif not shout["in_race"]:
+        what = "after"
+    elif any(e["type"] == "point" and e["player"] == "Ben" for e in later):
+        what = "point"
+    else:
+        what = "wrong"
+    return what, race_end(events)
+
+
+def tally(outcomes: list[str]) -> str:
+    """'point 40, after 5, ...' in a fixed order."""
+    order = ("point", "wrong", "after", "missed")
+    return ", ".join(f"{k} {outcomes.count(k)}" for k in order if outcomes.count(k))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,44 +115,48 @@ def main(argv: list[str] | None = None) -> int:
     voices = [int(v) for v in args.voices.split(",")]
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-race-end-"))
     work.mkdir(parents=True, exist_ok=True)
-    rows: dict[float, list[tuple[bool, bool, bool, float]]] = {d: [] for d in deltas}
+    rows: dict[float, list[tuple[str, str, float]]] = {d: [] for d in deltas}
+    quiet: list[float] = []
     for voice in voices:
-        dry = replay(render(work, f"dry{voice}", voice, ""), 0.0)
-        _, deadline = race_end(dry)
+        dry = render(work, f"dry{voice}", voice, "")
+        deadline = race_end(replay(dry, 0.0))
+        quiet.append(race_end(replay(dry, None)) - deadline)
         for delta in deltas:
             at = round(deadline - delta, 2)
             folder = render(work, f"v{voice}d{delta}", voice, f"{at:.2f} Ben: dog\n")
-            outcome = []
-            for hold in (0.0, None):
-                events = replay(folder, hold)
-                race, closed = race_end(events)
-                heard = any(e["type"] == "shout" and e["player"] == "Ben" for e in events[race:])
-                scored = any(e["type"] == "point" and e["player"] == "Ben" for e in events[race:])
-                outcome.append((heard, scored, closed - deadline))
-            (_, before, _), (heard, after, held) = outcome
-            rows[delta].append((heard, before, after, held))
+            before, (after, closed) = outcome(replay(folder, 0.0)), outcome(replay(folder, None))
+            rows[delta].append((before[0], after, closed - deadline))
             print(
-                f"voice {voice} delta {delta:.1f}: race ends {deadline:.2f} s; heard {heard}; "
-                f"scored without hold {before}, with {after}; closed {held:+.2f} s",
+                f"voice {voice} delta {delta:.1f}: race ends {deadline:.2f} s; Ben's dog at {at:.2f}: "
+                f"race not held: {before[0]}; held: {after}, the race closed {closed - deadline:+.2f} s",
                 flush=True,
             )
     print()
+    print("Ben's dog: point (scored), wrong (heard as another animal: a mistake), after (a shout after the race),")
+    print("missed (not reported); 'no race': the replay missed a flip (excluded).")
+    print()
     print(
-        "| shout begins before the race's end | heard | scored, race not held (before) "
-        "| scored, race held (item 36) | race's end held, p50 / max |"
+        "| shout begins before the race's end | race not held (before) | race held (item 36) "
+        "| race's end held, p50 / max |"
     )
-    print("|---|---|---|---|---|")
-    total = [0, 0, 0, 0]
+    print("|---|---|---|---|")
+    everything: list[tuple[str, str, float]] = []
     for delta in deltas:
-        got = rows[delta]
-        holds = [h for *_, h in got]
-        heard, before, after = (sum(r[i] for r in got) for i in range(3))
-        total = [total[0] + len(got), total[1] + heard, total[2] + before, total[3] + after]
+        got = [r for r in rows[delta] if "no race" not in r[:2]]
+        everything += got
+        holds = [h for *_, h in got] or [0.0]
         print(
-            f"| {delta:.1f} s | {heard}/{len(got)} | {before}/{len(got)} | {after}/{len(got)} | "
+            f"| {delta:.1f} s | {tally([b for b, _, _ in got])} | {tally([a for _, a, _ in got])} | "
             f"{statistics.median(holds):.2f} / {max(holds):.2f} s |"
         )
-    print(f"| all | {total[1]}/{total[0]} | {total[2]}/{total[0]} | {total[3]}/{total[0]} | |")
+    excluded = sum(len(rows[d]) for d in deltas) - len(everything)
+    print(
+        f"| all ({len(everything)}; {excluded} without a race) | {tally([b for b, _, _ in everything])} "
+        f"| {tally([a for _, a, _ in everything])} | |"
+    )
+    print(
+        f"Races nobody shouted in (race held): its end held p50/max {statistics.median(quiet):.2f} / {max(quiet):.2f} s"
+    )
     return 0
 
 
