@@ -117,9 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     rows: dict[float, list[tuple[str, str, float]]] = {d: [] for d in deltas}
     quiet: list[float] = []
+    skipped: list[int] = []
     for voice in voices:
         dry = render(work, f"dry{voice}", voice, "")
-        deadline = race_end(replay(dry, 0.0))
+        alone = replay(dry, 0.0)
+        if not any(e["type"] == "race" for e in alone):
+            print(f"voice {voice}: the replay without the shout missed a flip (no race): voice left out", flush=True)
+            skipped.append(voice)
+            continue
+        deadline = race_end(alone)
         quiet.append(race_end(replay(dry, None)) - deadline)
         for delta in deltas:
             at = round(deadline - delta, 2)
