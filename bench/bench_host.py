@@ -71,7 +71,7 @@ def measure(folder: Path) -> dict[str, Any]:
             objs = record(events)
             mark = state["mark"]
             if mark is not None:
-                mark["kinds"] |= {o["type"] for o in objs} & VERDICTS[game]
+                mark["kinds"] |= {o.TYPE for o in objs} & VERDICTS[game]
             return objs
 
         def timed_say(text: str, to: Any = TABLE, **kw: Any) -> Any:

@@ -122,18 +122,23 @@ def virtual_table():  # type: ignore[no-untyped-def]
     return _TABLE
 
 
-def bench_listen() -> object:
-    """``bench/bench_listen.py`` loaded as a module (the benchmarks are not a package), once."""
+def bench_module(script: str) -> object:
+    """``bench/SCRIPT.py`` loaded as a module (the benchmarks are not a package), once."""
     import importlib.util
 
-    name = "bench_listen_for_tests"
+    name = f"{script}_for_tests"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "bench_listen.py")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{script}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return sys.modules[name]
+
+
+def bench_listen() -> object:
+    """``bench/bench_listen.py`` loaded as a module, once."""
+    return bench_module("bench_listen")
 
 
 def run_voicehost(*args: str, timeout: float = 120, input: str | None = None) -> subprocess.CompletedProcess[str]:
