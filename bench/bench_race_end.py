@@ -11,6 +11,13 @@ still judges a sound that began inside it (session.HOLD_MAX, README item 36) and
 scored each way, and how long the race's end was held (seconds after the deadline).
 
     python bench/bench_race_end.py [--work DIR] [--deltas 0.1,0.3,...] [--voices 0,1,...]
+
+``--talk``: what the wait costs instead: the Bim Bamm! recordings of bench_listen.py's held-out
+set (held-out voices, seed 21: races, solo shouts and 20 s of table talk, per noise condition)
+through the listener with a race window open, a deadline every 0.25 s; per class and condition,
+how many deadlines a timer would wait at and how long (``Listener.judging``, at most HOLD_MAX).
+
+    python bench/bench_race_end.py --talk [--work DIR] [--seed 21] [--rounds 4]
 """
 
 from __future__ import annotations
@@ -101,6 +108,64 @@ def tally(outcomes: list[str]) -> str:
     return ", ".join(f"{k} {outcomes.count(k)}" for k in order if outcomes.count(k))
 
 
+def talk(work: Path, seed: int, rounds: int) -> None:
+    """--talk: how long a timer due at each 0.25 s would wait, in races, solo shouts and talk."""
+    from tools import listen_fixtures as fx
+    from tools.synth import HELDOUT_ENGLISH_VOICES
+    from voicehost.commands.rank import game_phrases
+    from voicehost.host.session import HOLD_MAX
+    from voicehost.listen.pipeline import Listener
+    from voicehost.listen.recognize import build_recognizer
+    from voicehost.listen.sources import FileSource
+
+    renderer = fx.Renderer()
+    scenarios = [s for s in fx.heldout_set(seed, HELDOUT_ENGLISH_VOICES, rounds) if s.game == "bimbamm"]
+    recognizer = build_recognizer("en", "auto", None)
+    phrases = game_phrases("bimbamm", "en")
+    held: dict[tuple[str, str], list[float]] = {}
+    for n, scenario in enumerate(scenarios, 1):
+        path = work / f"{scenario.name}.json"
+        if not path.exists():
+            fx.write(renderer.render(scenario), work)
+        fixture = fx.read_fixture(path)
+        recording = fixture.load()
+        expected = [str(e["phrase"]) for e in fixture.expected][:1]
+        listener = Listener(recording.seats, recognizer, phrases)
+        listener.set_phrases(phrases, expected or phrases, None, phrases)  # a race window open all along
+        waiting: list[float] = []
+        waits: list[float] = []
+        due = 0.25
+        for block in FileSource(recording, 320).blocks():
+            now = (block.start_frame + len(block.samples)) / block.rate
+            listener.feed(block)
+            while due <= now:
+                waiting.append(due)
+                due += 0.25
+            for deadline in list(waiting):
+                judging = listener.judging(deadline)
+                if judging and now < deadline + HOLD_MAX:
+                    continue
+                # the block that brought the deadline is read before it is looked at: no wait
+                waits.append(HOLD_MAX if judging else max(0.0, now - deadline - 0.02))
+                waiting.remove(deadline)
+        kind, condition = scenario.name.split("_")[1:3]
+        held.setdefault((kind, condition), []).extend(waits)
+        print(f"\r[{n}/{len(scenarios)}] {scenario.name:30}", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"A timer due every 0.25 s, held-out voices, seed {seed}, a race window open (Bim Bamm! recordings):")
+    print("| recordings | deadlines | waited | wait p50 / p95 / max | waited the full HOLD_MAX |")
+    print("|---|---|---|---|---|")
+    for (kind, condition), waits in sorted(held.items()):
+        ordered = sorted(waits)
+        count = len(ordered)
+        waited = sum(1 for w in ordered if w > 0)
+        print(
+            f"| {kind} {condition} | {count} | {waited} ({100 * waited / max(count, 1):.0f}%) | "
+            f"{statistics.median(ordered):.2f} / {ordered[int(0.95 * (count - 1))]:.2f} / {ordered[-1]:.2f} s | "
+            f"{sum(1 for w in ordered if w >= HOLD_MAX)} |"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -110,11 +175,17 @@ def main(argv: list[str] | None = None) -> int:
         "--deltas", default="0.1,0.3,0.5,0.7,0.9,1.1", help="seconds before the race's end Ben's shout begins"
     )
     parser.add_argument("--voices", default="0,1,2,3,4,5,6,7", help="Ben's synthetic voices (indices)")
+    parser.add_argument("--talk", action="store_true", help="measure the wait's cost in races, solo shouts and talk")
+    parser.add_argument("--seed", type=int, default=21, help="--talk: the held-out set's seed (default 21)")
+    parser.add_argument("--rounds", type=int, default=4, help="--talk: rounds of the held-out set (default 4)")
     args = parser.parse_args(argv)
     deltas = [float(d) for d in args.deltas.split(",")]
     voices = [int(v) for v in args.voices.split(",")]
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-race-end-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.talk:
+        talk(work, args.seed, args.rounds)
+        return 0
     rows: dict[float, list[tuple[str, str, float]]] = {d: [] for d in deltas}
     quiet: list[float] = []
     skipped: list[int] = []
