@@ -65,8 +65,6 @@ class ListenConfig:
     """Seconds: a longer event is talk, not a shout ("bam bam bam" with pauses takes about 1.8 s)."""
     extra_bursts: int = 2
     """An event with more bursts than its phrase has words plus this is talk, not a shout."""
-    segment_tail: float = 0.15
-    """Seconds of audio after an event's end given to the recogniser."""
     count_bursts: bool = False
     """Also count repetitions ("bam bam bam") from the bursts here. Off: the recognisers already
     count them from ``event.bursts`` (voicehost.listen.recognize.rejection)."""
