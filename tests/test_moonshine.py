@@ -53,6 +53,15 @@ def test_written_forms() -> None:
     assert "Bim, Bam, Bum!" in written_forms("bim bam bum")
 
 
+def test_number_words_are_also_written_as_digits() -> None:
+    """Moonshine writes "flip twelve" as "Flip 12." (a session replay's flite voice): a number
+    word is scored in both forms, as Whisper's are (README item 38)."""
+    assert {"Flip Twelve.", "Flip 12.", "Flip, 12!"} <= set(written_forms("flip twelve"))
+    assert {"2, Bam, Bam!", "Two Bam Bam"} <= set(written_forms("two bam bam"))
+    assert {"3 And 9", "Three And Nine."} <= set(written_forms("three and nine"))
+    assert len(written_forms("three and nine")) == 24 and len(written_forms("bam bam")) == 6
+
+
 @pytest.mark.parametrize("text", ["cat", "dog", "donkey", "hen"])
 def test_the_said_animal_scores_best_on_its_clip(moonshine: MoonshineEngine, text: str) -> None:
     """On a committed synthetic clip the said animal's ratio is the best of the five, above the

