@@ -15,7 +15,6 @@ are partly different ones (README, "Hearing the shouts", item 14).
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -120,11 +119,15 @@ class Tokenizer:
 
 def written_forms(words: str) -> list[str]:
     """How Moonshine may write a spoken phrase: capitalised words, bare or ending in "." or "!",
-    and for several words also separated by commas ("Bim, Bam, Bum!"); a number word also as
-    digits ("Flip 12.", "2, Bam, Bam!"), as it writes them more often than not."""
+    and for several words also separated by commas ("Bim, Bam, Bum!"); with number words also
+    with all of them as digits ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more
+    often than not (each form is one more sequence its decoder scores: no mixed forms)."""
+    split = words.split()
+    ways = [[w.capitalize() for w in split]]
+    if any(w in DIGITS for w in split):
+        ways.append([DIGITS.get(w, w.capitalize()) for w in split])
     out: list[str] = []
-    choices = [[w.capitalize(), DIGITS[w]] if w in DIGITS else [w.capitalize()] for w in words.split()]
-    for picked in itertools.product(*choices):
+    for picked in ways:
         joined = [" ".join(picked)]
         if len(picked) > 1:
             joined.append(", ".join(picked))
