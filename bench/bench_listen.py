@@ -671,7 +671,7 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
     print(
         f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
-        f"false alarms {total.false_alarms} ({total.false_alarms / (minutes / 10):.1f} per 10 min"
+        f"false alarms {total.false_alarms} ({total.false_alarms / max(minutes / 10, 1e-9):.1f} per 10 min"
         f" of {minutes:.1f} min talk"
         f" + race extras), first shouter {pct(total.first_right, total.races)},"
         f" clean races {pct(total.clean_first_right, total.clean)},"
