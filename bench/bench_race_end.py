@@ -10,7 +10,11 @@ still judges a sound that began inside it (session.HOLD_MAX, README item 36) and
 (HOLD_MAX 0, as before). Prints, per DELTA, how many of the shouts were heard at all, how many
 scored each way, and how long the race's end was held (seconds after the deadline).
 
-    python bench/bench_race_end.py [--work DIR] [--deltas 0.1,0.3,...] [--voices 0,1,...]
+    python bench/bench_race_end.py [--work DIR] [--deltas 0.1,0.3,...] [--voices 0,1,...] [--engine auto]
+
+``--engine auto``: the replays with the recogniser 'voicehost play' ships (Whisper + PocketSphinx +
+Moonshine) instead of the sessions' own PocketSphinx (README item 38: most voices' flips are then
+not taken, so few races open).
 
 ``--talk``: what the wait costs instead: the Bim Bamm! recordings of bench_listen.py's held-out
 set (held-out voices, seed 21: races, solo shouts and 20 s of table talk, per noise condition)
