@@ -5,10 +5,12 @@ from __future__ import annotations
 import io
 import random
 from pathlib import Path
+from typing import Callable
 
 from tests.host_helpers import HeardInput
 from voicehost.clock import SimClock
 from voicehost.host.build import PlaySettings, build_offline
+from voicehost.host.inputs import Input
 from voicehost.host.session import CONFIRM_WINDOW, Session
 from voicehost.host.words import Heard
 from voicehost.rules import bimbamm as bb
@@ -28,14 +30,19 @@ def _race_setup() -> tuple[int, str, list[str], list[int]]:
     raise AssertionError("no seed with a shared animal")
 
 
-def _play(tmp_path: Path, shouts: list[Heard]) -> tuple[str, list[dict[str, object]], str]:
+def play_race(
+    tmp_path: Path, log_name: str, source: Callable[[list[Heard], SimClock], Input]
+) -> tuple[str, list[dict[str, object]], str]:
+    """The game of :func:`_race_setup` (race window 2 s): Anna and Ben flip the two tiles of the
+    shared animal (said at 1.0 and 4.0 s, each ending 0.5 s later), which opens a race; the input
+    is ``source(flips, clock)``. Returns (transcript, events, the raced animal)."""
     seed, animal, holders, tiles = _race_setup()
     settings = PlaySettings(
         "bimbamm",
         ("Anna", "Ben", "Cem"),
         "script:/dev/null",
         seed,
-        tmp_path / "game.jsonl",
+        tmp_path / log_name,
         None,
         True,
         {"first_player": "Anna", "race_window": 2.0},
@@ -49,10 +56,14 @@ def _play(tmp_path: Path, shouts: list[Heard]) -> tuple[str, list[dict[str, obje
         Heard("Ben", f"flip {tiles[1] + 1}", 4.0, 4.5, 1.0, "script"),
     ]
     try:
-        Session(built.flow, HeardInput(flips + shouts, clock), built.host).run()
+        Session(built.flow, source(flips, clock), built.host).run()
     finally:
         built.close()
     return out.getvalue(), [e.to_json() for e in built.host.events], animal
+
+
+def _play(tmp_path: Path, shouts: list[Heard]) -> tuple[str, list[dict[str, object]], str]:
+    return play_race(tmp_path, "game.jsonl", lambda flips, clock: HeardInput(flips + shouts, clock))
 
 
 def _race_time(tmp_path: Path) -> tuple[float, str, list[str]]:

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_host_uncertain import _race_setup
+from tests.test_host_uncertain import _race_setup, play_race
 from voicehost.clock import SimClock
-from voicehost.host.build import PlaySettings, build_offline
 from voicehost.host.session import HOLD_MAX, Session
 from voicehost.host.words import Heard
 
@@ -68,31 +67,14 @@ class JudgedInput(ReportedInput):
 def _play(
     tmp_path: Path, shouts: list[tuple[Heard, float]], *, judged: bool, sounds: tuple[tuple[float, float], ...] = ()
 ) -> tuple[list[dict[str, object]], str]:
-    seed, _, _, tiles = _race_setup()
-    settings = PlaySettings(
-        "bimbamm",
-        ("Anna", "Ben", "Cem"),
-        "script:/dev/null",
-        seed,
-        tmp_path / f"game-{judged}.jsonl",
-        None,
-        True,
-        {"first_player": "Anna", "race_window": 2.0},
-    )
-    out = io.StringIO()
-    built = build_offline(settings, stdout=out)
-    clock = built.host.clock
-    assert isinstance(clock, SimClock)
-    flips = [
-        (Heard("Anna", f"flip {tiles[0] + 1}", 1.0, 1.5, 1.0, "script"), 1.5),
-        (Heard("Ben", f"flip {tiles[1] + 1}", 4.0, 4.5, 1.0, "script"), 4.5),
-    ]
-    source = JudgedInput(flips + shouts, clock, sounds=sounds) if judged else ReportedInput(flips + shouts, clock)
-    try:
-        Session(built.flow, source, built.host).run()
-    finally:
-        built.close()
-    return [e.to_json() for e in built.host.events], out.getvalue()
+    """The race of test_host_uncertain.play_race, each flip heard at its end, ``shouts`` at their times."""
+
+    def source(flips: list[Heard], clock: SimClock) -> ReportedInput:
+        items = [(flip, flip.end) for flip in flips] + shouts
+        return JudgedInput(items, clock, sounds=sounds) if judged else ReportedInput(items, clock)
+
+    transcript, events, _ = play_race(tmp_path, f"game-{judged}.jsonl", source)
+    return events, transcript
 
 
 def _race_end(tmp_path: Path) -> float:
