@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.test_recognize import clips, host_grammar
 from tests.test_whisper_second_look import PHRASES, clip
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
-from voicehost.listen.recognize.whisper.search import _leading_to
+from voicehost.listen.recognize.whisper.search import SearchConfig, _leading_to, _period
 from voicehost.listen.recognize.whisper.tokens import PhraseTrie
 
 
@@ -38,6 +39,54 @@ def test_an_expected_phrase_far_under_the_floor_is_still_dropped(whisper: Whispe
     kept = whisper.engine.analyse(samples, spoken, keep=["donkey", "bim bam bum"])
     assert "donkey" not in kept.scores.phrases and "bim bam bum" not in kept.scores.phrases
     assert kept.scores.steps == plain.scores.steps
+
+
+def test_a_looping_free_transcription_is_cut_after_its_first_copy(
+    whisper: WhisperRecognizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The committed "repeat" clip (a host command): Whisper, given a short shout and silence,
+    writes "Repeat" again and again up to the length limit, so the free text scored far more than
+    "Repeat" and its end, and the allowed phrase "repeat" lost 1 nat it had not earned. Cut after
+    its first copy and scored as ended there, the free text is "Repeat" and the phrase's ratio is
+    0; the phrase search itself is unchanged."""
+    segment, _, said = next(c for c in clips("en", host=True) if c[2] == "repeat")
+    spoken = whisper._spoken(host_grammar(said))
+    samples = whisper._isolated(segment.samples, segment)
+    monkeypatch.setattr(whisper.engine, "search", SearchConfig(loop_cut=False))
+    looping = whisper.engine.analyse(samples, spoken)
+    monkeypatch.setattr(whisper.engine, "search", SearchConfig())
+    cut = whisper.engine.analyse(samples, spoken)
+    assert looping.free_text.split().count("Repeat") >= 3
+    assert cut.free_text.strip() == "Repeat"
+    assert looping.scores.best()[:1] == cut.scores.best()[:1] == ("repeat",)
+    assert looping.scores.best()[1] < -0.5 and cut.scores.best()[1] == 0.0
+    assert cut.scores.phrases == looping.scores.phrases
+
+
+@pytest.mark.parametrize("text", ["bim bim", "hello", "my turn"])
+def test_a_transcription_that_ends_by_itself_is_not_cut(
+    whisper: WhisperRecognizer, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A yell said twice ("BIM BIM") ends with Whisper's end token before the length limit: a
+    repetition that is said is kept whole, as is everyday talk."""
+    segment = clip(text)
+    spoken = {p: whisper.pack.spoken_forms(p) for p in PHRASES if p != "slap"}
+    samples = whisper._isolated(segment.samples, segment)
+    cut = whisper.engine.analyse(samples, spoken)
+    monkeypatch.setattr(whisper.engine, "search", SearchConfig(loop_cut=False))
+    whole = whisper.engine.analyse(samples, spoken, encoded=cut.encoded)
+    assert cut.free_text == whole.free_text and cut.scores.free_score == whole.scores.free_score
+    if text == "bim bim":
+        assert cut.free_text.split() == ["BIM", "BIM"]
+
+
+def test_period_finds_the_first_copy_of_a_repeated_text() -> None:
+    assert _period([5, 6, 7, 5, 6, 7, 5]) == 3
+    assert _period([5, 5, 5, 5]) == 1
+    assert _period([5, 6, 5, 6]) == 2
+    assert _period([5, 6, 7, 5]) is None  # the copy must be whole at least once
+    assert _period([5, 6, 7]) is None
+    assert _period([]) is None
 
 
 def test_leading_to_marks_the_paths_of_the_kept_phrases_only() -> None:

@@ -70,6 +70,10 @@ class SearchConfig:
     kept: int = 6
     """Hypotheses of the ``keep`` phrases (:func:`score_phrases`) kept per step beyond the beam,
     whatever their score: the best-scoring ones."""
+    loop_cut: bool = True
+    """A free transcription stopped by its length limit that says its beginning again and again
+    ("Flip 9 Flip 9 Flip 9 Flip": Whisper looping on a short shout) is cut after its first copy
+    and scored as ended there."""
 
 
 def score_phrases(
@@ -99,6 +103,9 @@ def score_phrases(
     free: list[int] = []
     free_open = True
     free_score = 0.0
+    ends: list[float] = []
+    """log P(text so far, then the end token), after each number of free tokens."""
+    looped = False
     done: dict[str, float] = {}
     beam: list[tuple[list[int], int, float]] = [([], 0, 0.0)]
     extra: list[tuple[list[int], int, float]] = []
@@ -114,10 +121,12 @@ def score_phrases(
         if steps == 1:
             no_speech_score = float(probs[0][no_speech])
         if free_open:
+            ends.append(free_score + float(probs[0][end]))
             free, free_score, free_open = _free_step(free, free_score, probs[0], end, first_special)
             probs = probs[1:]
-            if len(free) >= free_limit:
+            if free_open and len(free) >= free_limit:
                 free_open = False  # too long for any allowed phrase: the score so far bounds the rest
+                looped = config.loop_cut
         # A phrase hypothesis far under the free transcription's score so far can never be accepted.
         limit = free_score - config.floor
         grown: list[tuple[list[int], int, float]] = []
@@ -138,7 +147,19 @@ def score_phrases(
             chosen = {h[1] for h in beam}
             dropped = [h for h in grown if h[1] in kept and h[1] not in chosen]
             extra = sorted(dropped + grown_extra, key=lambda h: -h[2])[: config.kept]
+    period = _period(free) if looped else None
+    if period is not None:
+        free, free_score = free[:period], ends[period]
     return Scores(done, tuple(free), free_score, no_speech_score, steps)
+
+
+def _period(tokens: list[int]) -> int | None:
+    """The length of the text's first copy when the text is that copy said again (at least once,
+    whole, the rest a start of it): "Flip 9 Flip 9 Flip" → 3 tokens; None otherwise."""
+    for p in range(1, len(tokens) // 2 + 1):
+        if tokens[p:] == tokens[: len(tokens) - p]:
+            return p
+    return None
 
 
 def _leading_to(trie: PhraseTrie, phrases: frozenset[str]) -> set[int]:
