@@ -60,7 +60,19 @@ def test_number_words_are_also_written_as_digits() -> None:
     assert {"2, Bam, Bam!", "Two Bam Bam"} <= set(written_forms("two bam bam"))
     assert {"3 And 9", "Three And Nine."} <= set(written_forms("three and nine"))
     assert "3 And Nine" not in written_forms("three and nine")  # no mixed forms: each costs a decoder row
-    assert len(written_forms("three and nine")) == 12 and len(written_forms("bam bam")) == 6
+    assert "Three then 9" not in written_forms("three then nine")
+    assert len(written_forms("three and nine")) == 18 and len(written_forms("bam bam")) == 9
+
+
+def test_a_sentence_is_written_as_one_and_a_question_ends_in_a_question_mark() -> None:
+    """Moonshine writes a spoken command as a sentence, a question with "?" ("What is the score?",
+    "What do I do?"); scored only as capitalised words, every multi-word command lost about 10
+    nats whenever Moonshine was asked, and was asked back instead of taken."""
+    assert {"What is the score?", "What Is The Score?", "What is the score."} <= set(written_forms("what is the score"))
+    assert "What do I do?" in written_forms("what do i do")
+    assert "Three then nine." in written_forms("three then nine") and "3 then 9" in written_forms("three then nine")
+    assert not any(f.endswith("?") for f in written_forms("flip twelve"))  # not a question
+    assert written_forms("cat") == ["Cat", "Cat.", "Cat!"]  # one word: no sentence form to add
 
 
 @pytest.mark.parametrize("text", ["cat", "dog", "donkey", "hen"])
@@ -170,13 +182,16 @@ def test_the_tokenizer_falls_back_to_bytes() -> None:
     assert tokens.decode(tokens.encode("b")) == "b"
 
 
-def test_its_known_cost_a_synthetic_bim_bam_bum_is_asked_back(whisper: WhisperRecognizer) -> None:
-    """Moonshine writes nothing for the committed espeak-ng "bim bam bum" (its ratio falls to the
-    floor): the shout Whisper and PocketSphinx accept becomes a question with the right phrase,
-    so the host asks back instead of scoring it (README, item 14: held out, one call of 16)."""
+def test_a_synthetic_bim_bam_bum_it_writes_nothing_for_is_still_taken(whisper: WhisperRecognizer) -> None:
+    """Moonshine writes nothing for the committed espeak-ng "bim bam bum". Scored only as "Bim Bam
+    Bum" its ratio fell to the floor and the shout Whisper and PocketSphinx accept became a
+    question (README item 14: held out, one call of 16); scored as a sentence too ("Bim bam bum",
+    item 40) it is -7.5 nats, and the call is taken."""
     phrases = ("bim bim bim", "bam bam bam", "bum bum bum", "bim bam bum")
     two = WhisperRecognizer(whisper.pack, whisper.engine, whisper.tuning, second=whisper.second)
     assert two.evidence(clip("bim bam bum"), phrases, likely=phrases).recognition.phrase == "bim bam bum"
     three = whisper.evidence(clip("bim bam bum"), phrases, likely=phrases)
     assert three.moonshine_text == ""
-    assert three.recognition.rejected_as == "uncertain" and three.recognition.candidate == "bim bam bum"
+    assert three.recognition.phrase == "bim bam bum"
+    moonshine = {c.phrase: c.moonshine for c in three.candidates}["bim bam bum"]
+    assert moonshine is not None and -9.0 < moonshine < -6.0

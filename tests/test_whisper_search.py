@@ -9,7 +9,7 @@ from tests.test_recognize import clips, host_grammar
 from tests.test_whisper_second_look import PHRASES, clip
 from voicehost.listen.recognize.whisper.recognizer import WhisperRecognizer
 from voicehost.listen.recognize.whisper.search import SearchConfig, _leading_to, _period
-from voicehost.listen.recognize.whisper.tokens import PhraseTrie
+from voicehost.listen.recognize.whisper.tokens import PhraseTrie, written_forms
 
 
 def test_an_expected_phrase_gets_its_own_score_not_the_floor(whisper: WhisperRecognizer) -> None:
@@ -78,6 +78,16 @@ def test_a_transcription_that_ends_by_itself_is_not_cut(
     assert cut.free_text == whole.free_text and cut.scores.free_score == whole.scores.free_score
     if text == "bim bim":
         assert cut.free_text.split() == ["BIM", "BIM"]
+
+
+def test_whisper_writes_i_capitalised_and_a_question_with_a_question_mark() -> None:
+    """Whisper wrote the committed-style command "what can i say" as "What can I say?": neither the
+    lower-case "i" nor the missing "?" was among the forms, so the phrase lost the nats of the
+    form Whisper itself chose."""
+    forms = set(written_forms("what can i say"))
+    assert {" What can I say?", " what can I say", " What Can I Say!"} <= forms
+    assert not any(" i " in f for f in forms)
+    assert " Flip 12?" not in written_forms("flip twelve") and " Flip 12." in written_forms("flip twelve")
 
 
 def test_period_finds_the_first_copy_of_a_repeated_text() -> None:

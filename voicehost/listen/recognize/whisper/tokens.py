@@ -2,7 +2,8 @@
 
 A phrase id ("bam bam") is one spoken form but many written ones: Whisper may write "Bam, bam!",
 "BAM BAM" or "Bam-bam." and spreads its probability over them. :func:`written_forms` lists the
-forms a phrase is scored as (case, separator, final punctuation, digits for number words), and
+forms a phrase is scored as (case, separator, final punctuation, "?" for a question, digits for
+number words, "I" capitalised), and
 :class:`PhraseTrie` holds their token sequences with shared prefixes.
 """
 
@@ -28,6 +29,19 @@ DIGITS = {
 CASES = ("lower", "first", "title", "upper")
 SEPARATORS = (" ", ", ", "-", "! ")
 ENDINGS = ("", ".", "!")
+QUESTION_WORDS = frozenset("what what's who who's whose where when why how which is are do does can pardon".split())
+"""A phrase beginning with one of these is a question, written with "?" too ("What is the score?").
+English: the Whisper and Moonshine models used here are English-only."""
+
+
+def endings(words: Sequence[str]) -> tuple[str, ...]:
+    """The final punctuation a phrase of ``words`` may be written with."""
+    return (*ENDINGS, "?") if words and words[0] in QUESTION_WORDS else ENDINGS
+
+
+def pronoun(word: str) -> str:
+    """English "I" (and "I'm", "I'll" …) is written capitalised wherever it stands."""
+    return "I" + word[1:] if word == "i" or word.startswith("i'") else word
 
 
 def _cased(words: Sequence[str], case: str) -> list[str]:
@@ -36,8 +50,8 @@ def _cased(words: Sequence[str], case: str) -> list[str]:
     if case == "title":
         return [w.capitalize() for w in words]
     if case == "first":
-        return [words[0].capitalize(), *words[1:]]
-    return list(words)
+        return [words[0].capitalize(), *(pronoun(w) for w in words[1:])]
+    return [pronoun(w) for w in words]
 
 
 def written_forms(spoken: str) -> list[str]:
@@ -51,7 +65,7 @@ def written_forms(spoken: str) -> list[str]:
         for case in CASES:
             cased = _cased(picked, case)
             for sep in SEPARATORS if len(words) > 1 else (" ",):
-                for end in ENDINGS:
+                for end in endings(words):
                     forms.add(" " + sep.join(cased) + end)
     return sorted(forms)
 
