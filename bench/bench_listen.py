@@ -669,15 +669,19 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
     waits = np.array([x for x in total.waits if np.isfinite(x)]) * 1000
     minutes = total.chatter_seconds / 60
     asks_talk = sum(t.uncertain for (cls, _), t in tallies.items() if cls == "chatter")
+
+    def per_ten(count: int) -> str:
+        return f"{count / (minutes / 10):.1f}" if minutes > 0 else "-"
+
     print(
         f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
-        f"false alarms {total.false_alarms} ({total.false_alarms / max(minutes / 10, 1e-9):.1f} per 10 min"
+        f"false alarms {total.false_alarms} ({per_ten(total.false_alarms)} per 10 min"
         f" of {minutes:.1f} min talk"
         f" + race extras), first shouter {pct(total.first_right, total.races)},"
         f" clean races {pct(total.clean_first_right, total.clean)},"
         f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
         f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
-        f" = {asks_talk / max(minutes / 10, 1e-9):.1f} per 10 min), latency p50/p95 "
+        f" = {per_ten(asks_talk)} per 10 min), latency p50/p95 "
         + (f"{np.median(lat):.0f}/{np.percentile(lat, 95):.0f} ms" if lat.size else "-")
         + (
             " (verdict: the first shout, or a slap race's last slap:"

@@ -120,15 +120,17 @@ class Tokenizer:
 def written_forms(words: str) -> list[str]:
     """How Moonshine may write a spoken phrase: capitalised words, bare or ending in "." or "!"
     (or "?" for a question), and for several words also separated by commas ("Bim, Bam, Bum!")
-    or as a sentence ("What is the score?", "I" capitalised); with number words also with all of
-    them as digits ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more often than not
-    (each form is one more sequence its decoder scores: no mixed forms)."""
+    or as a sentence ("What is the score?", "I" capitalised; not a phrase that says a word twice in
+    a row, a yell's count: Moonshine writes those as lists, "Bam, bam.", and sentence forms raised its
+    ratio for every count of them alike); with number words also with all of them as digits
+    ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more often than not (each form is
+    one more sequence its decoder scores: no mixed forms)."""
     split = words.split()
     digits = any(w in DIGITS for w in split)
     ways = [([w.capitalize() for w in split], True)]
     if digits:
         ways.append(([DIGITS.get(w, w.capitalize()) for w in split], True))
-    if len(split) > 1:
+    if len(split) > 1 and all(a != b for a, b in zip(split, split[1:])):
         sentence = [split[0].capitalize(), *(pronoun(w) for w in split[1:])]
         ways.append((sentence, False))
         if digits:
