@@ -96,8 +96,11 @@ def test_learning_is_off_unless_asked(whisper: WhisperRecognizer) -> None:
 def test_a_confirmed_uncertain_shout_becomes_a_take(whisper: WhisperRecognizer) -> None:
     """ "bim bam bum" is asked back (uncertain); the player's "yes" makes it takes of bim, bam and
     bum. A confirmation of another phrase, seat or time is not taken. (Without the call prompt:
-    with it, Whisper hears this clip's call outright, tests/test_whisper_call_prompt.py.)"""
-    recognizer = learning(whisper, fusion={"call_prompt": 0.0})
+    with it, Whisper hears this clip's call outright, tests/test_whisper_call_prompt.py; and with
+    the fused scores 2 nats lower: since Moonshine scores the call as a sentence too, README item
+    40, the clip is taken at about +1 as shipped.)"""
+    bias = whisper.setting("fusion", "bias") - 2.0
+    recognizer = learning(whisper, fusion={"call_prompt": 0.0, "bias": bias})
     segment = clip("bim bam bum")
     asked = recognizer.recognize(segment, PHRASES, ("bim bam bum",))
     assert asked.phrase is None and asked.rejected_as == "uncertain" and asked.candidate == "bim bam bum"
