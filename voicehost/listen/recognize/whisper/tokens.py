@@ -44,7 +44,8 @@ def pronoun(word: str) -> str:
     return "I" + word[1:] if word == "i" or word.startswith("i'") else word
 
 
-def _cased(words: Sequence[str], case: str) -> list[str]:
+def cased(words: Sequence[str], case: str) -> list[str]:
+    """``words`` in one of :data:`CASES` ("first": a sentence, "I" capitalised)."""
     if case == "upper":
         return [w.upper() for w in words]
     if case == "title":
@@ -63,10 +64,10 @@ def written_forms(spoken: str) -> list[str]:
     forms: set[str] = set()
     for picked in itertools.product(*choices):
         for case in CASES:
-            cased = _cased(picked, case)
+            written = cased(picked, case)
             for sep in SEPARATORS if len(words) > 1 else (" ",):
                 for end in endings(words):
-                    forms.add(" " + sep.join(cased) + end)
+                    forms.add(" " + sep.join(written) + end)
     return sorted(forms)
 
 
