@@ -12,7 +12,8 @@ HELDOUT_ENGLISH_VOICES), seed 21, and per class (solo shouts, races, Bim Bam Bum
 numbers, slap races after "bim bam bum", table talk) and condition (SNR >= 10 dB: pink 30/20,
 quiet 40, babble 20; and babble 10 dB apart): recall, phrase accuracy, false alarms per 10 minutes
 of table talk, first shouter, and the listener's latency (end of a shout to the moment the
-pipeline hands it over, fed in 20 ms blocks, including the compute of that block). With
+pipeline hands it over, fed in 20 ms blocks, including the compute of that block); then the
+shouts heard right by the voice that made them, the worst first. With
 --speech-commands, the same for real voices (races and solo shouts of cat/dog, table talk made of
 the 100 other real words). With --enrol every synthetic player has enrolled first (3 takes of each
 shouted word, pitch and rate jittered, quiet room: see voice_takes); real voices cannot be.
@@ -546,14 +547,27 @@ def miss_reasons(
     return out
 
 
+def voice_of(fixture: fx.Fixture, expected: Mapping[str, object]) -> str:
+    """The voice that made an expected shout (the manifest's sound of that seat and onset; "slap"
+    for a slap, "?" when the manifest does not say, as in real recordings)."""
+    if expected["phrase"] == "slap":
+        return "slap"
+    for sound in fixture.manifest.get("sounds", ()):  # type: ignore[attr-defined]
+        if sound.get("seat") == expected["player"] and abs(float(sound["onset"]) - float(expected["onset"])) < 1e-3:  # type: ignore[arg-type]
+            return str(sound.get("voice", "?"))
+    return "?"
+
+
 def score_heldout(
     fixture: fx.Fixture,
     shouts: Sequence[tuple[Shout, float]],
     tallies: dict[tuple[str, str], ClassTally],
     likely: Sequence[str] = (),
     waited: Mapping[tuple[str, float], float] | None = None,
+    voices: dict[str, list[int]] | None = None,
 ) -> None:
-    """Add one held-out fixture to its (class, condition) tally (``waited``: see :func:`listen_timed`)."""
+    """Add one held-out fixture to its (class, condition) tally (``waited``: see :func:`listen_timed`;
+    ``voices``: voice → [shouts, heard right], see :func:`voice_of`)."""
     name = fixture.name
     cls = next((c for c in CLASSES if f"_{c}_" in name), "race")
     noise = fixture.manifest["noise"]
@@ -579,6 +593,12 @@ def score_heldout(
         tally.likely_right += sum(1 for e in expected if e["phrase"] in likely and id(e) in good)
     tally.reported += len(match.pairs)
     tally.right += match.phrases_right()
+    if voices is not None:
+        good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
+        for e in expected:
+            counts = voices.setdefault(voice_of(fixture, e), [0, 0])
+            counts[0] += 1
+            counts[1] += id(e) in good
     tally.false_alarms += len(match.extra)
     ends = {(str(f["player"]), round(float(f["onset"]), 4)): lat for (s, lat), f in zip(certain, found)}  # type: ignore[arg-type]
     decisive = expected[-1] if cls == "slaps" else expected[0]
@@ -894,6 +914,7 @@ def run_heldout(
     """Replay the held-out fixtures (20 ms blocks) and print their table (``after``: called with
     each fixture and its shouts)."""
     tallies: dict[tuple[str, str], ClassTally] = {}
+    voices: dict[str, list[int]] = {}
     cpu = audio = 0.0
     why: dict[str, int] = {}
     for k, fixture in enumerate(fixtures, 1):
@@ -916,16 +937,24 @@ def run_heldout(
         audio += rec.duration
         if after is not None:
             after(fixture, shouts)
-        score_heldout(fixture, shouts, tallies, likely, waited)
+        score_heldout(fixture, shouts, tallies, likely, waited, voices)
         for reason in miss_reasons(fixture, shouts, decisions):
             why[reason] = why.get(reason, 0) + 1
         print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     report_heldout(title, tallies, cpu, audio)
+    if len(voices) > 1 or "?" not in voices:
+        print("  heard right, by voice: " + by_voice(voices))
     if why:
         print(
             "  missed shouts, by reason: " + "; ".join(f"{n} {r}" for r, n in sorted(why.items(), key=lambda p: -p[1]))
         )
+
+
+def by_voice(voices: Mapping[str, Sequence[int]]) -> str:
+    """``voice n/m`` for each voice of :func:`score_heldout`'s tally, the worst heard first."""
+    rows = sorted(voices.items(), key=lambda kv: (kv[1][1] / kv[1][0] if kv[1][0] else 1.0, kv[0]))
+    return "; ".join(f"{voice} {right}/{count}" for voice, (count, right) in rows)
 
 
 def yells_of(word: str) -> tuple[str, ...]:
