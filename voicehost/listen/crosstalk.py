@@ -102,6 +102,15 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
+    own_peak_db: float | None = None
+    """None as shipped. Tried (2026-12-06, README item 43, off until measured held out): … and a
+    stretch of own frames reaches within this (20 dB) of the remainder's loudest frame from its
+    start on. The room's reverberation of a neighbour's leak is more than
+    the 4 ms filter models, so in a quiet room its remainder can keep 3–7 dB less than the
+    channel, which passes ``own_share_db``: a seat whose event began with the caller's leaked last
+    word and then holds its own clap 0.3 s later had its own sound found in the leak, and the clap
+    was judged as noise (README item 43). Own sound that much fainter than what the seat does
+    next, and not rising into it, is that leak."""
     own_short_frames: int = 0
     """0 as shipped. Tried (2026-12-05, README item 29, off): a sharp sound is also own with this
     many consecutive frames (2) that are … (a slap in 10 dB babble stands over the babble for two
@@ -670,6 +679,8 @@ def _own_onset(
     noise = float(np.median(rem_db[:noise_frames]))
     first = max(noise_frames, after // hop)
     own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
+    if cfg.own_peak_db is not None:
+        own = _near_peak(own, rem_db, cfg.own_peak_db)
     own[:first] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
@@ -683,6 +694,22 @@ def _own_onset(
         return None
     coarse = int(hits[0]) * hop + n // 2
     return _refine(remainder, coarse, rate, cfg, onset_cfg, _leak_until(remainder, channel, coarse, rate, cfg))
+
+
+def _near_peak(own: np.ndarray, rem_db: np.ndarray, peak_db: float) -> np.ndarray:
+    """``own`` without its stretches (runs of own frames) whose loudest frame stays more than
+    ``peak_db`` under the remainder's loudest frame from the stretch's start on: a neighbour's
+    reverberant leak before the seat's own much louder sound. A stretch that rises into the loud
+    sound itself (a shout's quiet start) is kept whole, so its onset does not move."""
+    out = own.copy()
+    if not own.any():
+        return out
+    later = np.maximum.accumulate(rem_db[::-1])[::-1]
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], own.astype(np.int8), [0]])))
+    for start, stop in zip(edges[::2], edges[1::2]):
+        if float(np.max(rem_db[start:stop])) < float(later[start]) - peak_db:
+            out[start:stop] = False
+    return out
 
 
 def _recheck_onset(
