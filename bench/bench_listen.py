@@ -587,14 +587,13 @@ def score_heldout(
     if asked and missed:
         tally.asked_right += fx.match(asked, missed).phrases_right()
     tally.expected += len(expected)
+    good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
     if likely and cls in ("solo", "race"):
-        good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
         tally.likely_expected += sum(1 for e in expected if e["phrase"] in likely)
         tally.likely_right += sum(1 for e in expected if e["phrase"] in likely and id(e) in good)
     tally.reported += len(match.pairs)
     tally.right += match.phrases_right()
     if voices is not None:
-        good = {id(e) for e, f in match.pairs if f["phrase"] == e["phrase"]}
         for e in expected:
             counts = voices.setdefault(voice_of(fixture, e), [0, 0])
             counts[0] += 1
@@ -943,7 +942,7 @@ def run_heldout(
         print(f"\r[{k}/{len(fixtures)}] {fixture.name:40}", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     report_heldout(title, tallies, cpu, audio)
-    if len(voices) > 1 or "?" not in voices:
+    if voices and set(voices) != {"?"}:
         print("  heard right, by voice: " + by_voice(voices))
     if why:
         print(

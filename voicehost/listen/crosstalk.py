@@ -105,12 +105,10 @@ class CrosstalkConfig:
     own_peak_db: float | None = None
     """None as shipped. Tried (2026-12-06, README item 43, off until measured held out): … and a
     stretch of own frames reaches within this (20 dB) of the remainder's loudest frame from its
-    start on. The room's reverberation of a neighbour's leak is more than
-    the 4 ms filter models, so in a quiet room its remainder can keep 3–7 dB less than the
-    channel, which passes ``own_share_db``: a seat whose event began with the caller's leaked last
-    word and then holds its own clap 0.3 s later had its own sound found in the leak, and the clap
-    was judged as noise (README item 43). Own sound that much fainter than what the seat does
-    next, and not rising into it, is that leak."""
+    start on. The room's reverberation of a neighbour's leak is more than the 4 ms filter models,
+    so in a quiet room its remainder can keep 3–7 dB less than the channel and pass
+    ``own_share_db``: a seat whose event began with the caller's leaked last word and held its
+    own clap 0.3 s later had its own sound found in the leak, and the clap was judged as noise."""
     own_short_frames: int = 0
     """0 as shipped. Tried (2026-12-05, README item 29, off): a sharp sound is also own with this
     many consecutive frames (2) that are … (a slap in 10 dB babble stands over the babble for two
