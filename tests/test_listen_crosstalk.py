@@ -344,3 +344,38 @@ def test_a_clap_after_a_neighbours_reverberant_leak_is_a_slap_of_its_own(seed: i
     assert abs(owned[0].event.onset - clap_at) <= 0.02
     shipped = [o for o in _resolve(table) if o.event.seat == "Ben"]
     assert [(o.event.kind.value, round(o.event.onset, 2)) for o in shipped] != [("slap", round(clap_at, 2))]
+
+
+def _stop_then_vowel(seed: int, burst_share_db: float) -> tuple[np.ndarray, np.ndarray]:
+    """A seat's cancelled channel (remainder) and its channel: a quiet room, then a word's first
+    consonant (a 40 ms burst 26 dB under what follows) at 0.5 s, 20 ms of closure, and its vowel at
+    0.56 s. ``burst_share_db``: how much of the channel the cancellation left during the burst
+    (0: nothing removed, the seat's own; -6: a neighbour's leak's residue)."""
+    rng = np.random.default_rng(seed)
+    channel = (synth.pink_noise(int(1.2 * RATE), rng) * 10 ** (-70 / 20)).astype(np.float32)
+    burst = rng.standard_normal(int(0.04 * RATE)) * 10 ** (-46 / 20)
+    vowel = np.sin(2 * np.pi * 220 * np.arange(int(0.3 * RATE)) / RATE) * 10 ** (-20 / 20) * np.sqrt(2)
+    channel[int(0.5 * RATE) : int(0.54 * RATE)] += burst.astype(np.float32)
+    channel[int(0.56 * RATE) : int(0.86 * RATE)] += vowel.astype(np.float32)
+    remainder = channel.copy()
+    remainder[int(0.5 * RATE) : int(0.54 * RATE)] *= 10 ** (burst_share_db / 20)
+    return remainder, channel
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_a_words_quiet_first_consonant_keeps_the_onset_under_the_leak_bound(seed: int) -> None:
+    """With ``own_peak_db`` (tried, off as shipped: README item 43) a quiet stretch 20 ms before the
+    loud one where the cancellation removed nothing is the word's own start ("d|onkey": a racer's
+    onset would otherwise move 56 ms late); the same stretch as a leak's residue (6 dB removed), or
+    with the closure allowed no gap, is not."""
+    from voicehost.listen.crosstalk import _own_onset
+
+    cfg = CrosstalkConfig(own_peak_db=20.0)
+    remainder, channel = _stop_then_vowel(seed, 0.0)
+    onset = _own_onset(remainder, channel, RATE, cfg, OnsetConfig())
+    assert onset is not None and abs(onset / RATE - 0.5) <= 0.015, onset
+    no_gap = _own_onset(remainder, channel, RATE, CrosstalkConfig(own_peak_db=20.0, own_peak_gap=0), OnsetConfig())
+    assert no_gap is not None and no_gap / RATE >= 0.55, no_gap
+    leaky, channel = _stop_then_vowel(seed, -6.0)
+    residue = _own_onset(leaky, channel, RATE, cfg, OnsetConfig())
+    assert residue is not None and residue / RATE >= 0.55, residue

@@ -109,6 +109,11 @@ class CrosstalkConfig:
     so in a quiet room its remainder can keep 3–7 dB less than the channel and pass
     ``own_share_db``: a seat whose event began with the caller's leaked last word and held its
     own clap 0.3 s later had its own sound found in the leak, and the clap was judged as noise."""
+    own_peak_gap: int = 3
+    """With ``own_peak_db``: a quiet stretch at most this many frames before a kept one …"""
+    own_peak_share_db: float = -1.0
+    """… whose frames kept at least this share of the channel (median: the cancellation removed
+    nothing there) is the seat's own start, kept (a stop consonant before its vowel)."""
     own_short_frames: int = 0
     """0 as shipped. Tried (2026-12-05, README item 29, off): a sharp sound is also own with this
     many consecutive frames (2) that are … (a slap in 10 dB babble stands over the babble for two
@@ -678,7 +683,7 @@ def _own_onset(
     first = max(noise_frames, after // hop)
     own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
     if cfg.own_peak_db is not None:
-        own = _near_peak(own, rem_db, cfg.own_peak_db)
+        own = _near_peak(own, rem_db, rem_db - chan_db, cfg)
     own[:first] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
@@ -694,19 +699,31 @@ def _own_onset(
     return _refine(remainder, coarse, rate, cfg, onset_cfg, _leak_until(remainder, channel, coarse, rate, cfg))
 
 
-def _near_peak(own: np.ndarray, rem_db: np.ndarray, peak_db: float) -> np.ndarray:
+def _near_peak(own: np.ndarray, rem_db: np.ndarray, share_db: np.ndarray, cfg: CrosstalkConfig) -> np.ndarray:
     """``own`` without its stretches (runs of own frames) whose loudest frame stays more than
-    ``peak_db`` under the remainder's loudest frame from the stretch's start on: a neighbour's
+    ``own_peak_db`` under the remainder's loudest frame from the stretch's start on: a neighbour's
     reverberant leak before the seat's own much louder sound. A stretch that rises into the loud
-    sound itself (a shout's quiet start) is kept whole, so its onset does not move."""
+    sound itself (a shout's quiet start) is kept whole, so its onset does not move; so is a quiet
+    stretch at most ``own_peak_gap`` frames before a kept one where the cancellation removed
+    nothing (median share at least ``own_peak_share_db``): a word's first consonant before its
+    vowel ("d|onkey"), not a leak's residue."""
     out = own.copy()
-    if not own.any():
+    if not own.any() or cfg.own_peak_db is None:
         return out
     later = np.maximum.accumulate(rem_db[::-1])[::-1]
     edges = np.flatnonzero(np.diff(np.concatenate([[0], own.astype(np.int8), [0]])))
-    for start, stop in zip(edges[::2], edges[1::2]):
-        if float(np.max(rem_db[start:stop])) < float(later[start]) - peak_db:
+    runs = list(zip(edges[::2].tolist(), edges[1::2].tolist()))
+    kept_from: int | None = None
+    for start, stop in reversed(runs):
+        quiet = float(np.max(rem_db[start:stop])) < float(later[start]) - cfg.own_peak_db
+        if quiet and not (
+            kept_from is not None
+            and kept_from - stop <= cfg.own_peak_gap
+            and float(np.median(share_db[start:stop])) >= cfg.own_peak_share_db
+        ):
             out[start:stop] = False
+        else:
+            kept_from = start
     return out
 
 
