@@ -342,8 +342,8 @@ def test_a_clap_after_a_neighbours_reverberant_leak_is_a_slap_of_its_own(seed: i
     owned = [o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=20.0)) if o.event.seat == "Ben"]
     assert [o.event.kind.value for o in owned] == ["slap"], owned
     assert abs(owned[0].event.onset - clap_at) <= 0.02
-    shipped = [o for o in _resolve(table) if o.event.seat == "Ben"]
-    assert [(o.event.kind.value, round(o.event.onset, 2)) for o in shipped] != [("slap", round(clap_at, 2))]
+    without = [o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=None)) if o.event.seat == "Ben"]
+    assert not any(o.event.kind.value == "slap" and abs(o.event.onset - clap_at) <= 0.02 for o in without), without
 
 
 def _stop_then_vowel(seed: int, burst_share_db: float) -> tuple[np.ndarray, np.ndarray]:
