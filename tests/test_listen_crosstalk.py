@@ -333,10 +333,10 @@ def _call_then_clap(seed: int) -> Table:
 
 @pytest.mark.parametrize("seed", [21, 22, 23])
 def test_a_clap_after_a_neighbours_reverberant_leak_is_a_slap_of_its_own(seed: int) -> None:
-    """Ben's channel holds Anna's reverberant leak, then his clap. With ``own_peak_db`` (tried, off
-    as shipped: README item 43) his own sound is the clap, not the leak's reverberation, which the
+    """Ben's channel holds Anna's reverberant leak, then his clap. With ``own_peak_db`` (shipped:
+    README items 43 and 44) his own sound is the clap, not the leak's reverberation, which the
     filter leaves at about the channel's level but 30 dB and more under the clap, so he owns one
-    slap at the clap. As shipped his own sound starts in the leak and is a voice: the check can fail."""
+    slap at the clap. Without it his own sound starts in the leak and is a voice: the check can fail."""
     table = _call_then_clap(seed)
     clap_at = 0.5 + len(_word("bum", 0)) / RATE + 0.3
     owned = [o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=20.0)) if o.event.seat == "Ben"]
@@ -364,7 +364,7 @@ def _stop_then_vowel(seed: int, burst_share_db: float) -> tuple[np.ndarray, np.n
 
 @pytest.mark.parametrize("seed", [31, 32])
 def test_a_words_quiet_first_consonant_keeps_the_onset_under_the_leak_bound(seed: int) -> None:
-    """With ``own_peak_db`` (tried, off as shipped: README item 43) a quiet stretch 20 ms before the
+    """With ``own_peak_db`` (shipped: README item 44) a quiet stretch 20 ms before the
     loud one where the cancellation removed nothing is the word's own start ("d|onkey": a racer's
     onset would otherwise move 56 ms late); the same stretch as a leak's residue (6 dB removed), or
     with the closure allowed no gap, is not."""

@@ -102,13 +102,13 @@ class CrosstalkConfig:
     """… and holds at least this share of the channel's energy (a leak's remainder holds far less)."""
     own_frames: int = 3
     """Consecutive own frames (10 ms hop) needed."""
-    own_peak_db: float | None = None
-    """None as shipped. Tried (2026-12-06, README item 43, off until measured held out): … and a
-    stretch of own frames reaches within this (20 dB) of the remainder's loudest frame from its
-    start on. The room's reverberation of a neighbour's leak is more than the 4 ms filter models,
-    so in a quiet room its remainder can keep 3–7 dB less than the channel and pass
-    ``own_share_db``: a seat whose event began with the caller's leaked last word and held its
-    own clap 0.3 s later had its own sound found in the leak, and the clap was judged as noise."""
+    own_peak_db: float | None = 20.0
+    """… and a stretch of own frames reaches within this (dB) of the remainder's loudest frame from
+    its start on (None: no such bound; shipped 2026-12-06, README items 43 and 44). The room's
+    reverberation of a neighbour's leak is more than the 4 ms filter models, so in a quiet room its
+    remainder can keep 3–7 dB less than the channel and pass ``own_share_db``: a seat whose event
+    began with the caller's leaked last word and held its own clap 0.3 s later had its own sound
+    found in the leak, and the clap was judged as noise."""
     own_peak_gap: int = 3
     """With ``own_peak_db``: a quiet stretch at most this many frames before a kept one …"""
     own_peak_share_db: float = -1.0
