@@ -681,9 +681,8 @@ def _own_onset(
     noise_frames = max(3, int((cfg.pre - 0.05) * 100))
     noise = float(np.median(rem_db[:noise_frames]))
     first = max(noise_frames, after // hop)
-    own = (rem_db > noise + cfg.own_margin_db) & (rem_db - chan_db > cfg.own_share_db)
-    if cfg.own_peak_db is not None:
-        own = _near_peak(own, rem_db, rem_db - chan_db, cfg)
+    share = rem_db - chan_db
+    own = _near_peak((rem_db > noise + cfg.own_margin_db) & (share > cfg.own_share_db), rem_db, share, cfg)
     own[:first] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
