@@ -379,3 +379,62 @@ def test_a_words_quiet_first_consonant_keeps_the_onset_under_the_leak_bound(seed
     leaky, channel = _stop_then_vowel(seed, -6.0)
     residue = _own_onset(leaky, channel, RATE, cfg, OnsetConfig())
     assert residue is not None and residue / RATE >= 0.55, residue
+
+
+def _quiet_clap_pair(seed: int) -> Table:
+    """A quiet room (pink noise at -72 dB): Ben claps, Cleo 10 ms later; each clap leaks into the
+    other's microphone (-12 dB, 3 ms, a reflection 5 ms later)."""
+    rng = np.random.default_rng(seed)
+    table = Table(("Ben", "Cleo"), 2.5, seed=seed, noise_db=-72.0)
+    table.shout("Ben", set_active_level(synth.clap(RATE, rng), -16), 1.0, {"Cleo": (-12, 0.003)}, 0.005)
+    table.shout("Cleo", set_active_level(synth.clap(RATE, rng), -16), 1.01, {"Ben": (-12, 0.003)}, 0.005)
+    return table
+
+
+def test_a_later_clap_in_a_quiet_room_is_not_placed_before_the_earlier_one() -> None:
+    """In a cluster with a slap, a seat's own onset is found on its cancelled channel as a
+    minimum-phase filter of the band-pass's gain would pass it (``causal_onsets``, shipped: README
+    item 45), which rings only after a clap. The zero-phase band-pass spreads each clap's sound up
+    to 15 ms before it, 30 dB over a quiet room's floor, and the seat resolved second found its
+    onset there: on these eight tables that put Ben's clap 10-20 ms early or Cleo's before
+    Ben's (the slap race's order, which decides who is penalised), so the check can fail."""
+    old = []
+    for seed in range(40, 48):
+        owned = sorted(_resolve(_quiet_clap_pair(seed)), key=lambda o: o.event.onset)
+        assert [o.event.seat for o in owned] == ["Ben", "Cleo"], (seed, owned)
+        assert abs(owned[0].event.onset - 1.0) <= 0.006 and owned[1].event.onset - owned[0].event.onset >= 0.002, seed
+        zero = sorted(
+            _resolve(_quiet_clap_pair(seed), cfg=CrosstalkConfig(causal_onsets="none")), key=lambda o: o.event.onset
+        )
+        old.append([o.event.seat for o in zero] == ["Ben", "Cleo"] and abs(zero[0].event.onset - 1.0) <= 0.006)
+    assert not any(old), old
+
+
+def _clap_with_late_reflection(seed: int) -> Table:
+    """A quiet room: Cleo claps, Ben 0.1 s later; each clap reaches the other microphones with a
+    reflection 6 ms after its direct leak (10 dB down), later than the 4 ms leak filter reaches.
+    Anna (the caller) makes no sound."""
+    rng = np.random.default_rng(seed)
+    table = Table(("Anna", "Ben", "Cleo"), 2.5, seed=seed, noise_db=-72.0)
+    table.shout(
+        "Cleo", set_active_level(synth.clap(RATE, rng), -16), 1.0, {"Anna": (-14, 0.007), "Ben": (-17, 0.0015)}, 0.006
+    )
+    table.shout(
+        "Ben", set_active_level(synth.clap(RATE, rng), -16), 1.1, {"Anna": (-21, 0.008), "Cleo": (-8, 0.0066)}, 0.006
+    )
+    return table
+
+
+def test_a_clap_leaks_residue_is_not_a_slap_of_the_silent_seats_own() -> None:
+    """What the leak filter leaves of Cleo's clap in Anna's microphone (its late reflection) rises
+    sharply, like a slap, but stays far under the leak it sits in: with ``slap_under_leak_db``
+    (shipped: README item 45) Anna slaps nothing there (the rules would charge the caller for
+    slapping her own call); without it she slaps on 7 of these 12 tables, so the check can fail."""
+    before = 0
+    for seed in range(60, 72):
+        owned = _resolve(_clap_with_late_reflection(seed))
+        assert [o.event.seat for o in owned if o.event.onset < 1.05] == ["Cleo"], (seed, owned)
+        assert [o.event.seat for o in owned if 1.09 <= o.event.onset <= 1.1] == ["Ben"], (seed, owned)
+        old = _resolve(_clap_with_late_reflection(seed), cfg=CrosstalkConfig(slap_under_leak_db=None))
+        before += any(o.event.seat == "Anna" and o.event.onset < 1.05 for o in old)
+    assert before >= 5, before
