@@ -418,18 +418,21 @@ def _band_pass(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
     """Remove rumble below ``low_hz`` and the top octave above ``high_hz`` with gentle (raised
     cosine) slopes and zero padding: a brick-wall filter would ring across the whole window and
     hide the quiet start of a shout under its own echo."""
-    size = 1 << int(np.ceil(np.log2(2 * len(x))))
-    spectrum = np.fft.rfft(x.astype(np.float64), size)
-    return np.fft.irfft(spectrum * _band_gains(size, rate, cfg.low_hz, cfg.high_hz)[0], size)[: len(x)]
+    return _filtered(x, rate, cfg, 0)
 
 
 def _causal(x: np.ndarray, rate: int, cfg: OnsetConfig) -> np.ndarray:
     """``x`` (band-passed by :func:`_band_pass`) as the minimum-phase filter of the same gain would
     have passed it: the zero-phase filter spreads a clap's sound up to 15 ms before it (30 dB
     over a quiet room's floor); this one rings only after it."""
+    return _filtered(x, rate, cfg, 1)
+
+
+def _filtered(x: np.ndarray, rate: int, cfg: OnsetConfig, which: int) -> np.ndarray:
+    """``x`` through one of :func:`_band_gains`' responses (zero padded: no wrap-around)."""
     size = 1 << int(np.ceil(np.log2(2 * len(x))))
     spectrum = np.fft.rfft(x.astype(np.float64), size)
-    return np.fft.irfft(spectrum * _band_gains(size, rate, cfg.low_hz, cfg.high_hz)[1], size)[: len(x)]
+    return np.fft.irfft(spectrum * _band_gains(size, rate, cfg.low_hz, cfg.high_hz)[which], size)[: len(x)]
 
 
 @lru_cache(maxsize=16)
