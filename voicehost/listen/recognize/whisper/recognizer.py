@@ -82,6 +82,7 @@ FUSION = {
     "moonshine_low": -10.0,
     "moonshine_high": 5.0,
     "moonshine_top": 1.0,
+    "nonspeech_ratio": -math.inf,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {
@@ -316,6 +317,9 @@ class WhisperRecognizer:
             add(phrase, ratio)
         for p in expected:
             add(p).context = self.setting("fusion", "context_bonus")
+        if endorsed is None and analysis.scores.best()[1] <= self.setting("fusion", "nonspeech_ratio"):
+            if non_speech(analysis.free_text):
+                return self._unheard(analysis, candidates, margin, template)
         clear = (
             phrase is not None
             and ratio >= -0.01
@@ -351,6 +355,25 @@ class WhisperRecognizer:
         elif self.learn and decided.candidate is not None:
             self._remember_asked(segment, analysis, decided.candidate)
         return Evidence(decided, analysis, best.phrase, best.score, margin, template, tuple(candidates.values()), heard)
+
+    def _unheard(
+        self, analysis: Analysis, candidates: dict[str, Candidate], margin: float, template: TemplateMatch | None
+    ) -> Evidence:
+        """Rejected at once: Whisper wrote the segment as a sound, not speech, and no allowed phrase
+        comes near it (``nonspeech_ratio``); PocketSphinx and Moonshine are not asked. The
+        candidates keep the scores they have without them (PocketSphinx at its floor)."""
+        for candidate in candidates.values():
+            candidate.score = self._fused(candidate)
+        best = max(candidates.values(), key=lambda c: c.score, default=None)
+        return Evidence(
+            Recognition(None, 0.0, (), self.name, "non_speech"),
+            analysis,
+            None if best is None else best.phrase,
+            float("-inf") if best is None else best.score,
+            margin,
+            template,
+            tuple(candidates.values()),
+        )
 
     def _analysed(
         self, isolated: np.ndarray, spoken: dict[str, tuple[str, ...]], expected: list[str], keep: Sequence[str]
@@ -647,6 +670,17 @@ class WhisperRecognizer:
         others = [v for p, v in scores.items() if p not in same_word]
         new_margin = scores[phrase] - max(others) if others else float("inf")
         return counted, ratio, new_margin
+
+
+NON_SPEECH_OPENINGS = ("[", "(", "*", "\u266a")
+"""How Whisper opens what it writes for a sound that is not speech: "[BLANK_AUDIO]", "(beep)",
+"*Music*", "\u266a"."""
+
+
+def non_speech(text: str) -> bool:
+    """Whisper's transcription ``text`` names a sound rather than words (or is empty)."""
+    text = text.strip()
+    return not text or text.startswith(NON_SPEECH_OPENINGS)
 
 
 def _played_at(samples: np.ndarray, speed: float) -> np.ndarray:
