@@ -101,8 +101,8 @@ class Recognition:
     engine: str = ""
     """'vosk' or 'sphinx' (and model), for reports."""
     rejected_as: str | None = None
-    """When rejected: why (e.g. 'out_of_grammar', 'low_confidence', 'garbage', 'uncertain'), for
-    reports and tuning."""
+    """When rejected: why (e.g. 'out_of_grammar', 'low_confidence', 'garbage', 'uncertain',
+    'non_speech': Whisper named a sound, no phrase near it), for reports and tuning."""
     candidate: str | None = None
     """When rejected as 'uncertain': the phrase it probably was (the host asks back)."""
     candidate_confidence: float = 0.0
