@@ -30,7 +30,7 @@ def sound(kind: str) -> Segment:
         x[4000:8000] += 0.3 * np.sin(2 * np.pi * 1000 * t)
         end = 0.5
     else:
-        x[4000:4800] += 0.5 * rng.standard_normal(800) * np.exp(-np.arange(800) / 150)
+        x[4000:4800] += 0.2 * rng.standard_normal(800) * np.exp(-np.arange(800) / 150)
         end = 0.3
     event = AcousticEvent("seat", EventKind.VOICE, 0.25, end, -6.0)
     return Segment(event, x.astype(np.float32), RATE, 0.0)
@@ -67,7 +67,8 @@ def counted(whisper: WhisperRecognizer, shortcut: bool) -> tuple[WhisperRecogniz
 def test_a_named_sound_is_rejected_without_the_other_opinions(
     whisper: WhisperRecognizer, kind: str, likely: tuple[str, ...]
 ) -> None:
-    """Whisper writes "(beep)" / "[click]" and its best allowed phrase lies over 6 nats under that:
+    """Whisper writes "(beep)" / "[click]" and its best allowed phrase lies over 6 nats under that
+    (here 7.4-8.1 nats, more than another CPU's arithmetic moves it: README, "Across CPUs"):
     rejected as non-speech, no PocketSphinx ratio and no Moonshine transcription. With the shortcut
     off the same sound is rejected too, after PocketSphinx was asked for its opinion."""
     quick, sphinx = counted(whisper, shortcut=True)
