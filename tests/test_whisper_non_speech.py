@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.test_recognize import clips
+from tests.test_whisper_pruning import Counted
 from voicehost.commands.rank import game_phrases
 from voicehost.listen.messages import Segment
 from voicehost.listen.onset import AcousticEvent, EventKind
@@ -36,24 +36,10 @@ def sound(kind: str) -> Segment:
     return Segment(event, x.astype(np.float32), RATE, 0.0)
 
 
-class Counted:
-    """PocketSphinx's opinion, counting how often it is asked."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.asked = 0
-
-    def opinion(self, *args: Any, **kwargs: Any) -> Any:
-        self.asked += 1
-        return self.inner.opinion(*args, **kwargs)
-
-    def parts(self, *args: Any, **kwargs: Any) -> Any:
-        return self.inner.parts(*args, **kwargs)
-
-
 def counted(whisper: WhisperRecognizer, shortcut: bool) -> tuple[WhisperRecognizer, Counted]:
-    """The same recogniser with its PocketSphinx counted; ``shortcut`` False: every opinion asked,
-    as before item 49."""
+    """The same recogniser with its PocketSphinx counted (test_whisper_pruning's wrapper);
+    ``shortcut`` False: every opinion asked, as before item 49."""
+    assert whisper.second is not None
     fusion = dict(whisper.tuning.fusion)
     if not shortcut:
         fusion["nonspeech_ratio"] = -math.inf
@@ -75,12 +61,12 @@ def test_a_named_sound_is_rejected_without_the_other_opinions(
     shortcut = quick.evidence(sound(kind), PHRASES, likely)
     assert shortcut.analysis is not None and non_speech(shortcut.analysis.free_text)
     assert shortcut.recognition.phrase is None and shortcut.recognition.rejected_as == "non_speech"
-    assert sphinx.asked == 0 and shortcut.moonshine_text is None
+    assert sphinx.opinions == 0 and shortcut.moonshine_text is None
     assert all(c.sphinx is None and c.moonshine is None for c in shortcut.candidates)
     slow, sphinx = counted(whisper, shortcut=False)
     asked = slow.evidence(sound(kind), PHRASES, likely)
     assert asked.recognition.phrase is None and asked.recognition.rejected_as == "low_confidence"
-    assert sphinx.asked == 1
+    assert sphinx.opinions == 1
 
 
 def test_no_committed_shout_or_word_is_taken_for_a_sound(whisper: WhisperRecognizer) -> None:

@@ -28,12 +28,14 @@ def call_of(word: str) -> tuple[str, ...]:
 
 @dataclass
 class Counted:
-    """The real second opinion, counting the ratios asked for."""
+    """The real second opinion, counting the opinions and the ratios asked for."""
 
     inner: SecondOpinion
     asked: list[str] = field(default_factory=list)
+    opinions: int = 0
 
     def opinion(self, segment: Segment, phrases: Sequence[str], known: object = None) -> Opinion:
+        self.opinions += 1
         real = self.inner.opinion(segment, phrases, known)
         outer = self
 
