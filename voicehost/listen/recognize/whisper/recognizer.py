@@ -294,6 +294,7 @@ class WhisperRecognizer:
         keep = expected if self.setting("fusion", "keep_expected") else ()
         analysis = self._analysed(isolated, spoken, expected, keep)
         phrase, ratio, margin = analysis.scores.best()
+        nearest = ratio  # Whisper's best phrase under its own transcription, before any count is mended
         template = self._template(segment, analysis, list(spoken))
         endorsed = self._endorsed(template)
         candidates: dict[str, Candidate] = {}
@@ -317,7 +318,7 @@ class WhisperRecognizer:
             add(phrase, ratio)
         for p in expected:
             add(p).context = self.setting("fusion", "context_bonus")
-        if endorsed is None and analysis.scores.best()[1] <= self.setting("fusion", "nonspeech_ratio"):
+        if endorsed is None and nearest <= self.setting("fusion", "nonspeech_ratio"):
             if non_speech(analysis.free_text):
                 return self._unheard(analysis, candidates, margin, template)
         clear = (
