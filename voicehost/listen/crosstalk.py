@@ -26,12 +26,14 @@ owner and is dropped. Per-seat latency offsets are applied before anything is co
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal, Mapping, Protocol, Sequence
 
 import numpy as np
 
+from voicehost.listen.demix import demix
 from voicehost.listen.messages import AcousticEvent, EventKind, SeatName
 from voicehost.listen.onset import OnsetConfig, band_energies_db, band_masks, classify, fine_onset, peak_level_db
 
@@ -154,6 +156,10 @@ class CrosstalkConfig:
     Tuning seeds 1, 3 and 5 with the truth as recogniser (README item 45): the 137 true slaps -0.8
     dB and up; such residues -11.6 dB (the caller's, whom the rules would charge for slapping
     their own call) and -7.1 dB, and 14 of 122 slap-like sounds in table talk. None: off."""
+    demix: bool = True
+    """The recogniser hears each voice of a cluster with several owners' voices (a race) as
+    :func:`~voicehost.listen.demix.demix` separates it from the whole cluster, instead of the leak
+    filters' remainder (README, item 50). Onsets, ownership and kinds do not change."""
     causal_onsets: Literal["none", "slaps", "all"] = "slaps"
     """In which clusters a seat's own onset is found (finely, after its own sound was found) on its
     cancelled channel as the minimum-phase filter of the band-pass's gain would have passed it:
@@ -299,7 +305,42 @@ def resolve(
             if found is not None:
                 owned.append(found)
                 leaked_to = ()
+    if cfg.demix:
+        owned = _demixed(owned, signals, t0, rate)
     return sorted(owned, key=lambda o: o.event.onset)
+
+
+def _demixed(owned: list[OwnedEvent], signals: Mapping[SeatName, np.ndarray], t0: float, rate: int) -> list[OwnedEvent]:
+    """``owned`` with each voice's recogniser audio taken from the demixed channels of the seats
+    that own a voice (or other non-slap sound) in the cluster; unchanged with fewer than two."""
+    seats = sorted({o.event.seat for o in owned if o.event.kind != EventKind.SLAP})
+    if len(seats) < 2:
+        return owned
+    separated = _demix_once(np.stack([signals[s] for s in seats]), rate)
+    out = []
+    for o in owned:
+        if o.event.kind == EventKind.SLAP:
+            out.append(o)
+            continue
+        first = int(round((o.start - t0) * rate))
+        own = separated[seats.index(o.event.seat)][first : first + len(o.samples)]
+        out.append(replace(o, samples=np.pad(own, (0, len(o.samples) - len(own))).astype(np.float32)))
+    return out
+
+
+_DEMIXED: dict[bytes, np.ndarray] = {}
+"""The last few demixings by their input: a cluster is often resolved again with the same audio
+(an early try, then the final one), and the demixing is its costliest part (README, item 50)."""
+
+
+def _demix_once(channels: np.ndarray, rate: int) -> np.ndarray:
+    """:func:`demix` of ``channels``, computed once for the same channels (a pure function, memoised)."""
+    key = hashlib.blake2b(channels.tobytes(), digest_size=16, key=str((channels.shape, rate)).encode()).digest()
+    if key not in _DEMIXED:
+        if len(_DEMIXED) >= 8:
+            del _DEMIXED[next(iter(_DEMIXED))]
+        _DEMIXED[key] = demix(channels, rate)
+    return _DEMIXED[key]
 
 
 def _merged(group: Sequence[AcousticEvent]) -> AcousticEvent:
