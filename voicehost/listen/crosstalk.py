@@ -20,8 +20,11 @@ one sound for the fitting; each of its later events is its own only where the ca
 shows a sound of its own within it, and its audio (for the kind and for the recogniser) stops
 where its next sound begins.
 
-A sound heard about equally loud everywhere (the table speaker: the host's own voice) has no
-owner and is dropped. Per-seat latency offsets are applied before anything is compared.
+Where two or more seats own a voice in one cluster, the audio handed to the recogniser is that
+seat's voice demixed from the whole cluster (:mod:`.demix`) instead of the cancelled channel;
+onsets, owners and kinds are decided as above. A sound heard about equally loud everywhere (the
+table speaker: the host's own voice) has no owner and is dropped. Per-seat latency offsets are
+applied before anything is compared.
 """
 
 from __future__ import annotations
@@ -176,7 +179,9 @@ class OwnedEvent:
 
     event: AcousticEvent
     samples: np.ndarray
-    """float32 mono, crosstalk-cancelled, from ``start``."""
+    """float32 mono, from ``start``: what the recogniser hears. Crosstalk-cancelled; where several
+    seats own a voice in the cluster, the owner's voice demixed from the whole cluster
+    (:attr:`CrosstalkConfig.demix`)."""
     start: float
     """Seconds (session time, after the latency offset) of ``samples[0]``."""
     heard: AcousticEvent | None = None
