@@ -31,7 +31,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class DemixConfig:
-    """Tuning of the demixing (chosen on the tuning split: README, item 50)."""
+    """Tuning of the demixing (set once, not searched; the method was chosen on the tuning split:
+    README, item 50)."""
 
     frame: float = 0.064
     """Seconds per STFT frame (rounded to a power of two in samples; the hop is a quarter of it):
