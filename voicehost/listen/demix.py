@@ -50,11 +50,13 @@ def demix(channels: np.ndarray, rate: int, cfg: DemixConfig | None = None) -> np
     """``channels`` (seats, samples), each microphone dominated by its owner → the same shape and
     type, each row that owner's voice with the other rows' voices removed (see the module doc)."""
     cfg = cfg or DemixConfig()
+    if len(channels) < 2:
+        return channels.copy()
     n = 1 << int(round(np.log2(cfg.frame * rate)))
     hop = n // 4
     window = np.sqrt(np.hanning(n + 1)[:-1])
     spectra = np.stack([_stft(c.astype(np.float64), n, hop, window) for c in channels])  # (seats, frames, bins)
-    if len(channels) < 2 or spectra.shape[1] < cfg.min_frames:
+    if spectra.shape[1] < cfg.min_frames:
         return channels.copy()
     unmixed = _ica(spectra, cfg)
     return np.stack([_istft(voice, n, hop, window, channels.shape[1]) for voice in unmixed]).astype(channels.dtype)
