@@ -106,12 +106,21 @@ class Recognition:
     candidate: str | None = None
     """When rejected as 'uncertain': the phrase it probably was (the host asks back)."""
     candidate_confidence: float = 0.0
-    """0..1: the candidate's confidence."""
+    """0..1: the candidate's (or the guess's) confidence."""
     ratio: float | None = None
     """Nats the phrase (or the uncertain candidate) lies under what the recogniser would write
     itself, any text allowed (≤ 0; 0: it wrote the phrase itself; Whisper's ratio); None: the
     recogniser has no such measure. The listener drops a strict phrase far under it
     (:attr:`voicehost.listen.pipeline.Listener.strict`)."""
+    guess: str | None = None
+    """When rejected as 'uncertain' or 'low_confidence': the allowed phrase the recogniser scored
+    best (None: it has no such measure). The listener accepts it when another seat's clear shout
+    of the same race agrees (:attr:`voicehost.listen.pipeline.ListenConfig.agree`)."""
+    score: float | None = None
+    """Nats of the recogniser's fused score for ``phrase`` or ``guess`` (≥ 0: accepted; None: the
+    recogniser has no such measure)."""
+    lead: float | None = None
+    """Nats that score lies over the next phrase's (inf: no other phrase was a candidate)."""
 
 
 class Recognizer(Protocol):

@@ -126,6 +126,19 @@ class ListenConfig:
     """Seconds: a voice sound of its own that starts within this after another seat's own voice
     sound (a race: one shout makes the next likely) has the ``racing`` phrases of
     :meth:`Listener.set_phrases` as likely too (README, "Hearing the shouts", item 31). None: off."""
+    agree: float | None = 8.0
+    """Nats: a voice sound the recogniser rejected or was unsure of is taken as its best guess
+    (:attr:`Recognition.guess`) when another seat's clear shout of the same phrase starts within
+    ``agree_window`` of it (the holders of a Bim Bamm! animal shout it together), the phrase is one
+    the game expects of its seat (a race's animal, not another animal a mistaken player shouts),
+    its score lies at most this under acceptance and ``agree_lead`` over the next phrase's. A sound
+    that may be taken so is not judged before its cluster is complete (README, "Hearing the
+    shouts", item 51). None: off."""
+    agree_lead: float = 1.5
+    agree_window: float = 1.0
+    agree_wait: bool = True
+    """A sound an early try finds may be taken by agreement waits for its complete cluster
+    (off: it is decided early as it stands, and only later sounds can be taken so)."""
     race_gap: float | None = 0.2
     """Seconds: the detectors' merge gap (``OnsetConfig.merge_gap``, else 0.35 s) while players
     race to shout single words (:meth:`Listener.set_phrases` ``racing``: a Bim Bamm! race's
@@ -169,6 +182,8 @@ class _Unjudged:
     likely: tuple[str, ...]
     ignored: bool
     """It began while the host talked, in a span the listener learnt of only later."""
+    expected: tuple[str, ...] = ()
+    """The phrases the game expects of its seat (``likely`` without the racing ones)."""
 
 
 @dataclass
@@ -271,6 +286,12 @@ class Listener:
         no try while it is the same and not a candidate (:meth:`_waiting`)."""
         self._unclear: dict[SeatName, tuple[str, float]] = {}
         """Seat → the last strict phrase not taken from it as unclear, and its onset."""
+        self._ahead: list[tuple[Shout, _Unjudged]] = []
+        """Shouts judged ahead of their turn (another seat's sound asked for agreement), to hand out."""
+        self._deferred: list[tuple[SeatName, float]] = []
+        """Sounds (seat, onset) an early try left for their complete cluster (``config.agree``)."""
+        self._early_judging = False
+        """An early try is judging (a sound that may agree with another seat's waits instead)."""
         if self.reference is not None:
             self.use_reference(self.reference)
 
@@ -357,7 +378,8 @@ class Listener:
             e.seat != event.seat and e.kind is EventKind.VOICE and 0.0 <= event.onset - e.onset <= window
             for e in owners
         )
-        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event))
+        expected = self._moment(event.seat, moment)[1]
+        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event), expected)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -480,6 +502,9 @@ class Listener:
             shout = self._judge(item)
             if shout is not None:
                 shouts.extend(self._drop_faint_echoes([shout], item.cluster))
+            for other, judged in self._ahead:
+                shouts.extend(self._drop_faint_echoes([other], judged.cluster))
+            self._ahead.clear()
             if shouts and not final:
                 break
         if self.config.early and not final and not shouts and not self._unjudged:
@@ -516,6 +541,8 @@ class Listener:
         first = min(e.onset for e in ready)
         if any(e.onset < first and self._early.get(id(e)) for e in self._pending):
             return []
+        if any(e.seat == s and abs(e.onset - o) <= 0.02 for e in ready if e.onset == first for s, o in self._deferred):
+            return []  # its first sound waits for its complete cluster (``config.agree``)
         tried = frozenset((e.seat, round(e.onset, 4), round(e.end, 4)) for e in ready)
         if tried == self._early_tried:
             return []
@@ -548,7 +575,15 @@ class Listener:
                     self._early_wait = heard
                 break  # a sound still going, or one an undetected sound may precede: it decides first
             item = self._item(owned, events)
-            shout = self._judge(item)
+            self._early_judging = True
+            try:
+                shout = self._judge(item)
+            finally:
+                self._early_judging = False
+            if self.decisions[-1].reason == "deferred":
+                self.decisions.pop()
+                self._deferred = [*self._deferred[-31:], (heard.seat, heard.onset)]
+                break  # another seat's shout may agree with it: it waits for its complete cluster
             kept = self._drop_faint_echoes([shout], events) if shout is not None else []
             self._mark_early(heard, bool(kept))
             if kept:
@@ -744,6 +779,19 @@ class Listener:
         else:
             recognition = self._recognise_here(segment, spoken, likely)
         decision.recognition = recognition
+        if recognition.phrase is None and self._may_agree(item, recognition):
+            assert recognition.guess is not None
+            if self._agreed(item, recognition.guess):
+                recognition = replace(
+                    recognition,
+                    phrase=recognition.guess,
+                    confidence=recognition.candidate_confidence,
+                    rejected_as=None,
+                    candidate=None,
+                )
+            elif self._early_judging and self.config.agree_wait and self._others_to_come(item):
+                decision.reason = "deferred"
+                return
         uncertain = (
             recognition.phrase is None
             and recognition.rejected_as == "uncertain"
@@ -774,6 +822,56 @@ class Listener:
         elif uncertain:
             decision.shout = replace(decision.shout, uncertain=True)
             decision.reason = "uncertain"
+
+    def _may_agree(self, item: _Unjudged, recognition: Recognition) -> bool:
+        """``recognition`` is a rejection another seat's clear shout may turn into its guess
+        (``config.agree``)."""
+        cfg = self.config
+        return (
+            cfg.agree is not None
+            and recognition.rejected_as in ("uncertain", "low_confidence")
+            and recognition.guess is not None
+            and recognition.guess in item.expected
+            and recognition.score is not None
+            and recognition.score >= -cfg.agree
+            and recognition.lead is not None
+            and recognition.lead >= cfg.agree_lead
+        )
+
+    def _agreement(self, item: _Unjudged, phrase: str) -> bool:
+        """Another seat's clear shout of ``phrase`` starts within ``config.agree_window`` of ``item``,
+        and its own seat has no shout kept in that time (a race's shout is its seat's first)."""
+        event, window = item.owned.event, self.config.agree_window
+        near = [d for d in self.decisions if d.shout is not None and abs(d.event.onset - event.onset) <= window]
+        if any(d.event.seat == event.seat and d.event.onset < event.onset for d in near):
+            return False
+        return any(
+            not d.shout.uncertain and d.shout.phrase == phrase and d.event.seat != event.seat
+            for d in near
+            if d.shout is not None
+        )
+
+    def _agreed(self, item: _Unjudged, phrase: str) -> bool:
+        """:meth:`_agreement`, judging now the other seats' sounds of ``item``'s cluster that wait
+        for their turn (their shouts are handed out with it), unless judging early."""
+        seat = item.owned.event.seat
+        waiting = [o for o in self._unjudged if o.cluster is item.cluster and o.owned.event.seat != seat]
+        for other in waiting if not self._early_judging and not self._agreement(item, phrase) else []:
+            if _route(other) != "words" or not any(o is other for o in self._unjudged):
+                continue  # not for the recogniser, or judged ahead already (for another sound's agreement)
+            self._unjudged = [o for o in self._unjudged if o is not other]
+            shout = self._judge(other)
+            if shout is not None:
+                self._ahead.append((shout, other))
+        return self._agreement(item, phrase)
+
+    def _others_to_come(self, item: _Unjudged) -> bool:
+        """Another seat's voice sound in ``item``'s cluster within ``config.agree_window`` of it."""
+        event, window = item.owned.event, self.config.agree_window
+        return any(
+            e.seat != event.seat and e.kind is EventKind.VOICE and abs(e.onset - event.onset) <= window
+            for e in item.cluster
+        )
 
     def _said_again(self, event: AcousticEvent, phrase: str) -> bool:
         """True when ``event``'s seat said the same unclear strict ``phrase`` within

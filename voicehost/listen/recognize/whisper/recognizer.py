@@ -33,7 +33,7 @@ from functools import lru_cache
 from itertools import combinations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence
 
 import numpy as np
 
@@ -350,7 +350,7 @@ class WhisperRecognizer:
             best = max(candidates.values(), key=lambda c: c.score)
         if self.setting("fusion", "look_min") <= best.score <= self.setting("fusion", "look_max"):
             best = self._second_look(isolated, spoken, candidates, analysis, assumed)
-        decided = self._decide(best)
+        decided = self._decide(best, candidates.values())
         if self.learn and decided.phrase is not None and decided.phrase == phrase:
             self._learn(segment, analysis, best, ratio)
         elif self.learn and decided.candidate is not None:
@@ -598,10 +598,13 @@ class WhisperRecognizer:
             + third
         )
 
-    def _decide(self, best: Candidate) -> Recognition:
+    def _decide(self, best: Candidate, candidates: Iterable[Candidate]) -> Recognition:
         confidence = self.tuning.llr_confidence(best.score)
+        lead = best.score - max((c.score for c in candidates if c is not best), default=float("-inf"))
         if best.score >= 0.0:
-            return Recognition(best.phrase, confidence, (), self.name, None, ratio=best.ratio)
+            return Recognition(
+                best.phrase, confidence, (), self.name, None, ratio=best.ratio, score=best.score, lead=lead
+            )
         if best.score >= -self.setting("fusion", "uncertain_band"):
             return Recognition(
                 None,
@@ -612,8 +615,21 @@ class WhisperRecognizer:
                 candidate=best.phrase,
                 candidate_confidence=confidence,
                 ratio=best.ratio,
+                guess=best.phrase,
+                score=best.score,
+                lead=lead,
             )
-        return Recognition(None, 0.0, (), self.name, "low_confidence")
+        return Recognition(
+            None,
+            0.0,
+            (),
+            self.name,
+            "low_confidence",
+            candidate_confidence=confidence,
+            guess=best.phrase,
+            score=best.score,
+            lead=lead,
+        )
 
     def _ratio_of(self, phrase: str, analysis: Analysis) -> float:
         """Whisper's ratio for ``phrase`` (the floor when its search dropped it)."""
