@@ -129,13 +129,17 @@ class ListenConfig:
     agree: float | None = 8.0
     """Nats: a voice sound the recogniser rejected or was unsure of is taken as its best guess
     (:attr:`Recognition.guess`) when another seat's clear shout of the same phrase starts within
-    ``agree_window`` of it (the holders of a Bim Bamm! animal shout it together), the phrase is one
-    the game expects of its seat (a race's animal, not another animal a mistaken player shouts),
+    ``agree_window`` of it (the holders of a Bim Bamm! animal shout it together), the phrase is a
+    racing one the game expects of its seat (a race's animal, not another animal a mistaken player
+    shouts, and not Bim Bam Bum!'s call, which one player yells: :meth:`Listener.set_phrases`),
     its score lies at most this under acceptance and ``agree_lead`` over the next phrase's. A sound
     that may be taken so is not judged before its cluster is complete (README, "Hearing the
     shouts", item 51). None: off."""
     agree_lead: float = 1.5
     agree_window: float = 1.0
+    agree_gap: float = 0.015
+    """Seconds: a sound that starts closer than this to the agreeing shout may be its leak into
+    the seat's microphone (a few ms away); it is not taken so."""
     agree_wait: bool = True
     """A sound an early try finds may be taken by agreement waits for its complete cluster
     (off: it is decided early as it stands, and only later sounds can be taken so)."""
@@ -182,8 +186,9 @@ class _Unjudged:
     likely: tuple[str, ...]
     ignored: bool
     """It began while the host talked, in a span the listener learnt of only later."""
-    expected: tuple[str, ...] = ()
-    """The phrases the game expects of its seat (``likely`` without the racing ones)."""
+    agreeable: tuple[str, ...] = ()
+    """The racing phrases the game expects of its seat (``config.agree``): a Bim Bamm! race's
+    animal."""
 
 
 @dataclass
@@ -378,8 +383,9 @@ class Listener:
             e.seat != event.seat and e.kind is EventKind.VOICE and 0.0 <= event.onset - e.onset <= window
             for e in owners
         )
-        expected = self._moment(event.seat, moment)[1]
-        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event), expected)
+        racing = (moment or self._now())[3]
+        agreeable = tuple(p for p in self._moment(event.seat, moment)[1] if p in racing)
+        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event), agreeable)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -831,7 +837,7 @@ class Listener:
             cfg.agree is not None
             and recognition.rejected_as in ("uncertain", "low_confidence")
             and recognition.guess is not None
-            and recognition.guess in item.expected
+            and recognition.guess in item.agreeable
             and recognition.score is not None
             and recognition.score >= -cfg.agree
             and recognition.lead is not None
@@ -846,7 +852,10 @@ class Listener:
         if any(d.event.seat == event.seat and d.event.onset < event.onset for d in near):
             return False
         return any(
-            not d.shout.uncertain and d.shout.phrase == phrase and d.event.seat != event.seat
+            not d.shout.uncertain
+            and d.shout.phrase == phrase
+            and d.event.seat != event.seat
+            and abs(d.event.onset - event.onset) >= self.config.agree_gap
             for d in near
             if d.shout is not None
         )
