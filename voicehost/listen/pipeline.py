@@ -140,6 +140,10 @@ class ListenConfig:
     agree_gap: float = 0.015
     """Seconds: a sound that starts closer than this to the agreeing shout may be its leak into
     the seat's microphone (a few ms away); it is not taken so."""
+    agree_coherence: float = 0.5
+    """A sound whose microphone follows the agreeing shout's microphone this closely (the peak of
+    their normalised cross-correlation within ±20 ms, over its first 0.5 s) is that shout's leak
+    (a delayed copy), however late its onset was detected; it is not taken so."""
     agree_wait: bool = True
     """A sound an early try finds may be taken by agreement waits for its complete cluster
     (off: it is decided early as it stands, and only later sounds can be taken so)."""
@@ -856,9 +860,29 @@ class Listener:
             and d.shout.phrase == phrase
             and d.event.seat != event.seat
             and abs(d.event.onset - event.onset) >= self.config.agree_gap
+            and self._coherence(event, d.event.seat) < self.config.agree_coherence
             for d in near
             if d.shout is not None
         )
+
+    def _coherence(self, event: AcousticEvent, seat: SeatName) -> float:
+        """How closely ``event``'s microphone follows ``seat``'s over its first 0.5 s: the peak of
+        their normalised cross-correlation within ±20 ms (1: a delayed copy, a leak; a player's
+        own voice at their own microphone: far less)."""
+        rate, reach = self.onset.rate, int(0.02 * self.onset.rate)
+        own, other = self._detectors[event.seat], self._detectors[seat]
+        start = int(round((event.onset + own.offset) * rate))
+        x = self._audio.read(event.seat, start, start + int(min(event.end - event.onset, 0.5) * rate))
+        first = int(round((event.onset + other.offset) * rate)) - reach
+        y = self._audio.read(seat, max(0, first), first + len(x) + 2 * reach)
+        if len(x) < rate // 20 or len(y) < len(x) + 2 * reach:
+            return 0.0
+        x64, y64 = x.astype(np.float64) - float(np.mean(x)), y.astype(np.float64) - float(np.mean(y))
+        lagged = np.correlate(y64, x64, mode="valid")
+        power = np.cumsum(np.concatenate(([0.0], y64 * y64)))
+        windows = power[len(x) :] - power[: -len(x)]
+        norm = np.sqrt(np.maximum(windows * float(np.dot(x64, x64)), 1e-20))
+        return float(np.max(np.abs(lagged) / norm))
 
     def _agreed(self, item: _Unjudged, phrase: str) -> bool:
         """:meth:`_agreement`, judging now the other seats' sounds of ``item``'s cluster that wait
