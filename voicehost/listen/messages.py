@@ -120,7 +120,10 @@ class Recognition:
     """Nats of the recogniser's fused score for ``phrase`` or ``guess`` (≥ 0: accepted; None: the
     recogniser has no such measure)."""
     lead: float | None = None
-    """Nats that score lies over the next phrase's (inf: no other phrase was a candidate)."""
+    """Nats that score lies over the next phrase's (inf: no other phrase was a candidate). Both as
+    the recogniser scored them: a phrase PocketSphinx was not asked about, as it could not reach
+    the uncertain band, counts at PocketSphinx's floor, so a rejection's score and lead may differ
+    from what asking about every phrase would give (the decision does not)."""
 
 
 class Recognizer(Protocol):
