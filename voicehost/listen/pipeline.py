@@ -136,7 +136,9 @@ class ListenConfig:
     that may be taken so is not judged before its cluster is complete (README, "Hearing the
     shouts", item 51). None: off."""
     agree_lead: float = 1.5
+    """Nats the guess must lie over the next phrase the recogniser scored (``agree``)."""
     agree_window: float = 1.0
+    """Seconds between the sound's onset and the agreeing shout's, either way (``agree``)."""
     agree_coherence: float = 0.7
     """A sound whose microphone follows the agreeing shout's microphone this closely (the peak of
     their normalised cross-correlation within ±20 ms, over its first 0.5 s) is that shout's leak
@@ -847,8 +849,9 @@ class Listener:
         )
 
     def _agreement(self, item: _Unjudged, phrase: str) -> bool:
-        """Another seat's clear shout of ``phrase`` starts within ``config.agree_window`` of ``item``,
-        and its own seat has no shout kept in that time (a race's shout is its seat's first)."""
+        """Another seat's clear shout of ``phrase`` starts within ``config.agree_window`` of ``item``
+        (its microphone not a copy of that shout's: :meth:`_coherence`), and no shout of ``item``'s
+        own seat began in the window before it (a race's shout is its seat's first)."""
         event, window = item.owned.event, self.config.agree_window
         near = [d for d in self.decisions if d.shout is not None and abs(d.event.onset - event.onset) <= window]
         if any(d.event.seat == event.seat and d.event.onset < event.onset for d in near):
