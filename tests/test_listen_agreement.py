@@ -5,11 +5,10 @@ the recogniser), and the real recogniser's guess, score and lead on a committed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
-
 import pytest
 
 from tests.conftest import ROOT
@@ -33,11 +32,9 @@ class Scripted:
     rejected: dict[str, Recognition]
     """Seat → what the recogniser makes of its sound (the others: the truth, accepted)."""
     name: str = "scripted"
-    asked: list[str] = field(default_factory=list)
 
     def recognize(self, segment: Segment, phrases: Sequence[str], likely: Sequence[str] = ()) -> Recognition:
         seat = segment.event.seat
-        self.asked.append(seat)
         sound = self.fixture.sound_at(seat, segment.event.onset)
         if sound is None or sound["kind"] != "shout":
             return Recognition(None, 0.0, engine=self.name, rejected_as="low_confidence")
