@@ -418,13 +418,14 @@ def _far_field(
         other = signals[seat][max(0, start - lag) : start + len(piece) + lag]
         if loudest.level_db - min(event.level_db, peak_level_db(other, rate)) > cfg.far_field_spread_db:
             return False
-        if _peak_correlation(piece, other) < cfg.far_field_coherence:
+        if peak_correlation(piece, other) < cfg.far_field_coherence:
             return False
     return True
 
 
-def _peak_correlation(piece: np.ndarray, window: np.ndarray) -> float:
-    """Best normalised correlation of ``piece`` anywhere inside ``window``."""
+def peak_correlation(piece: np.ndarray, window: np.ndarray) -> float:
+    """Best normalised correlation of ``piece`` anywhere inside ``window`` (1: ``window`` holds a
+    scaled copy of it; the table speaker's voice here, a leak for the listener's agreement)."""
     if len(window) < len(piece) or not len(piece):
         return 0.0
     size = 1 << int(np.ceil(np.log2(len(window) + len(piece))))

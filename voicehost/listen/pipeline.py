@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
-from voicehost.listen.crosstalk import CrosstalkConfig, OwnedEvent, resolve
+from voicehost.listen.crosstalk import CrosstalkConfig, OwnedEvent, peak_correlation, resolve
 from voicehost.listen.echo import EchoCanceller, EchoConfig, Reference
 from voicehost.listen.messages import (
     AcousticEvent,
@@ -389,7 +389,8 @@ class Listener:
         )
         racing = (moment or self._now())[3]
         agreeable = tuple(p for p in self._moment(event.seat, moment)[1] if p in racing)
-        return _Unjudged(owned, owners, *self._moment(event.seat, moment, raced), self._is_ignored(event), agreeable)
+        phrases, likely = self._moment(event.seat, moment, raced)
+        return _Unjudged(owned, owners, phrases, likely, self._is_ignored(event), agreeable)
 
     def ignore(self, start: float, end: float, seats: Sequence[SeatName] | None = None, key: object = None) -> None:
         """The host is audible in [start, end] seconds (on ``seats``' microphones, or all).
@@ -875,21 +876,18 @@ class Listener:
         x = self._audio.read(event.seat, start, start + int(min(event.end - event.onset, 0.5) * rate))
         first = int(round((event.onset + other.offset) * rate)) - reach
         y = self._audio.read(seat, max(0, first), first + len(x) + 2 * reach)
-        if len(x) < rate // 20 or len(y) < len(x) + 2 * reach:
+        if len(x) < rate // 20:
             return 0.0
-        x64, y64 = x.astype(np.float64) - float(np.mean(x)), y.astype(np.float64) - float(np.mean(y))
-        lagged = np.correlate(y64, x64, mode="valid")
-        power = np.cumsum(np.concatenate(([0.0], y64 * y64)))
-        windows = power[len(x) :] - power[: -len(x)]
-        norm = np.sqrt(np.maximum(windows * float(np.dot(x64, x64)), 1e-20))
-        return float(np.max(np.abs(lagged) / norm))
+        return peak_correlation(x.astype(np.float64), y.astype(np.float64))
 
     def _agreed(self, item: _Unjudged, phrase: str) -> bool:
         """:meth:`_agreement`, judging now the other seats' sounds of ``item``'s cluster that wait
         for their turn (their shouts are handed out with it), unless judging early."""
+        agreed = self._agreement(item, phrase)
+        if agreed or self._early_judging:
+            return agreed
         seat = item.owned.event.seat
-        waiting = [o for o in self._unjudged if o.cluster is item.cluster and o.owned.event.seat != seat]
-        for other in waiting if not self._early_judging and not self._agreement(item, phrase) else []:
+        for other in [o for o in self._unjudged if o.cluster is item.cluster and o.owned.event.seat != seat]:
             if _route(other) != "words" or not any(o is other for o in self._unjudged):
                 continue  # not for the recogniser, or judged ahead already (for another sound's agreement)
             self._unjudged = [o for o in self._unjudged if o is not other]
