@@ -74,6 +74,7 @@ FUSION = {
     "keep_expected": 1.0,
     "call_prompt": 1.0,
     "sphinx_ceiling": 2.0,
+    "sphinx_ceiling_floored": 0.0,
     "distinct_spread": 1.8,
     "distinct_penalty": 4.0,
     "moonshine_weight": 1.0,
@@ -506,14 +507,19 @@ class WhisperRecognizer:
         ratio taken as 0). A candidate is not decoded when even a ratio of ``sphinx_ceiling`` would
         leave it below the best fused score so far, or below every score that matters (the
         uncertain band's bottom and, when on, the second look's); its ratio stays None (the floor).
-        That changes no recognition while no ratio exceeds the ceiling (see tuning.toml); a
-        rejected segment's best candidate in :class:`Evidence` may differ."""
-        headroom = self.setting("fusion", "sphinx_weight") * self.setting("fusion", "sphinx_ceiling")
+        A candidate Whisper put at its floor (``ratio_floor``: it heard something else entirely)
+        has the lower ceiling ``sphinx_ceiling_floored``. That changes no recognition while no ratio
+        exceeds its ceiling (see tuning.toml); a rejected segment's best candidate in
+        :class:`Evidence` may differ."""
+        weight = self.setting("fusion", "sphinx_weight")
+        floor = self.setting("fusion", "ratio_floor")
         best = -self.setting("fusion", "uncertain_band")
         if self.setting("fusion", "look_min") <= self.setting("fusion", "look_max"):
             best = min(best, self.setting("fusion", "look_min"))
         for candidate in sorted(candidates.values(), key=lambda c: self._fused(c, assumed=0.0), reverse=True):
-            if self._fused(candidate, assumed=0.0) + headroom < best:
+            floored = not math.isfinite(candidate.ratio) or candidate.ratio <= floor
+            ceiling = self.setting("fusion", "sphinx_ceiling_floored" if floored else "sphinx_ceiling")
+            if self._fused(candidate, assumed=0.0) + weight * ceiling < best:
                 continue
             candidate.sphinx = opinion.ratio(candidate.phrase)
             best = max(best, self._fused(candidate))
