@@ -13,7 +13,8 @@ the phrase their own takes fit best. Each candidate gets a fused score
           - distinct penalty (a repeated word whose syllables sound like different words)
 
 and the best candidate is accepted at a score ≥ 0, reported as *uncertain* (the host asks back)
-within ``uncertain_band`` below, rejected otherwise. PocketSphinx decodes a candidate only while it
+within ``uncertain_band`` below (an expected phrase's context nats beyond ``ask_context`` not
+counted there), rejected otherwise. PocketSphinx decodes a candidate only while it
 could still win (``sphinx_ceiling``, :meth:`WhisperRecognizer._consult`).
 
 *A second look* (off as shipped: ``look_min`` > ``look_max``) where the decision is close (the best
@@ -69,6 +70,7 @@ FUSION = {
     "fast_margin": 3.0,
     "fast_sphinx": -2.0,
     "context_bonus": 0.0,
+    "ask_context": math.inf,
     "look_min": 1.0,
     "look_max": 0.0,
     "keep_expected": 1.0,
@@ -611,7 +613,10 @@ class WhisperRecognizer:
             return Recognition(
                 best.phrase, confidence, (), self.name, None, ratio=best.ratio, score=best.score, lead=lead
             )
-        if best.score >= -self.setting("fusion", "uncertain_band"):
+        # the context's nats beyond ``ask_context`` move the line a phrase is taken at, not the
+        # band it is asked back in: talk near an expected phrase is asked back no more often
+        lift = max(0.0, best.context - self.setting("fusion", "ask_context"))
+        if best.score - lift >= -self.setting("fusion", "uncertain_band"):
             return Recognition(
                 None,
                 0.0,
