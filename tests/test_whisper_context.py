@@ -18,9 +18,8 @@ def heard(whisper: WhisperRecognizer, shift: float, **fusion: float) -> Evidence
     """The committed call, expected, unprompted, with every fused score moved by ``shift`` nats."""
     bias = whisper.setting("fusion", "bias") + shift
     settings = {**whisper.tuning.fusion, "call_prompt": 0.0, "bias": bias, **fusion}
-    recognizer = WhisperRecognizer(
-        whisper.pack, whisper.engine, replace(whisper.tuning, fusion=settings), second=whisper.second, third=whisper.third
-    )
+    tuning = replace(whisper.tuning, fusion=settings)
+    recognizer = WhisperRecognizer(whisper.pack, whisper.engine, tuning, second=whisper.second, third=whisper.third)
     return recognizer.evidence(clip(CALL), PHRASES, likely=(CALL,))
 
 
