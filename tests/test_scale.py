@@ -65,7 +65,9 @@ def script_file(path: Path, lines: int) -> Path:
 
 
 def test_a_long_script_plays_in_linear_time(tmp_path: Path) -> None:
-    """A 16,000-line script takes about 4 times a 4,000-line one (15 s against 2 s before: quadratic)."""
+    """A 16,000-line script takes about 4 times a 4,000-line one (15 s against 2 s before: quadratic).
+    Each is timed best of three: once, a 0.8 s pause of the busy machine (the other test worker
+    decoding) put a single timing at 8.4 times (0.17 s against 1.38 s; alone 0.15 against 0.57)."""
     from voicehost.host.build import PlaySettings, run_session
 
     def play(lines: int) -> float:
@@ -76,7 +78,7 @@ def test_a_long_script_plays_in_linear_time(tmp_path: Path) -> None:
         return seconds
 
     play(500)
-    small, big = play(4_000), play(16_000)
+    small, big = (min(play(lines) for _ in range(3)) for lines in (4_000, 16_000))
     assert big < 20 and big / small < 8, (small, big)
 
 
