@@ -422,6 +422,9 @@ class ClassTally:
     clean: int = 0
     """Races at gaps >= 20 ms whose every shout was heard with the right phrase."""
     clean_first_right: int = 0
+    gap_races: int = 0
+    """Races whose first two true onsets are >= 20 ms apart (the issue's first-shouter target)."""
+    gap_first_right: int = 0
     slap_races: int = 0
     """Slap races (two or more slaps) whose every slap was heard as a slap."""
     last_slap_right: int = 0
@@ -627,6 +630,9 @@ def score_heldout(
         )
         tally.first_right += right_first
         onsets = sorted(float(e["onset"]) for e in expected)  # type: ignore[arg-type]
+        if onsets[1] - onsets[0] >= 0.0195:
+            tally.gap_races += 1
+            tally.gap_first_right += right_first
         all_heard = match.phrases_right() == len(expected) and not match.extra
         if all_heard and min(np.diff(onsets)) >= 0.0195:
             tally.clean += 1
@@ -671,6 +677,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
                 "first_right",
                 "clean",
                 "clean_first_right",
+                "gap_races",
+                "gap_first_right",
                 "slap_races",
                 "last_slap_right",
                 "uncertain",
@@ -696,7 +704,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         f"  overall: recall {pct(total.right, total.expected)}, phrase right {pct(total.right, total.reported)}, "
         f"false alarms {total.false_alarms} ({per_ten(total.false_alarms)} per 10 min"
         f" of {minutes:.1f} min talk"
-        f" + race extras), first shouter {pct(total.first_right, total.races)},"
+        f" + race extras), first shouter {pct(total.first_right, total.races)}"
+        f" (at a first gap >= 20 ms: {pct(total.gap_first_right, total.gap_races)}),"
         f" clean races {pct(total.clean_first_right, total.clean)},"
         f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
         f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"
