@@ -425,6 +425,9 @@ class ClassTally:
     gap_races: int = 0
     """Races whose first two true onsets are >= 20 ms apart (the issue's first-shouter target)."""
     gap_first_right: int = 0
+    winner_right: int = 0
+    """Races whose first reported shout of the race's animal (the first true shout's phrase: the one
+    the game awards; a shout of another animal is a mistake) is the first true shout."""
     slap_races: int = 0
     """Slap races (two or more slaps) whose every slap was heard as a slap."""
     last_slap_right: int = 0
@@ -630,6 +633,9 @@ def score_heldout(
         )
         tally.first_right += right_first
         onsets = sorted(float(e["onset"]) for e in expected)  # type: ignore[arg-type]
+        animal = expected[0]["phrase"]
+        winner = next((f for f in found if f["phrase"] == animal), None)
+        tally.winner_right += winner is not None and winner["player"] == expected[0]["player"]
         if onsets[1] - onsets[0] >= 0.0195:
             tally.gap_races += 1
             tally.gap_first_right += right_first
@@ -679,6 +685,7 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
                 "clean_first_right",
                 "gap_races",
                 "gap_first_right",
+                "winner_right",
                 "slap_races",
                 "last_slap_right",
                 "uncertain",
@@ -705,7 +712,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         f"false alarms {total.false_alarms} ({per_ten(total.false_alarms)} per 10 min"
         f" of {minutes:.1f} min talk"
         f" + race extras), first shouter {pct(total.first_right, total.races)}"
-        f" (at a first gap >= 20 ms: {pct(total.gap_first_right, total.gap_races)}),"
+        f" (at a first gap >= 20 ms: {pct(total.gap_first_right, total.gap_races)};"
+        f" the first shout of the race's animal, the one the game awards: {pct(total.winner_right, total.races)}),"
         f" clean races {pct(total.clean_first_right, total.clean)},"
         f" uncertain {total.uncertain} (recall with the right ones asked back and confirmed:"
         f" {pct(total.right + total.asked_right, total.expected)}; asks in table talk {asks_talk}"

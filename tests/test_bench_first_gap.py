@@ -40,3 +40,37 @@ def test_only_races_whose_first_two_shouts_are_20_ms_apart_count() -> None:
         tally = tallies[("race", "SNR >= 10 dB")]
         got = (tally.gap_races, tally.gap_first_right, tally.first_right)  # type: ignore[attr-defined]
         assert got == (races, right, first_right), (gap, shouts)
+
+
+def test_the_winner_is_the_first_shout_of_the_races_animal() -> None:
+    """A mistaken shout of another animal reported before the true first one makes the first
+    shouter wrong but not the winner the game awards; a later holder reported before the first one
+    makes both wrong; the first holder not heard at all: no winner right."""
+    bench = bench_listen()
+    race = Fixture(
+        {
+            "name": "ho_race_pink20_1",
+            "noise": {"kind": "pink", "snr_db": 20},
+            "expected": [
+                {"player": "Anna", "phrase": "cat", "onset": 0.90, "end": 1.2},
+                {"player": "Ben", "phrase": "dog", "onset": 0.93, "end": 1.2},
+                {"player": "Cleo", "phrase": "cat", "onset": 0.96, "end": 1.3},
+            ],
+        },
+        Path("ho_race_pink20_1.json"),
+    )
+
+    def heard(*shouts: tuple[str, str, float]) -> list[tuple[Shout, float]]:
+        return [(Shout(player, phrase, onset, onset + 0.3), 0.5) for player, phrase, onset in shouts]
+
+    cases = [
+        (heard(("Anna", "cat", 0.90), ("Ben", "dog", 0.93), ("Cleo", "cat", 0.96)), (1, 1)),
+        (heard(("Ben", "dog", 0.91), ("Anna", "cat", 0.92), ("Cleo", "cat", 0.96)), (0, 1)),
+        (heard(("Cleo", "cat", 0.91), ("Anna", "cat", 0.92), ("Ben", "dog", 0.93)), (0, 0)),
+        (heard(("Ben", "dog", 0.93), ("Cleo", "cat", 0.96)), (0, 0)),
+    ]
+    for shouts, (first_right, winner_right) in cases:
+        tallies: dict[tuple[str, str], object] = {}
+        bench.score_heldout(race, shouts, tallies)  # type: ignore[attr-defined]
+        tally = tallies[("race", "SNR >= 10 dB")]
+        assert (tally.first_right, tally.winner_right) == (first_right, winner_right), shouts  # type: ignore[attr-defined]
