@@ -11,8 +11,10 @@ generated with a different seed than the committed one, plus real human voices i
 HELDOUT_ENGLISH_VOICES), seed 21, and per class (solo shouts, races, Bim Bam Bum! calls with pile
 numbers, slap races after "bim bam bum", table talk) and condition (SNR >= 10 dB: pink 30/20,
 quiet 40, babble 20; and babble 10 dB apart): recall, phrase accuracy, false alarms per 10 minutes
-of table talk, first shouter, and the listener's latency (end of a shout to the moment the
-pipeline hands it over, fed in 20 ms blocks, including the compute of that block); then the
+of table talk, first shouter (every race, races whose first two shouts are >= 20 ms apart, and the
+winner the game awards: the first reported shout of the race's animal), and the listener's
+latency (end of a shout to the moment the pipeline hands it over, fed in 20 ms blocks, including
+the compute of that block); then the
 shouts heard right by the voice that made them, the worst first. With
 --speech-commands, the same for real voices (races and solo shouts of cat/dog, table talk made of
 the 100 other real words). With --enrol every synthetic player has enrolled first (3 takes of each
