@@ -9,18 +9,24 @@ from tools.listen_fixtures import Fixture
 from voicehost.listen.messages import Shout
 
 
-def _race(first_gap: float) -> Fixture:
+def _race(first_gap: float, second: str = "cat") -> Fixture:
+    """Anna's "cat" at 0.9 s, Ben's ``second`` ``first_gap`` later, Cleo's "cat" at 1.1 s."""
     expected = [
         {"player": "Anna", "phrase": "cat", "onset": 0.9, "end": 1.2},
-        {"player": "Ben", "phrase": "cat", "onset": 0.9 + first_gap, "end": 1.2 + first_gap},
+        {"player": "Ben", "phrase": second, "onset": 0.9 + first_gap, "end": 1.2 + first_gap},
         {"player": "Cleo", "phrase": "cat", "onset": 1.1, "end": 1.4},
     ]
     manifest = {"name": "ho_race_pink20_0", "noise": {"kind": "pink", "snr_db": 20}, "expected": expected}
     return Fixture(manifest, Path("ho_race_pink20_0.json"))
 
 
-def _shouts(*heard: tuple[str, float]) -> list[tuple[Shout, float]]:
-    return [(Shout(player, "cat", onset, onset + 0.3), 0.5) for player, onset in heard]
+def _shouts(*heard: tuple[str, float] | tuple[str, str, float]) -> list[tuple[Shout, float]]:
+    """(player, onset) shouts "cat"; (player, phrase, onset) shouts the phrase."""
+    out = []
+    for shout in heard:
+        player, phrase, onset = shout if len(shout) == 3 else (shout[0], "cat", shout[1])
+        out.append((Shout(str(player), str(phrase), float(onset), float(onset) + 0.3), 0.5))
+    return out
 
 
 def test_only_races_whose_first_two_shouts_are_20_ms_apart_count() -> None:
@@ -47,27 +53,12 @@ def test_the_winner_is_the_first_shout_of_the_races_animal() -> None:
     shouter wrong but not the winner the game awards; a later holder reported before the first one
     makes both wrong; the first holder not heard at all: no winner right."""
     bench = bench_listen()
-    race = Fixture(
-        {
-            "name": "ho_race_pink20_1",
-            "noise": {"kind": "pink", "snr_db": 20},
-            "expected": [
-                {"player": "Anna", "phrase": "cat", "onset": 0.90, "end": 1.2},
-                {"player": "Ben", "phrase": "dog", "onset": 0.93, "end": 1.2},
-                {"player": "Cleo", "phrase": "cat", "onset": 0.96, "end": 1.3},
-            ],
-        },
-        Path("ho_race_pink20_1.json"),
-    )
-
-    def heard(*shouts: tuple[str, str, float]) -> list[tuple[Shout, float]]:
-        return [(Shout(player, phrase, onset, onset + 0.3), 0.5) for player, phrase, onset in shouts]
-
+    race = _race(0.03, second="dog")
     cases = [
-        (heard(("Anna", "cat", 0.90), ("Ben", "dog", 0.93), ("Cleo", "cat", 0.96)), (1, 1)),
-        (heard(("Ben", "dog", 0.91), ("Anna", "cat", 0.92), ("Cleo", "cat", 0.96)), (0, 1)),
-        (heard(("Cleo", "cat", 0.91), ("Anna", "cat", 0.92), ("Ben", "dog", 0.93)), (0, 0)),
-        (heard(("Ben", "dog", 0.93), ("Cleo", "cat", 0.96)), (0, 0)),
+        (_shouts(("Anna", "cat", 0.90), ("Ben", "dog", 0.93), ("Cleo", "cat", 1.1)), (1, 1)),
+        (_shouts(("Ben", "dog", 0.91), ("Anna", "cat", 0.92), ("Cleo", "cat", 1.1)), (0, 1)),
+        (_shouts(("Cleo", "cat", 0.91), ("Anna", "cat", 0.92), ("Ben", "dog", 0.93)), (0, 0)),
+        (_shouts(("Ben", "dog", 0.93), ("Cleo", "cat", 1.1)), (0, 0)),
     ]
     for shouts, (first_right, winner_right) in cases:
         tallies: dict[tuple[str, str], object] = {}
