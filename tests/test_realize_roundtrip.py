@@ -18,8 +18,14 @@ import pytest
 
 from voicehost.speak.realize import Filler, Realizer
 
-SPEECH_RATE = 140
-"""Words per minute: a clear reading pace, as a host reads a card to the table."""
+SPEECH_RATE = 120
+"""Words per minute: a slow, clear reading pace, as a host reads a card to the table.
+
+espeak-ng carries state from one utterance to the next (the same text comes out a few samples
+longer or shorter, whatever the process said before), so a sentence must be heard as itself
+whatever was rendered before it. At 140 wpm "promised twelve tiny horses" was heard as
+"promised a twelve ..." in 10 of 16 consecutive renders (CI failed on it, 2026-12-07); at 120
+wpm every sentence here was heard as itself in 20 of 20 consecutive renders (280 of 280)."""
 RECOGNISER_RATE = 16000
 """Hz: PocketSphinx's US-English model."""
 DITHER_SEED = 20240601
