@@ -434,6 +434,11 @@ class ClassTally:
     """Slap races (two or more slaps) whose every slap was heard as a slap."""
     last_slap_right: int = 0
     """… of which the last slap reported (the slapper the rules penalise) is the true last one."""
+    near_miss_said: int = 0
+    """Table talk: the near-miss words said alone at shouting level (``tools.listen_fixtures.
+    CONFUSABLE_WORDS``: "dock", "dug", "pick" …, a wrong shout more than talk)."""
+    near_miss_taken: int = 0
+    """… false alarms on them (the rest of ``false_alarms`` fell on everyday talk, coughs, laughs)."""
     uncertain: int = 0
     asked_right: int = 0
     """Missed shouts that an uncertain report would have asked back with the right phrase ("Ben: cat?")."""
@@ -566,6 +571,16 @@ def voice_of(fixture: fx.Fixture, expected: Mapping[str, object]) -> str:
     return "?"
 
 
+def near_misses(fixture: fx.Fixture) -> list[tuple[str, float, float]]:
+    """The near-miss words a table-talk recording says alone at shouting level ("dock", "dug" …:
+    ``tools.listen_fixtures.CONFUSABLE_WORDS``) as (seat, onset, end); none in real talk."""
+    return [
+        (str(s["seat"]), float(s["onset"]), float(s["end"]))
+        for s in fixture.manifest.get("sounds", ())  # type: ignore[attr-defined]
+        if s.get("kind") == "chatter" and s.get("text") in fx.CONFUSABLE_WORDS
+    ]
+
+
 def score_heldout(
     fixture: fx.Fixture,
     shouts: Sequence[tuple[Shout, float]],
@@ -588,6 +603,12 @@ def score_heldout(
     if cls == "chatter":
         tally.chatter_seconds += float(fixture.manifest["duration"])  # type: ignore[arg-type]
         tally.false_alarms += len(found)
+        near = near_misses(fixture)
+        tally.near_miss_said += len(near)
+        tally.near_miss_taken += sum(
+            any(f["player"] == seat and start - 0.15 <= float(f["onset"]) <= end + 0.1 for seat, start, end in near)  # type: ignore[arg-type]
+            for f in found
+        )
         return
     match = fx.match(found, expected)
     missed = [e for e in expected if not any(e is x and f["phrase"] == x["phrase"] for x, f in match.pairs)]
@@ -692,6 +713,8 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
                 "last_slap_right",
                 "uncertain",
                 "asked_right",
+                "near_miss_said",
+                "near_miss_taken",
                 "likely_expected",
                 "likely_right",
             ):
@@ -736,6 +759,15 @@ def report_heldout(title: str, tallies: dict[tuple[str, str], ClassTally], cpu: 
         + (", wall clock" if CLOCK is time.perf_counter else ", CPU")
         + f" {cpu / max(audio, 1e-9):.3f} s per s of audio"
     )
+    talk_fa = sum(t.false_alarms for (cls, _), t in tallies.items() if cls == "chatter")
+    if total.near_miss_said:
+        print(
+            f"  false alarms in table talk, split: on near-miss words said alone at shouting level"
+            f" ({', '.join(fx.CONFUSABLE_WORDS[:3])} …) {pct(total.near_miss_taken, total.near_miss_said)}"
+            " of them taken;"
+            f" on everything else (everyday talk, coughs, laughs) {talk_fa - total.near_miss_taken}"
+            f" = {per_ten(talk_fa - total.near_miss_taken)} per 10 min"
+        )
     if total.slap_races:
         print(
             f"  slap races whose slaps were all heard: the last slap reported (the slapper penalised) is the"
