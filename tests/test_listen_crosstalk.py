@@ -169,6 +169,31 @@ def test_a_clatter_just_before_ones_shout_does_not_carry_the_shout(seed: int) ->
     assert shout.start + len(shout.samples) / RATE >= 1.0 + len(word) / RATE
 
 
+@pytest.mark.parametrize("seed", [2, 5, 6])
+def test_ones_own_room_noise_long_before_ones_shout_is_not_its_start(seed: int) -> None:
+    """Anna's channel rattles (her own room, no neighbour hears it) 0.45-0.75 s, under what her
+    detector takes for a sound, and she shouts at 1.0 s, after Ben; Cleo's clap at 0.3 s opens
+    the cluster. Her own sound on her cancelled channel was looked for from the cluster's start:
+    the rattle was taken for her shout's start, 0.55 s early, and the shout itself was lost
+    (a real race in 10 dB of kitchen noise). It is looked for from 0.3 s before her own event
+    (``CrosstalkConfig.own_within``; None as before)."""
+    from tests.test_listen_onset import _rattle
+
+    rng = np.random.default_rng(seed)
+    table = Table(("Anna", "Ben", "Cleo"), 3.0, seed=seed, noise_db=-46)
+    table.shout("Cleo", set_active_level(synth.clap(RATE, rng), -16), 0.3, {"Ben": (-14, 0.003), "Anna": (-16, 0.004)})
+    table._add("Anna", set_active_level(_rattle(0.3, rng), -32), 0.45)
+    table.shout("Ben", _word("dog", 2), 0.95, {"Anna": (-12, 0.003), "Cleo": (-14, 0.004)})
+    table.shout("Anna", _word("cat", 4), 1.0, {"Ben": (-12, 0.003), "Cleo": (-14, 0.004)})
+    events = [e for e in table.events() if not (e.seat == "Anna" and e.onset < 0.9)]  # her detector: the shout
+    offsets = {s: 0.0 for s in table.seats}
+    owned = [(o.event.seat, o.event.onset) for o in resolve(events, table, offsets, OnsetConfig())]
+    assert [seat for seat, _ in owned] == ["Cleo", "Ben", "Anna"], owned
+    assert abs(owned[2][1] - 1.0) <= 0.015, owned
+    before = resolve(events, table, offsets, OnsetConfig(), CrosstalkConfig(own_within=None))
+    assert any(o.event.seat == "Anna" and o.event.onset < 0.8 for o in before), before
+
+
 def test_latency_offsets_are_applied_before_comparing() -> None:
     """Ben's interface adds 30 ms: with his offset given, he is still first and his leak into Anna is still a leak."""
     table = Table(("Anna", "Ben", "Cleo"), 2.5, seed=4)
@@ -336,13 +361,17 @@ def test_a_clap_after_a_neighbours_reverberant_leak_is_a_slap_of_its_own(seed: i
     """Ben's channel holds Anna's reverberant leak, then his clap. With ``own_peak_db`` (shipped:
     README items 43 and 44) his own sound is the clap, not the leak's reverberation, which the
     filter leaves at about the channel's level but 30 dB and more under the clap, so he owns one
-    slap at the clap. Without it his own sound starts in the leak and is a voice: the check can fail."""
+    slap at the clap. Without it (and without ``own_within``, which since 2026-12-07 also keeps his
+    own sound from starting far before his clap's event) his own sound starts in the leak and is a
+    voice: the check can fail."""
     table = _call_then_clap(seed)
     clap_at = 0.5 + len(_word("bum", 0)) / RATE + 0.3
     owned = [o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=20.0)) if o.event.seat == "Ben"]
     assert [o.event.kind.value for o in owned] == ["slap"], owned
     assert abs(owned[0].event.onset - clap_at) <= 0.02
-    without = [o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=None)) if o.event.seat == "Ben"]
+    without = [
+        o for o in _resolve(table, cfg=CrosstalkConfig(own_peak_db=None, own_within=None)) if o.event.seat == "Ben"
+    ]
     assert not any(o.event.kind.value == "slap" and abs(o.event.onset - clap_at) <= 0.02 for o in without), without
 
 

@@ -134,6 +134,13 @@ class CrosstalkConfig:
     own_short_peak_db: float = 6.0
     """… and come within this of the remainder's loudest frame from there on (a leak arriving
     before the seat's own louder sound is not it)."""
+    own_within: float | None = 0.3
+    """Seconds: a seat's own sound is looked for on its cancelled channel from this long before
+    its own detected event's onset (``OnsetConfig.search_back``), not from the cluster's start;
+    None: from the cluster's start, as before 2026-12-07. A seat's own room noise (a dish's
+    clatter in its channel alone, 0.5-0.9 s before its shout) is its own sound too: the shout
+    was given the clatter's onset and judged 0.85 s early (a real race in 10 dB of kitchen noise,
+    the seat's detector had found the shout itself)."""
     far_field: bool = True
     """Drop sounds that come from the table speaker (see below). Off when the host's voice is
     cancelled with its reference signal: then only players' sounds remain, and a group shouting
@@ -257,17 +264,45 @@ def resolve(
             )
         return joints[seat, among]
 
+    def within(seat: SeatName) -> int:
+        """Where ``seat``'s own sound may begin at the earliest (``cfg.own_within``)."""
+        if cfg.own_within is None:
+            return 0
+        return max(0, int(round((by_seat[seat].onset - cfg.own_within - t0) * rate)))
+
     for seat in order:
         remainder, fitted = _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
         onset = (
             int(round((by_seat[seat].onset - t0) * rate))
             if not sources
-            else _own_onset(remainder, signals[seat], rate, cfg, onset_cfg, causal=causal)
+            else _own_onset(
+                remainder,
+                signals[seat],
+                rate,
+                cfg,
+                onset_cfg,
+                after=within(seat),
+                causal=causal,
+                fresh=cfg.own_within is not None,
+            )
         )
         if onset is not None and cfg.joint and len(sources) > 1:
             joint = jointly(seat)
-            if joint is not None and _own_onset(joint, signals[seat], rate, cfg, onset_cfg, causal=causal) is None:
+            if (
+                joint is not None
+                and _own_onset(
+                    joint,
+                    signals[seat],
+                    rate,
+                    cfg,
+                    onset_cfg,
+                    after=within(seat),
+                    causal=causal,
+                    fresh=cfg.own_within is not None,
+                )
+                is None
+            ):
                 onset = None
         if onset is not None:
             sources[seat] = onset
@@ -289,7 +324,20 @@ def resolve(
         # (its neighbours' leaks overlapping, none yet known) may show nothing of its own.
         for seat in [s for s in sources if s != order[0] and last.get(s)]:
             joint = jointly(seat)
-            if joint is not None and _own_onset(joint, signals[seat], rate, cfg, onset_cfg, causal=causal) is None:
+            if (
+                joint is not None
+                and _own_onset(
+                    joint,
+                    signals[seat],
+                    rate,
+                    cfg,
+                    onset_cfg,
+                    after=within(seat),
+                    causal=causal,
+                    fresh=cfg.own_within is not None,
+                )
+                is None
+            ):
                 fitted = last[seat]
                 del sources[seat], clean[seat]
                 leaked.setdefault(max(fitted, key=lambda s: fitted[s].gain_db), []).append(seat)
@@ -776,10 +824,12 @@ def _own_onset(
     onset_cfg: OnsetConfig,
     after: int = 0,
     causal: bool = False,
+    fresh: bool = False,
 ) -> int | None:
     """Sample index where ``remainder`` shows a sound of the seat's own (at ``after`` or later), or
     None. ``causal``: the fine onset is found on the remainder's minimum-phase version (see
-    ``CrosstalkConfig.causal_onsets``)."""
+    ``CrosstalkConfig.causal_onsets``). ``fresh``: the sound must begin at ``after`` or later (one
+    already sounding there is passed over; the refinement does not reach back before ``after``)."""
     hop, n = rate // 100, rate // 50
     rem_db, chan_db = _frame_db(remainder, n, hop), _frame_db(channel, n, hop)
     noise_frames = max(3, int((cfg.pre - 0.05) * 100))
@@ -787,6 +837,9 @@ def _own_onset(
     first = max(noise_frames, after // hop)
     share = rem_db - chan_db
     own = _near_peak((rem_db > noise + cfg.own_margin_db) & (share > cfg.own_share_db), rem_db, share, cfg)
+    if fresh and 0 < first < len(own) and own[first - 1]:
+        ongoing = np.flatnonzero(~own[first:])
+        own[first : first + (int(ongoing[0]) if ongoing.size else len(own) - first)] = False
     own[:first] = False
     run = np.convolve(own.astype(int), np.ones(cfg.own_frames, dtype=int), mode="valid")
     hits = np.flatnonzero(run >= cfg.own_frames)
@@ -800,7 +853,8 @@ def _own_onset(
         return None
     coarse = int(hits[0]) * hop + n // 2
     fine = _causal(remainder, rate, onset_cfg) if causal else remainder
-    return _refine(fine, coarse, rate, cfg, onset_cfg, _leak_until(remainder, channel, coarse, rate, cfg))
+    not_before = _leak_until(remainder, channel, coarse, rate, cfg)
+    return _refine(fine, coarse, rate, cfg, onset_cfg, max(not_before, after) if fresh else not_before)
 
 
 def _near_peak(own: np.ndarray, rem_db: np.ndarray, share_db: np.ndarray, cfg: CrosstalkConfig) -> np.ndarray:
