@@ -136,7 +136,8 @@ class CrosstalkConfig:
     before the seat's own louder sound is not it)."""
     own_within: float | None = 0.3
     """Seconds: a seat's own sound is looked for on its cancelled channel from this long before
-    its own detected event's onset (``OnsetConfig.search_back``), not from the cluster's start;
+    its own detected event's onset (as far as the detector's refinement looks back), not from
+    the cluster's start;
     None: from the cluster's start, as before 2026-12-07. A seat's own room noise (a dish's
     clatter in its channel alone, 0.5-0.9 s before its shout) is its own sound too: the shout
     was given the clatter's onset and judged 0.85 s early (a real race in 10 dB of kitchen noise,
@@ -270,39 +271,18 @@ def resolve(
             return 0
         return max(0, int(round((by_seat[seat].onset - cfg.own_within - t0) * rate)))
 
+    def own_start(seat: SeatName, audio: np.ndarray) -> int | None:
+        """Where ``audio`` (``seat``'s cancelled channel) shows a sound of the seat's own, or None."""
+        fresh = cfg.own_within is not None
+        return _own_onset(audio, signals[seat], rate, cfg, onset_cfg, after=within(seat), causal=causal, fresh=fresh)
+
     for seat in order:
         remainder, fitted = _cancel(signals[seat], {s: (clean[s], span(s)) for s in sources}, rate, cfg)
         leaks[seat] = fitted
-        onset = (
-            int(round((by_seat[seat].onset - t0) * rate))
-            if not sources
-            else _own_onset(
-                remainder,
-                signals[seat],
-                rate,
-                cfg,
-                onset_cfg,
-                after=within(seat),
-                causal=causal,
-                fresh=cfg.own_within is not None,
-            )
-        )
+        onset = int(round((by_seat[seat].onset - t0) * rate)) if not sources else own_start(seat, remainder)
         if onset is not None and cfg.joint and len(sources) > 1:
             joint = jointly(seat)
-            if (
-                joint is not None
-                and _own_onset(
-                    joint,
-                    signals[seat],
-                    rate,
-                    cfg,
-                    onset_cfg,
-                    after=within(seat),
-                    causal=causal,
-                    fresh=cfg.own_within is not None,
-                )
-                is None
-            ):
+            if joint is not None and own_start(seat, joint) is None:
                 onset = None
         if onset is not None:
             sources[seat] = onset
@@ -324,20 +304,7 @@ def resolve(
         # (its neighbours' leaks overlapping, none yet known) may show nothing of its own.
         for seat in [s for s in sources if s != order[0] and last.get(s)]:
             joint = jointly(seat)
-            if (
-                joint is not None
-                and _own_onset(
-                    joint,
-                    signals[seat],
-                    rate,
-                    cfg,
-                    onset_cfg,
-                    after=within(seat),
-                    causal=causal,
-                    fresh=cfg.own_within is not None,
-                )
-                is None
-            ):
+            if joint is not None and own_start(seat, joint) is None:
                 fitted = last[seat]
                 del sources[seat], clean[seat]
                 leaked.setdefault(max(fitted, key=lambda s: fitted[s].gain_db), []).append(seat)

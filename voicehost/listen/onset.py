@@ -737,7 +737,8 @@ class OnsetDetector:
             head = self.history.read(a, spans[lead + 1][0])
             hit = b - a <= cfg.slap_burst * cfg.rate and impulsive(head, cfg.rate, cfg.slap_rise, cfg.slap_length)
             unvoiced = (
-                cfg.lead_unvoiced is not None
+                not hit
+                and cfg.lead_unvoiced is not None
                 and b - a >= cfg.lead_unvoiced_length * cfg.rate
                 and voicing(self.history.read(a, b), cfg.rate) < cfg.lead_unvoiced
             )
