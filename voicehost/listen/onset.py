@@ -487,7 +487,9 @@ class OnsetDetector:
         """The open event as it would be reported if it closed now (``bursts``: with only its
         first so many bursts); None: no open event, or one too young for its onset to be refined.
         Its onset is a lower bound of the one it will be reported with: its first strong burst can
-        only move later as louder bursts come."""
+        only move later as louder bursts come. Leading hits or unvoiced noise that a voice follows
+        are left out, as :meth:`_close` splits them off (judged early with them, a shout had the
+        clatter's onset, and was reported again when its event closed)."""
         cfg = self.config
         event = self._event
         if event is None or not event.bursts:
@@ -499,7 +501,7 @@ class OnsetDetector:
             return self._settled_sound[1]  # the same ended bursts: the same sound
         ended = [b if b.end >= 0 else replace(b, end=max(self._next, b.start + 1)) for b in event.bursts[:bursts]]
         spans = self._burst_spans(_Event(bursts=ended, quiet_before=event.quiet_before, loudest=event.loudest))
-        sound = self._event_of(spans) if spans else None
+        sound = self._event_of(spans[self._leading_hits(spans) :]) if spans else None
         if bursts is not None:
             self._settled_sound = (key, sound)
         return sound
