@@ -2,7 +2,8 @@
 
 Pre-norm transformer: token embedding + learnt position, then per layer causal self-attention,
 cross-attention to the encoder's output and a GELU feed-forward block, each behind a layer norm;
-the output projection is the token embedding itself. The cross-attention keys and values depend
+the output projection is the token embedding itself (in 8 bits where ONNX Runtime runs it:
+:mod:`.projection`). The cross-attention keys and values depend
 only on the audio, so :meth:`Decoder.cross` computes them once per segment and every candidate
 sequence reuses them; a search step's rows extend the last step's by one token, so their
 self-attention keys and values are kept (:class:`Prefixes`) and only the new token is computed
@@ -18,6 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from voicehost.errors import ModelError
+from voicehost.listen.recognize.whisper.projection import Projection
 
 
 def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
@@ -122,7 +124,8 @@ class Decoder:
         if not self.layers:
             raise ModelError("the Whisper model has no decoder layers")
         self.width = self.embedding.shape[1]
-        self._projection = np.ascontiguousarray(self.embedding.T)
+        sizes = np.abs(self.final_norm.gamma) + np.abs(self.final_norm.beta)  # the hidden states' scale
+        self.projection = Projection(np.ascontiguousarray(self.embedding.T), sizes)
         self.vocabulary = self.embedding.shape[0]
 
     @staticmethod
@@ -204,11 +207,9 @@ class Decoder:
         return self.final_norm(x), keys, values
 
     def log_probs(self, hidden: np.ndarray) -> np.ndarray:
-        """(N, vocabulary) next-token log probabilities for hidden states (N, width)."""
-        logits: np.ndarray = hidden @ self._projection
-        logits -= logits.max(-1, keepdims=True)  # in place: the (N, 51,864) arrays dominate the cost
-        logits -= np.log(np.exp(logits).sum(-1, keepdims=True))
-        return logits
+        """(N, vocabulary) next-token log probabilities for hidden states (N, width): 8-bit weights
+        through ONNX Runtime where it runs, float32 NumPy otherwise (:mod:`.projection`)."""
+        return self.projection(hidden)
 
     def next_log_probs(self, rows: list[list[int]], cross: Cross, known: Prefixes | None = None) -> np.ndarray:
         """(len(rows), vocabulary): the next-token distribution after each token row.
