@@ -101,3 +101,9 @@ def test_the_real_models_projection_reads_a_real_shout_as_float32_does(
         top = np.argsort(slow)[-20:]
         assert np.abs(fast[top] - slow[top]).max() < 0.17
         row.append(token)
+
+
+def test_the_recogniser_says_which_projection_it_runs_and_keeps_no_float_copy(whisper: WhisperRecognizer) -> None:
+    assert "CTranslate2 int8 encoder, 8-bit projection" in whisper.description
+    decoder = whisper.engine.decoder
+    assert np.shares_memory(decoder.projection.projection, decoder.embedding)  # a view: 80 MB saved

@@ -125,7 +125,7 @@ class Decoder:
             raise ModelError("the Whisper model has no decoder layers")
         self.width = self.embedding.shape[1]
         sizes = np.abs(self.final_norm.gamma) + np.abs(self.final_norm.beta)  # the hidden states' scale
-        self.projection = Projection(np.ascontiguousarray(self.embedding.T), sizes)
+        self.projection = Projection(self.embedding.T, sizes)
         self.vocabulary = self.embedding.shape[0]
 
     @staticmethod

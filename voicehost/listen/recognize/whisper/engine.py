@@ -93,7 +93,11 @@ class WhisperEngine:
         self.prefix = self.tokenizer.specials.start_sequence()
         self._tries: dict[tuple[tuple[str, tuple[str, ...]], ...], PhraseTrie] = {}
         self._lock = threading.Lock()
-        self.description = f"whisper ({self.folder.parent.name}/{self.folder.name}, CTranslate2 int8 encoder)"
+        projection = self.decoder.projection
+        vocabulary = "8-bit projection" if projection.quantised else f"float32 projection ({projection.reason})"
+        self.description = (
+            f"whisper ({self.folder.parent.name}/{self.folder.name}, CTranslate2 int8 encoder, {vocabulary})"
+        )
 
     def encode(self, samples: np.ndarray) -> np.ndarray:
         """(frames / 2, width) encoder output for mono 16 kHz ``samples``."""
