@@ -35,9 +35,9 @@ import numpy as np
 from voicehost.listen.recognize.ortfile import _encode_varint, _message
 
 ENV_SWITCH = "VOICEHOST_WHISPER_8BIT"
-"""``0`` turns the int8 projection off (NumPy float32, as before it)."""
+"""``0`` turns the 8-bit projection off (NumPy float32, as before it)."""
 
-_FLOAT, _UINT8, _INT8 = 1, 2, 3
+_FLOAT, _UINT8 = 1, 2
 """TensorProto.DataType."""
 _ATTRIBUTE_INT = 2
 """AttributeProto.AttributeType.INT."""
@@ -56,7 +56,7 @@ def _node(op: str, inputs: list[str], outputs: list[str], domain: str = "", axis
     body = b"".join(_text(1, name) for name in inputs) + b"".join(_text(2, name) for name in outputs)
     body += _text(3, op) + _text(4, op)
     if axis is not None:  # AttributeProto: name 1, i 3, type 20
-        attribute = _text(1, "axis") + _encode_varint(3 << 3) + _encode_varint(axis & (2**64 - 1))
+        attribute = _text(1, "axis") + _varint_field(3, axis & (2**64 - 1))  # int64, two's complement
         body += _message(5, attribute + _varint_field(20, _ATTRIBUTE_INT))
     if domain:
         body += _text(7, domain)
@@ -160,7 +160,7 @@ class Projection:
             session = onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
             probe = session.run(None, {"hidden": np.zeros((1, projection.shape[0]), np.float32)})[0]
             if probe.shape != (1, projection.shape[1]) or not np.isfinite(probe).all():
-                raise ValueError(f"the int8 projection gave {probe.shape} for one row")
+                raise ValueError(f"the 8-bit projection gave {probe.shape} for one row")
             self._session = session
         except Exception as exc:  # any ONNX Runtime failure: NumPy gives the same answers, slower
             self.reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
