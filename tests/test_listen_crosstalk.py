@@ -405,6 +405,13 @@ def test_a_words_quiet_first_consonant_keeps_the_onset_under_the_leak_bound(seed
     assert onset is not None and abs(onset / RATE - 0.5) <= 0.015, onset
     no_gap = _own_onset(remainder, channel, RATE, CrosstalkConfig(own_peak_db=20.0, own_peak_gap=0), OnsetConfig())
     assert no_gap is not None and no_gap / RATE >= 0.55, no_gap
+    # README item 59 (tried, off): the low bands on long frames may not bridge the closure's
+    # silence onto the burst (fine_long_support); without that bound they do.
+    no_gap_cfg = CrosstalkConfig(own_peak_db=20.0, own_peak_gap=0)
+    bounded = _own_onset(remainder, channel, RATE, no_gap_cfg, OnsetConfig(fine_long_bands=3))
+    assert bounded is not None and bounded / RATE >= 0.545, bounded
+    unbounded = _own_onset(remainder, channel, RATE, no_gap_cfg, OnsetConfig(fine_long_bands=3, fine_long_support=0))
+    assert unbounded is not None and unbounded / RATE < 0.54, unbounded
     leaky, channel = _stop_then_vowel(seed, -6.0)
     residue = _own_onset(leaky, channel, RATE, cfg, OnsetConfig())
     assert residue is not None and residue / RATE >= 0.55, residue

@@ -38,7 +38,16 @@ import numpy as np
 
 from voicehost.listen.demix import demix
 from voicehost.listen.messages import AcousticEvent, EventKind, SeatName
-from voicehost.listen.onset import OnsetConfig, band_energies_db, band_masks, classify, fine_onset, peak_level_db
+from voicehost.listen.onset import (
+    OnsetConfig,
+    band_energies_db,
+    band_masks,
+    classify,
+    fine_onset,
+    long_energies,
+    long_masks,
+    peak_level_db,
+)
 
 
 class SeatAudio(Protocol):
@@ -894,8 +903,9 @@ def _refine(
     fine = band_energies_db(x[lo:hi], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
     if len(noise) < 5 or len(fine) < 5:
         return coarse
-    index = fine_onset(fine, _noise_stats(noise, len(noise)), onset_cfg)
-    return coarse if index is None else lo + index * onset_cfg.fine_hop + onset_cfg.fine_window // 2
+    long = long_energies(x[lo:hi], x[:pre], onset_cfg, long_masks(onset_cfg))
+    index = fine_onset(fine, _noise_stats(noise, len(noise)), onset_cfg, long)
+    return coarse if index is None else lo + int(round(index * onset_cfg.fine_hop)) + onset_cfg.fine_window // 2
 
 
 def _leak_residue(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -93,6 +94,30 @@ class OnsetConfig:
     """The onset is where this many bands have emerged."""
     fine_hold: int = 6
     """Refinement frames a band may dip below its threshold and still count as rising."""
+    fine_long_bands: int = 0
+    """0 as shipped. Tried (2026-12-07, README item 59, off): the lowest this many refinement bands
+    (3: 100-500 Hz) are located on long frames as well (``fine_long_window``). Their 8 ms frames
+    hold one or two FFT bins, so in pink noise or babble they scatter by ~5.5 dB and a voice bar
+    10-14 dB over the noise (a /d/ or /g/ before its release) sits at 1.5-2.5 deviations and breaks
+    the walk back: the onset goes to the release, 10-80 ms late; on 32 ms frames the same bands
+    scatter about half as much. Held out, synthetic voices' first shouter at a first gap >= 20 ms
+    53 -> 56 of 66, but real voices' 116 -> 113 of 138 and false alarms in real talk 11 -> 17."""
+    fine_long_window: int = 512
+    """Samples per long refinement frame (32 ms at 16 kHz; hop ``fine_hop``). A long frame rises
+    before the sound is wholly in it: its crossing is placed where the share of the frame's
+    (Hann-weighted) energy the sound must have to reach the threshold says, given how loud the
+    band gets (:func:`lead_of`)."""
+    fine_long_cap: float = 0.040
+    """Seconds: a band's long-frame onset is never more than this before what its 8 ms frames
+    found (10 dB babble's voiced syllables run on into a shout's low bands; a voice bar lasts
+    20-40 ms) …"""
+    fine_long_support: int = 9
+    """… nor before the run of its 8 ms frames, averaged over this many (9 ms), that stays
+    ``fine_long_support_sigma`` deviations over the band's noise back from what they found: a long
+    frame bridges a silence shorter than itself (a stop's closure after a neighbour's leak), and
+    the onset would move onto the sound before the silence. 0: no such bound."""
+    fine_long_support_sigma: float = 1.0
+    """See ``fine_long_support``."""
     search_back: float = 0.30
     """Seconds before the detection point the refinement may look."""
     join_back: float = 0.10
@@ -326,6 +351,7 @@ class OnsetDetector:
         self._masks = band_masks(cfg.window, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.bands)
         self._fine_nfft = max(128, cfg.fine_window)
         self._fine_masks = band_masks(self._fine_nfft, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.fine_bands)
+        self._long_masks = long_masks(cfg)
         self._tracker = MinimumTracker(cfg.bands, cfg.floor_span, cfg.floor_sub)
         self._next = 0
         """Index of the next detection frame to compute."""
@@ -790,21 +816,22 @@ class OnsetDetector:
     def refine(self, coarse: int, not_before: int) -> int:
         """The true start (session sample) of the sound detected around sample ``coarse``."""
         cfg = self.config
-        noise = self._noise_stats(coarse, not_before)
+        background = self._background(coarse, not_before)
+        noise = self._noise_stats(background)
         lo = max(not_before, coarse - int(cfg.search_back * cfg.rate), self.history.start)
         hi = coarse + cfg.window // 2 + 2 * cfg.fine_window
         if noise is None or hi - lo < 4 * cfg.fine_window:
             return max(lo, coarse - cfg.window // 2)
-        fine = band_energies_db(
-            self.history.read(lo, hi), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft
-        )
-        onset = fine_onset(fine, noise, cfg)
+        samples = self.history.read(lo, hi)
+        fine = band_energies_db(samples, cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft)
+        long = long_energies(samples, background, cfg, self._long_masks)
+        onset = fine_onset(fine, noise, cfg, long)
         if onset is None:
             return max(lo, coarse - cfg.window // 2)
-        return lo + onset * cfg.fine_hop + cfg.fine_window // 2
+        return lo + int(round(onset * cfg.fine_hop)) + cfg.fine_window // 2
 
-    def _noise_stats(self, coarse: int, not_before: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """Median and deviation (dB per fine band) of recent background before ``coarse``."""
+    def _background(self, coarse: int, not_before: int) -> np.ndarray:
+        """Recent background before ``coarse`` (its quiet detection frames' samples, joined)."""
         cfg = self.config
         limit = coarse - int(0.05 * cfg.rate)
         frames = [
@@ -812,48 +839,127 @@ class OnsetDetector:
             for k in self._quiet_frames
             if self._frame_centre(k) + cfg.window // 2 < limit and k * cfg.hop >= max(not_before, self.history.start)
         ][-30:]
-        if len(frames) < 5:
-            return None
         chunks = [self.history.read(k * cfg.hop, k * cfg.hop + cfg.hop) for k in frames]
-        fine = band_energies_db(
-            np.concatenate(chunks), cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft
-        )
-        if len(fine) < 5:
-            return None
-        median = np.median(fine, axis=0)
-        deviation = 1.4826 * np.median(np.abs(fine - median), axis=0) + 0.5
-        return median, deviation
+        return np.concatenate(chunks) if len(chunks) >= 5 else np.zeros(0, np.float32)
+
+    def _noise_stats(self, background: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Median and deviation (dB per fine band) of ``background`` (see :meth:`_background`)."""
+        cfg = self.config
+        fine = band_energies_db(background, cfg.fine_window, cfg.fine_hop, self._fine_masks, self._fine_nfft)
+        return noise_statistics(fine) if len(fine) >= 5 else None
 
 
-def fine_onset(fine: np.ndarray, noise: tuple[np.ndarray, np.ndarray], cfg: OnsetConfig) -> int | None:
+def noise_statistics(energies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median and robust deviation (dB, +0.5 dB so a perfectly steady band is not infinitely
+    sensitive) of each band of ``energies`` (frames, bands)."""
+    median = np.median(energies, axis=0)
+    return median, 1.4826 * np.median(np.abs(energies - median), axis=0) + 0.5
+
+
+LongBands = tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]
+"""The lowest refinement bands on long frames (frames, bands) and their noise statistics."""
+
+
+def long_masks(cfg: OnsetConfig) -> np.ndarray:
+    """Masks of the refinement bands located on long frames (:attr:`OnsetConfig.fine_long_bands`)."""
+    masks = band_masks(cfg.fine_long_window, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.fine_bands)
+    return masks[: max(0, min(cfg.fine_long_bands, cfg.fine_bands))]
+
+
+def long_energies(samples: np.ndarray, background: np.ndarray, cfg: OnsetConfig, masks: np.ndarray) -> LongBands | None:
+    """The low bands of ``samples`` on long frames (same start and hop as the refinement's fine
+    frames) with the noise statistics of ``background``; None when off or either is too short."""
+    n, hop = cfg.fine_long_window, cfg.fine_hop
+    if len(masks) == 0 or min(len(samples), len(background)) < n + 4 * hop:
+        return None
+    return band_energies_db(samples, n, hop, masks, n), noise_statistics(band_energies_db(background, n, hop, masks, n))
+
+
+def lead_of(window: int, share: float) -> float:
+    """Fraction of a Hann window a sound starting inside it must fill (from the window's leading
+    end) to hold ``share`` of the frame's weighted energy."""
+    return float(np.searchsorted(_filled(window), share)) / window
+
+
+@lru_cache(maxsize=4)
+def _filled(window: int) -> np.ndarray:
+    """Share of a Hann-weighted frame's energy in its last 1, 2, … samples."""
+    weights = np.hanning(window) ** 2
+    filled: np.ndarray = np.cumsum(weights[::-1]) / float(np.sum(weights))
+    return filled
+
+
+def fine_onset(
+    fine: np.ndarray, noise: tuple[np.ndarray, np.ndarray], cfg: OnsetConfig, long: LongBands | None = None
+) -> float | None:
     """Index of the fine frame where ``cfg.fine_votes`` bands have emerged from their noise,
-    walking back from the end of ``fine`` (the detection point); None if no band is strong."""
+    walking back from the end of ``fine`` (the detection point); None if no band is strong.
+    ``long``: the lowest bands on long frames as well (:func:`long_energies`): where they emerged
+    there (:func:`_long_onset`) is those bands' onset, at most ``fine_long_cap`` before their fine
+    one. The index is fractional only when a long band placed it."""
     median, deviation = noise
     kernel = np.ones(3) / 3
     smooth = np.stack([np.convolve(fine[:, b], kernel, mode="same") for b in range(fine.shape[1])], axis=1)
     last = len(smooth) - 1
     begin = max(0, last - 3 * cfg.fine_window // cfg.fine_hop)
     tail = smooth[begin:]
-    onsets = []
+    cap = cfg.fine_long_cap * cfg.rate / cfg.fine_hop
+    held_over = None
+    if long is not None and cfg.fine_long_support > 0:
+        k = cfg.fine_long_support
+        held = np.stack([np.convolve(fine[:, b], np.ones(k) / k, mode="same") for b in range(long[0].shape[1])], axis=1)
+        held_over = held > median[: held.shape[1]] + cfg.fine_long_support_sigma * deviation[: held.shape[1]]
+    onsets: list[float] = []
     for b in range(smooth.shape[1]):
         if tail[:, b].max() < median[b] + cfg.fine_strong_db:
             continue
         above = smooth[:, b] > median[b] + cfg.fine_sigma * deviation[b]
-        first, gap = None, 0
         start = begin + int(np.argmax(tail[:, b])) if cfg.fine_from_peak else last
-        for t in range(start, -1, -1):
-            if above[t]:
-                first, gap = t, 0
-            elif first is not None:
-                gap += 1
-                if gap > cfg.fine_hold:
-                    break
-        if first is not None:
-            onsets.append(first)
+        first = _walk_back(above, start, cfg.fine_hold)
+        onset = None if first is None else float(first)
+        if long is not None and b < long[0].shape[1]:
+            placed = _long_onset(long[0][:, b], long[1][0][b], long[1][1][b], cfg)
+            if placed is not None:
+                onset = placed if onset is None else max(placed, onset - cap)
+                if held_over is not None:
+                    sustained = _walk_back(held_over[:, b], last if first is None else first, cfg.fine_hold)
+                    if sustained is not None:
+                        onset = max(onset, float(sustained - cfg.fine_long_support // 2))
+        if onset is not None:
+            onsets.append(onset)
     if not onsets:
         return None
     onsets.sort()
     return onsets[min(cfg.fine_votes, len(onsets)) - 1]
+
+
+def _walk_back(above: np.ndarray, start: int, hold: int) -> int | None:
+    """The earliest frame of the run of ``above`` frames that reaches back from ``start`` (gaps of
+    up to ``hold`` frames bridged); None if no frame at or before ``start`` is above."""
+    first, gap = None, 0
+    for t in range(start, -1, -1):
+        if above[t]:
+            first, gap = t, 0
+        elif first is not None:
+            gap += 1
+            if gap > hold:
+                break
+    return first
+
+
+def _long_onset(energy: np.ndarray, median: float, deviation: float, cfg: OnsetConfig) -> float | None:
+    """One band's onset on long frames, as a fine-frame index (see :func:`fine_onset`): the
+    frame where the walk back stops, moved to where the sound must begin for that frame to hold
+    enough of it to reach the threshold, given the level the band reaches once a frame is full."""
+    threshold = cfg.fine_sigma * deviation
+    first = _walk_back(energy > median + threshold, len(energy) - 1, cfg.fine_hold)
+    if first is None:
+        return None
+    n, hop = cfg.fine_long_window, cfg.fine_hop
+    level = max(float(energy[min(first + n // hop, len(energy) - 1)]) - median, threshold + 1.0)
+    share = (10.0 ** (threshold / 10.0) - 1.0) / (10.0 ** (level / 10.0) - 1.0)
+    start = first * hop + n - lead_of(n, share) * n
+    return (start - cfg.fine_window // 2) / hop
 
 
 def peak_level_db(samples: np.ndarray, rate: int) -> float:
