@@ -276,7 +276,12 @@ continuously; only the shouts are pasted here."""
 
 
 def gated(clip: np.ndarray) -> np.ndarray:
-    """``clip`` silent until LEAD before its word and after LEAD past its end, with raised-cosine ramps."""
+    """``clip`` silent until LEAD before its word and after LEAD past its end, with raised-cosine ramps.
+    The word still starts at ``onset_of(clip)``: the mixes take their truth from the clip as
+    recorded, not from the gated one, whose digital silence before the lead became
+    :func:`onset_of`'s floor, so its walk back ran on into the clip's own room noise in the
+    lead (four of the twenty cat/dog clips' truth 124-149 ms early, the shouts of those clips
+    counted late, missed and "extra" by up to 0.15 s; until 2026-12-07)."""
     from tools.synth import envelope_db
 
     onset = onset_of(clip)
@@ -367,7 +372,7 @@ def _real_race(
                 break
         used.add(speakers[word][pick])
         clip = fx.set_active_level(gated(words[word][pick]), fx.SHOUT_DB)
-        start = t - onset_of(clip)
+        start = t - onset_of(words[word][pick])  # the raw clip's truth: see gated
         for j in range(n):
             gain = 1.0 if j == who else 10 ** (rng.uniform(-25, -8) / 20)
             delay = 0.0 if j == who else rng.uniform(0.001, 0.008)
@@ -1267,11 +1272,11 @@ def real_solo_and_chatter(folder: Path, seed: int, work: Path, count: int) -> li
             )
             for who, t in placements:
                 word = str(rng.choice(["cat", "dog"])) if kind == "solo" else None
-                clip = (
+                raw = (
                     words[word][int(rng.integers(len(words[word])))] if word else others[int(rng.integers(len(others)))]
                 )
-                clip = fx.set_active_level(gated(clip), fx.SHOUT_DB if word else fx.SHOUT_DB - float(rng.uniform(0, 6)))
-                start = t - onset_of(clip)
+                clip = fx.set_active_level(gated(raw), fx.SHOUT_DB if word else fx.SHOUT_DB - float(rng.uniform(0, 6)))
+                start = t - onset_of(raw)  # the raw clip's truth: see gated
                 for j in range(3):
                     gain = 1.0 if j == who else 10 ** (rng.uniform(-25, -8) / 20)
                     fx.add_at(
