@@ -903,7 +903,7 @@ def _refine(
     fine = band_energies_db(x[lo:hi], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
     if len(noise) < 5 or len(fine) < 5:
         return coarse
-    long = long_energies(x[lo:hi], x[:pre], onset_cfg, long_masks(onset_cfg))
+    long = long_energies(x[lo:hi], x[:pre], onset_cfg, long_masks(onset_cfg)) if onset_cfg.fine_long_bands > 0 else None
     index = fine_onset(fine, _noise_stats(noise, len(noise)), onset_cfg, long)
     return coarse if index is None else lo + int(round(index * onset_cfg.fine_hop)) + onset_cfg.fine_window // 2
 
