@@ -896,7 +896,8 @@ def fine_onset(
     walking back from the end of ``fine`` (the detection point); None if no band is strong.
     ``long``: the lowest bands on long frames as well (:func:`long_energies`): where they emerged
     there (:func:`_long_onset`) is those bands' onset, at most ``fine_long_cap`` before their fine
-    one. The index is fractional only when a long band placed it."""
+    one and not across a silence (``fine_long_support``). The index is fractional only when a long
+    band placed it."""
     median, deviation = noise
     kernel = np.ones(3) / 3
     smooth = np.stack([np.convolve(fine[:, b], kernel, mode="same") for b in range(fine.shape[1])], axis=1)
