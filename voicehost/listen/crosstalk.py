@@ -46,6 +46,7 @@ from voicehost.listen.onset import (
     fine_onset,
     long_energies,
     long_masks,
+    noise_statistics,
     peak_level_db,
 )
 
@@ -786,12 +787,6 @@ def _best_lag(
     return lo + int(np.argmax(values))
 
 
-def _noise_stats(fine: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-    head = fine[: max(5, count)]
-    median = np.median(head, axis=0)
-    return median, 1.4826 * np.median(np.abs(head - median), axis=0) + 0.5
-
-
 def _own_onset(
     remainder: np.ndarray,
     channel: np.ndarray,
@@ -903,8 +898,8 @@ def _refine(
     fine = band_energies_db(x[lo:hi], onset_cfg.fine_window, onset_cfg.fine_hop, masks, nfft)
     if len(noise) < 5 or len(fine) < 5:
         return coarse
-    long = long_energies(x[lo:hi], x[:pre], onset_cfg, long_masks(onset_cfg)) if onset_cfg.fine_long_bands > 0 else None
-    index = fine_onset(fine, _noise_stats(noise, len(noise)), onset_cfg, long)
+    long = long_energies(x[lo:hi], x[:pre], onset_cfg, long_masks(onset_cfg))
+    index = fine_onset(fine, noise_statistics(noise), onset_cfg, long)
     return coarse if index is None else lo + int(round(index * onset_cfg.fine_hop)) + onset_cfg.fine_window // 2
 
 

@@ -861,9 +861,12 @@ LongBands = tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]
 
 
 def long_masks(cfg: OnsetConfig) -> np.ndarray:
-    """Masks of the refinement bands located on long frames (:attr:`OnsetConfig.fine_long_bands`)."""
+    """Masks of the refinement bands located on long frames (:attr:`OnsetConfig.fine_long_bands`;
+    none when it is 0, and :func:`long_energies` then computes nothing)."""
+    if cfg.fine_long_bands <= 0:
+        return np.zeros((0, cfg.fine_long_window // 2 + 1), dtype=bool)
     masks = band_masks(cfg.fine_long_window, cfg.rate, cfg.low_hz, cfg.high_hz, cfg.fine_bands)
-    return masks[: max(0, min(cfg.fine_long_bands, cfg.fine_bands))]
+    return masks[: min(cfg.fine_long_bands, cfg.fine_bands)]
 
 
 def long_energies(samples: np.ndarray, background: np.ndarray, cfg: OnsetConfig, masks: np.ndarray) -> LongBands | None:
