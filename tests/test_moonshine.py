@@ -4,6 +4,9 @@ and how its ratio enters the fused score."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 from pathlib import Path
 
 import pytest
@@ -191,7 +194,13 @@ def test_a_synthetic_bim_bam_bum_it_writes_nothing_for_is_still_taken(whisper: W
     phrases = ("bim bim bim", "bam bam bam", "bum bum bum", "bim bam bum")
     two = WhisperRecognizer(whisper.pack, whisper.engine, whisper.tuning, second=whisper.second)
     assert two.evidence(clip("bim bam bum"), phrases, likely=phrases).recognition.phrase == "bim bam bum"
-    three = whisper.evidence(clip("bim bam bum"), phrases, likely=phrases)
+    # Moonshine asked at any score (on an AMD EPYC machine the call scores over ``moonshine_high``
+    # and it would not be asked at all)
+    fusion = {**whisper.tuning.fusion, "moonshine_high": math.inf}
+    asked = WhisperRecognizer(
+        whisper.pack, whisper.engine, replace(whisper.tuning, fusion=fusion), second=whisper.second, third=whisper.third
+    )
+    three = asked.evidence(clip("bim bam bum"), phrases, likely=phrases)
     assert three.moonshine_text == ""
     assert three.recognition.phrase == "bim bam bum"
     moonshine = {c.phrase: c.moonshine for c in three.candidates}["bim bam bum"]

@@ -6,6 +6,8 @@ again); the clear one is carried out."""
 
 from __future__ import annotations
 
+import math
+
 import io
 from pathlib import Path
 
@@ -77,8 +79,16 @@ def test_an_uncertain_command_is_dropped_not_asked_back(whisper: WhisperRecogniz
     assert heard(loose, recording) == [("help", True)]
     strict = Listener(("Anna",), whisper, PHRASES, config=ListenConfig(report_uncertain=True), strict=COMMAND_PHRASES)
     assert heard(strict, recording) == [] and strict.decisions[0].reason == "unclear"
-    recognition = strict.decisions[0].recognition
-    assert recognition is not None and recognition.ratio is not None and recognition.ratio >= strict.config.strict_ratio
+    # Dropped for being uncertain, not for lying far under Whisper's own text (``strict_ratio``:
+    # this clip's ratio is -1.6 on one CPU and -2.0 on an AMD EPYC): without that rule it goes too.
+    lenient = Listener(
+        ("Anna",),
+        whisper,
+        PHRASES,
+        config=ListenConfig(report_uncertain=True, strict_ratio=-math.inf),
+        strict=COMMAND_PHRASES,
+    )
+    assert heard(lenient, recording) == [] and lenient.decisions[0].reason == "unclear"
 
 
 def test_a_clear_command_is_carried_out(whisper: WhisperRecognizer) -> None:

@@ -26,7 +26,9 @@ def test_an_expected_phrase_gets_its_own_score_not_the_floor(whisper: WhisperRec
     scores = kept.scores.phrases
     ratio = scores["cat"] - max(kept.scores.free_score, max(scores.values()))
     assert -12.0 < ratio < -4.0
-    assert {p: v for p, v in scores.items() if p != "cat"} == pytest.approx(plain.scores.phrases, abs=1e-3)
+    # the same up to the arithmetic of a batch one phrase larger (0.06 nats on an AMD EPYC machine;
+    # a phrase the kept one pushed out of the beam would lose nats or fall to the floor)
+    assert {p: v for p, v in scores.items() if p != "cat"} == pytest.approx(plain.scores.phrases, abs=0.1)
 
 
 def test_an_expected_phrase_far_under_the_floor_is_still_dropped(whisper: WhisperRecognizer) -> None:

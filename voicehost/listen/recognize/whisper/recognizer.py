@@ -86,6 +86,7 @@ FUSION = {
     "moonshine_high": 5.0,
     "moonshine_top": 1.0,
     "nonspeech_ratio": -math.inf,
+    "nonspeech_take": 0.0,
 }
 """Fusion settings used when tuning.toml has none (the shipped file has them; see the module doc)."""
 TEMPLATE = {
@@ -353,7 +354,7 @@ class WhisperRecognizer:
             best = max(candidates.values(), key=lambda c: c.score)
         if self.setting("fusion", "look_min") <= best.score <= self.setting("fusion", "look_max"):
             best = self._second_look(isolated, spoken, candidates, analysis, assumed)
-        decided = self._decide(best, candidates.values())
+        decided = self._decide(best, candidates.values(), sounded=non_speech(analysis.free_text))
         if self.learn and decided.phrase is not None and decided.phrase == phrase:
             self._learn(segment, analysis, best, ratio)
         elif self.learn and decided.candidate is not None:
@@ -606,12 +607,30 @@ class WhisperRecognizer:
             + third
         )
 
-    def _decide(self, best: Candidate, candidates: Iterable[Candidate]) -> Recognition:
+    def _decide(self, best: Candidate, candidates: Iterable[Candidate], sounded: bool = False) -> Recognition:
+        """Taken at a fused score ≥ 0; else asked back within the uncertain band, else rejected.
+        ``sounded``: Whisper wrote the segment as a sound (:func:`non_speech`); a phrase is then
+        taken only from ``nonspeech_take`` nats on, and asked back under it (README item 62)."""
         confidence = self.tuning.llr_confidence(best.score)
         lead = best.score - max((c.score for c in candidates if c is not best), default=float("-inf"))
-        if best.score >= 0.0:
+        take = self.setting("fusion", "nonspeech_take") if sounded else 0.0
+        if best.score >= max(take, 0.0):
             return Recognition(
                 best.phrase, confidence, (), self.name, None, ratio=best.ratio, score=best.score, lead=lead
+            )
+        if best.score >= 0.0:  # heard as a sound: asked back
+            return Recognition(
+                None,
+                0.0,
+                (),
+                self.name,
+                "uncertain",
+                candidate=best.phrase,
+                candidate_confidence=confidence,
+                ratio=best.ratio,
+                guess=best.phrase,
+                score=best.score,
+                lead=lead,
             )
         # the context's nats beyond ``ask_context`` move the line a phrase is taken at, not the
         # band it is asked back in: talk near an expected phrase is asked back no more often
