@@ -618,24 +618,11 @@ class WhisperRecognizer:
             return Recognition(
                 best.phrase, confidence, (), self.name, None, ratio=best.ratio, score=best.score, lead=lead
             )
-        if best.score >= 0.0:  # heard as a sound: asked back
-            return Recognition(
-                None,
-                0.0,
-                (),
-                self.name,
-                "uncertain",
-                candidate=best.phrase,
-                candidate_confidence=confidence,
-                ratio=best.ratio,
-                guess=best.phrase,
-                score=best.score,
-                lead=lead,
-            )
         # the context's nats beyond ``ask_context`` move the line a phrase is taken at, not the
-        # band it is asked back in: talk near an expected phrase is asked back no more often
+        # band it is asked back in: talk near an expected phrase is asked back no more often;
+        # a phrase over the line in what Whisper wrote as a sound is asked back
         lift = max(0.0, best.context - self.setting("fusion", "ask_context"))
-        if best.score - lift >= -self.setting("fusion", "uncertain_band"):
+        if best.score >= 0.0 or best.score - lift >= -self.setting("fusion", "uncertain_band"):
             return Recognition(
                 None,
                 0.0,
