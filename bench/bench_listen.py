@@ -334,16 +334,17 @@ def word_end_of(clip: np.ndarray) -> float:
 class Room:
     """The rooms of the real clips pasted into one recording, heard all along (``ROOM_ALL_ALONG``).
 
-    Each Speech Commands clip carries its own room noise, 20-60 dB under its word; :func:`gated`
+    Each Speech Commands clip carries its own room noise, 12-60 dB under its word; :func:`gated`
     keeps it for LEAD before and after the word. Pasted onto a quieter table noise, that room
     noise then began 0.1-0.16 s before the word with a step, and the onset detector rightly took
     the step for the start of a sound: on the real mix of seed 21, 6 of the 7 races whose first
-    shouter was wrong at a first gap >= 20 ms had a cat shout placed 94-154 ms early (README item 61). A microphone at a table hears its room all the time, so here each
-    clip's room noise (:func:`room_noise_of`: its shape and level, as noise) is added at its seat
-    over the whole recording, at the clip's own level and, like the clip, leaked to the other seats;
-    within the clip's gated span it fades out as the clip's own noise fades in (equal power), and
-    between two clips pasted on one seat it crosses from one room to the next. What the clip holds
-    besides a steady room (a breath or a chair 0.1 s before the word) stays where it was."""
+    shouter was wrong at a first gap >= 20 ms had a cat shout placed 94-154 ms early (README item
+    61). A microphone at a table hears its room all the time, so here each clip's room noise
+    (:func:`room_noise_of`: its shape and level, as noise) is added at its seat over the whole
+    recording, at the clip's own level and, like the clip, leaked to the other seats; within the
+    clip's gated span it fades out as the clip's own noise fades in (equal power), and between two
+    clips pasted on one seat it crosses from one room to the next. What the clip holds besides a
+    steady room (a breath or a chair 0.1 s before the word) stays where it was."""
 
     def __init__(self, frames: int, seats: int, seed: Sequence[int]) -> None:
         self.frames, self.seats, self.seed = frames, seats, list(seed)
