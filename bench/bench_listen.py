@@ -348,14 +348,17 @@ class Room:
 
     def __init__(self, frames: int, seats: int, seed: Sequence[int]) -> None:
         self.frames, self.seats, self.seed = frames, seats, list(seed)
-        self.placed: list[tuple[int, int, np.ndarray, float, list[float]]] = []
+        self.placed: list[tuple[int, int, np.ndarray, np.ndarray, float, list[float]]] = []
+        """Per clip: its seat, start frame, gate, room spectrum, room RMS as pasted, gain at each seat."""
 
     def paste(self, raw: np.ndarray, pasted: np.ndarray, start: float, who: int, gains: Sequence[float]) -> None:
         """Note a clip pasted on seat ``who`` from ``start`` seconds: ``raw`` as recorded, ``pasted``
         gated and levelled, ``gains`` its gain at each seat (1 at its own)."""
-        energy = np.sum(gated(raw).astype(np.float64) ** 2) + 1e-30
+        gate = gate_of(raw)
+        energy = np.sum((raw * gate).astype(np.float64) ** 2) + 1e-30
         scale = float(np.sqrt(np.sum(pasted.astype(np.float64) ** 2) / energy))
-        self.placed.append((who, int(round(start * 16000)), raw, scale, list(gains)))
+        shape, rms = room_noise_of(raw)
+        self.placed.append((who, int(round(start * 16000)), gate, shape, rms * scale, list(gains)))
 
     def add_to(self, tracks: np.ndarray) -> None:
         """Add every noted clip's room to ``tracks`` (frames × seats)."""
@@ -365,11 +368,11 @@ class Room:
         for who in range(self.seats):
             mine = sorted((p for p in self.placed if p[0] == who), key=lambda p: p[1])
             spans = []
-            for _, start, raw, _, _ in mine:
-                nonzero = np.flatnonzero(gate_of(raw) > 0.0)
-                first, last = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, len(raw))
+            for _, start, gate, _, _, _ in mine:
+                nonzero = np.flatnonzero(gate > 0.0)
+                first, last = (int(nonzero[0]), int(nonzero[-1]) + 1) if nonzero.size else (0, len(gate))
                 spans.append((start + first, start + last))
-            for i, (_, start, raw, scale, gains) in enumerate(mine):
+            for i, (_, start, gate, shape, level, gains) in enumerate(mine):
                 a, b = spans[i]
                 weight = np.ones(self.frames)
                 if i > 0:
@@ -380,14 +383,12 @@ class Room:
                     weight[t >= b] = np.sqrt(np.clip(1.0 - (t[t >= b] - b) / max(1, nxt - b), 0.0, 1.0))
                 inside = np.arange(max(0, a), min(self.frames, b))
                 if inside.size:
-                    g = gate_of(raw)[inside - start]
-                    weight[inside] = np.sqrt(1.0 - g**2)
-                shape, rms = room_noise_of(raw)
+                    weight[inside] = np.sqrt(1.0 - gate[inside - start] ** 2)
                 rng = np.random.default_rng([*self.seed, who, i])
                 white = np.fft.rfft(rng.standard_normal(self.frames))
                 bins = np.interp(np.linspace(0, 1, len(white)), np.linspace(0, 1, len(shape)), shape)
                 noise = np.fft.irfft(white * np.sqrt(bins), n=self.frames)
-                noise *= rms * scale / (np.sqrt(np.mean(noise**2)) + 1e-30)
+                noise *= level / (np.sqrt(np.mean(noise**2)) + 1e-30)
                 for j in range(self.seats):
                     tracks[:, j] += noise * weight * gains[j]
 
