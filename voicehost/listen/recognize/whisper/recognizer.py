@@ -2,10 +2,11 @@
 
 For each segment :class:`~.engine.WhisperEngine` scores the allowed phrases: a phrase's *ratio*
 is its log probability minus that of Whisper's own transcription (nats; 0 when Whisper itself
-wrote that phrase, far below 0 for other speech). Candidates are Whisper's best phrase,
-PocketSphinx's hypothesis (English: a second, differently trained model; it knows how the game's
-nonsense words are pronounced and was better at "bim"/"bam"/"bum"), and, for an enrolled player,
-the phrase their own takes fit best. Each candidate gets a fused score
+wrote that phrase, far below 0 for other speech; where Whisper writes a sound, "(Bert)", the
+words it hears there instead: :class:`~.search.SearchConfig` ``speech_reference``). Candidates
+are Whisper's best phrase, PocketSphinx's hypothesis (English: a second, differently trained
+model; it knows how the game's nonsense words are pronounced and was better at "bim"/"bam"/"bum"),
+and, for an enrolled player, the phrase their own takes fit best. Each candidate gets a fused score
 
     ratio + sphinx_weight × (PocketSphinx's likelihood ratio, nats per frame) + bias
           + template bonus (when the player's takes fit it closely and clearly)
@@ -55,6 +56,7 @@ from voicehost.listen.recognize.enrol import (
 from voicehost.listen.recognize.rejection import MAX_SYLLABLE, Tuning, load_tuning, segment_bursts
 from voicehost.listen.recognize.whisper.engine import Analysis, WhisperEngine
 from voicehost.listen.recognize.whisper.features import HOP, RATE, log_mel
+from voicehost.listen.recognize.whisper.search import NON_SPEECH_OPENINGS
 from voicehost.listen.vocab import VocabPack, normalize
 
 if TYPE_CHECKING:
@@ -653,7 +655,7 @@ class WhisperRecognizer:
         scores = analysis.scores.phrases
         if phrase not in scores:
             return self.setting("fusion", "ratio_floor")
-        return scores[phrase] - max(analysis.scores.free_score, max(scores.values()))
+        return scores[phrase] - max(analysis.scores.reference, max(scores.values()))
 
     def _template(self, segment: Segment, analysis: Analysis, phrases: list[str]) -> TemplateMatch | None:
         """How the shout fits its player's takes, or the stock takes when the player did not enrol."""
@@ -704,11 +706,6 @@ class WhisperRecognizer:
         others = [v for p, v in scores.items() if p not in same_word]
         new_margin = scores[phrase] - max(others) if others else float("inf")
         return counted, ratio, new_margin
-
-
-NON_SPEECH_OPENINGS = ("[", "(", "*", "\u266a")
-"""How Whisper opens what it writes for a sound that is not speech: "[BLANK_AUDIO]", "(beep)",
-"*Music*", "\u266a"."""
 
 
 def non_speech(text: str) -> bool:

@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from voicehost.errors import ModelError
 
 DIGITS = {
@@ -124,6 +126,12 @@ class Tokenizer:
     def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``, special tokens left out."""
         return str(self._tok.decode([i for i in ids if i < self._first_special]))
+
+    def opening_mask(self, openings: Sequence[str]) -> np.ndarray:
+        """True for each text token whose text (leading space left out) starts with one of
+        ``openings``; as long as the text tokens."""
+        texts = self._tok.decode_batch([[i] for i in range(self._first_special)])
+        return np.array([t.lstrip().startswith(tuple(openings)) for t in texts], dtype=bool)
 
 
 @dataclass
