@@ -129,12 +129,8 @@ def score_phrases(
     kept = _leading_to(trie, keep) if keep else set()
     longest = max((len(t) for t in _depths(trie)), default=1)
     free_limit = min(config.max_tokens, 4 + int(config.tokens_per_second * seconds), longest + config.overrun)
-    free: list[int] = []
-    free_open = True
-    free_score = 0.0
-    ends: list[float] = []
-    """log P(text so far, then the end token), after each number of free tokens."""
-    looped = False
+    free = _Greedy(free_limit, config.loop_cut)
+    """Whisper's own transcription, from the first step on."""
     done: dict[str, float] = {}
     beam: list[tuple[list[int], int, float]] = [([], 0, 0.0)]
     extra: list[tuple[list[int], int, float]] = []
@@ -144,25 +140,22 @@ def score_phrases(
     steps = 0
     known = Prefixes()
     speech = _Greedy(free_limit, config.loop_cut) if config.speech_reference and openers is not None else None
-    while free_open or beam or extra or (speech is not None and speech.open):
+    """The transcription that opens with words, where Whisper's own opens as a sound."""
+    while free.open or beam or extra or (speech is not None and speech.open):
         talking = speech is not None and speech.open and bool(speech.tokens)
-        rows = ([prefix + free] if free_open else []) + ([prefix + speech.tokens] if speech and talking else [])
+        rows = ([prefix + free.tokens] if free.open else []) + ([prefix + speech.tokens] if speech and talking else [])
         rows += [prefix + tokens for tokens, _, _ in (*beam, *extra)]
         probs = decoder.next_log_probs(rows, cross, known)
         steps += 1
         if steps == 1:
             no_speech_score = float(probs[0][no_speech])
-        if free_open:
+        if free.open:
             first = probs[0]
-            ends.append(free_score + float(probs[0][end]))
-            free, free_score, free_open = _free_step(free, free_score, probs[0], end, first_special)
+            free.step(first, end, first_special)
             probs = probs[1:]
-            if free_open and len(free) >= free_limit:
-                free_open = False  # too long for any allowed phrase: the score so far bounds the rest
-                looped = config.loop_cut
             if speech is not None and steps == 1:
                 assert openers is not None
-                if free and not openers[free[0]]:
+                if free.tokens and not openers[free.tokens[0]]:
                     speech.open = False  # Whisper opens with words itself: nothing to add
                 else:
                     speech.begin(first, openers, first_special)
@@ -170,7 +163,7 @@ def score_phrases(
             speech.step(probs[0], end, first_special)
             probs = probs[1:]
         # A phrase hypothesis far under the free transcription's score so far can never be accepted.
-        limit = free_score - config.floor
+        limit = free.score - config.floor
         grown: list[tuple[list[int], int, float]] = []
         grown_extra: list[tuple[list[int], int, float]] = []
         for k, ((tokens, node, score), row) in enumerate(zip((*beam, *extra), probs)):
@@ -189,36 +182,38 @@ def score_phrases(
             chosen = {h[1] for h in beam}
             dropped = [h for h in grown if h[1] in kept and h[1] not in chosen]
             extra = sorted(dropped + grown_extra, key=lambda h: -h[2])[: config.kept]
-    period = _period(free) if looped else None
-    if period is not None:
-        free, free_score = free[:period], ends[period]
+    said, said_score = free.result()
     if speech is None or not speech.tokens:
-        return Scores(done, tuple(free), free_score, no_speech_score, steps)
-    said, said_score = speech.result()
-    return Scores(done, tuple(free), free_score, no_speech_score, steps, said, said_score)
+        return Scores(done, said, said_score, no_speech_score, steps)
+    return Scores(done, said, said_score, no_speech_score, steps, *speech.result())
 
 
 class _Greedy:
-    """A greedy transcription that starts from a first token chosen for it
-    (``SearchConfig.speech_reference``), with the free transcription's length limit and loop cut."""
+    """A greedy transcription: Whisper's own, or (``begin``) one that starts from a first token
+    chosen for it (``SearchConfig.speech_reference``). Stopped at ``limit`` tokens (too long for
+    any allowed phrase: the score so far bounds the rest), where ``loop_cut`` cuts a text that
+    says its beginning again and again after its first copy."""
 
     def __init__(self, limit: int, loop_cut: bool) -> None:
         self.limit, self.loop_cut = limit, loop_cut
         self.tokens: list[int] = []
         self.score = 0.0
+        """log P(text so far | audio), nats."""
         self.open = True
         self.looped = False
-        self.ends: list[float] = [float("-inf")]
-        """log P(text so far, then the end token), after each number of tokens (none: no text)."""
+        self.ends: list[float] = []
+        """log P(text so far, then the end token), after each number of tokens."""
 
     def begin(self, row: np.ndarray, openers: np.ndarray, first_special: int) -> None:
-        """Start with the likeliest first text token of ``row`` that opens words."""
+        """Start with the likeliest first text token of ``row`` that opens words (no empty text)."""
         text = np.where(openers, -np.inf, row[:first_special])
         token = int(text.argmax())
+        self.ends.append(float("-inf"))
         self.tokens, self.score = [token], float(text[token])
         self._check()
 
     def step(self, row: np.ndarray, end: int, first_special: int) -> None:
+        """One greedy step on the next-token log probabilities ``row`` of this text."""
         self.ends.append(self.score + float(row[end]))
         self.tokens, self.score, self.open = _free_step(self.tokens, self.score, row, end, first_special)
         self._check()
