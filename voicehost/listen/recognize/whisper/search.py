@@ -61,7 +61,7 @@ class Scores:
         return max(self.free_score, self.speech_score)
 
     def best(self) -> tuple[str | None, float, float]:
-        """(best phrase or None, its ratio to the free transcription, its margin over the next phrase), nats."""
+        """(best phrase or None, its ratio to :attr:`reference`, its margin over the next phrase), nats."""
         if not self.phrases:
             return None, float("-inf"), 0.0
         ranked = sorted(self.phrases.items(), key=lambda kv: -kv[1])
